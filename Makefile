@@ -1,0 +1,44 @@
+# Two commands on a fresh machine with Python 3.10+:
+#   make lab    create .venv on first use, install, open JupyterLab on the notebooks
+#   make test   create .venv on first use, install the dev extras, run the unit tests and nbval
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+# Notebook outputs that must vary (memory addresses, figure reprs) are sanitized by this file.
+SANITIZE := tests/nbval_sanitize.cfg
+
+.PHONY: lab test test-unit test-notebooks bench student clean-venv
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade pip
+
+# Stamp files: reinstall only when pyproject.toml changes.
+$(VENV)/.installed-notebooks: pyproject.toml | $(VENV)/bin/python
+	$(PIP) install -e ".[notebooks]"
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
+	$(PIP) install -e ".[dev]"
+	touch $@ $(VENV)/.installed-notebooks
+
+lab: $(VENV)/.installed-notebooks
+	$(VENV)/bin/jupyter lab notebooks/00_introduction.ipynb
+
+test: test-unit test-notebooks
+
+test-unit: $(VENV)/.installed-dev
+	$(PY) -m pytest tests ragmetrics_edu --doctest-modules
+
+test-notebooks: $(VENV)/.installed-dev
+	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with $(SANITIZE) notebooks solutions
+
+student: $(VENV)/.installed-notebooks
+	$(PY) tools/make_student.py
+
+bench: $(VENV)/.installed-dev
+	$(PY) benchmarks/bench_retrieval.py
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,94 @@
+"""ragmetrics_edu: an exact, readable reference library for evaluating RAG.
+
+Every score is "higher is better" unless its docstring says otherwise
+(DCG and CG are unbounded gains, not scores in [0, 1]).
+
+The public names below are loaded on first use, so ``import ragmetrics_edu``
+needs numpy only and stays fast; matplotlib, ipywidgets and torch are
+imported by the functions that need them, when they are first called.
+
+One module per notebook family:
+
+=====================  ==========================================  ==========
+module                 what it holds                               notebook
+=====================  ==========================================  ==========
+``order_unaware``      Precision@k, Recall@k, F1@k, HitRate@k      01
+``order_aware``        reciprocal rank, MRR, AP, MAP               02
+``graded``             CG, DCG, IDCG, NDCG                         03
+``batch``              ``evaluate`` over many queries              01-03, 07
+``trec``               TREC qrels and run files                    07
+``text``               whitespace / rouge-score tokenizers         04
+``bleu``               n-grams, clipped precision, BP, BLEU        04
+``rouge``              ROUGE-N, ROUGE-L, ROUGE-Lsum                04
+``bertscore``          BERTScore with a real transformer           05
+``judge``              LLM as a judge, rubrics, agreement          06
+``rag``                RAG metrics from judge verdicts             06
+``datasets``           the Cranfield 1400 collection               07
+``significance``       bootstrap, paired t-test, randomization     07
+``examples``           every worked example of the seeds           all
+=====================  ==========================================  ==========
+"""
+
+from importlib import import_module
+
+__version__ = "0.1.0"
+
+# public name -> submodule that defines it
+_EXPORTS = {
+    # 01 order-unaware
+    "precision_at_k": "order_unaware",
+    "recall_at_k": "order_unaware",
+    "f1_at_k": "order_unaware",
+    "hit_rate_at_k": "order_unaware",
+    # 02 order-aware
+    "reciprocal_rank": "order_aware",
+    "mean_reciprocal_rank": "order_aware",
+    "average_precision": "order_aware",
+    "mean_average_precision": "order_aware",
+    # 03 graded
+    "cumulative_gain": "graded",
+    "dcg_at_k": "graded",
+    "idcg_at_k": "graded",
+    "ndcg_at_k": "graded",
+    # many queries, TREC files
+    "evaluate": "batch",
+    "Report": "batch",
+    "read_qrels": "trec",
+    "read_run": "trec",
+    "write_run": "trec",
+    # 04 n-gram overlap
+    "whitespace_tokenize": "text",
+    "rouge_tokenize": "text",
+    "ngrams": "bleu",
+    "modified_precision": "bleu",
+    "brevity_penalty": "bleu",
+    "bleu": "bleu",
+    "corpus_bleu": "bleu",
+    "rouge_n": "rouge",
+    "rouge_l": "rouge",
+    "rouge_lsum": "rouge",
+    # 05
+    "bertscore": "bertscore",
+}
+
+_SUBMODULES = {
+    "order_unaware", "order_aware", "graded", "batch", "trec", "text",
+    "bleu", "rouge", "bertscore", "judge", "rag", "datasets", "significance",
+    "examples", "widgets", "conventions",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        value = getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
+        return import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS) | _SUBMODULES)

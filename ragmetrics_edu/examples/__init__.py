@@ -1,0 +1,112 @@
+"""Every worked example of the seed documents, as data.
+
+A number is written once, here; notebooks and tests read it from this
+module.  Each :class:`SeedExample` records where the example comes from
+(seed file and slide or section), its inputs, the value the seed states,
+the value computed right, and a one-line erratum where the two differ
+(see the seeds' ERRATA.md).
+
+>>> from ragmetrics_edu import examples
+>>> ex = examples.get("precision_at_2")
+>>> ex.stated, ex.correct
+(0.5, 0.5)
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Optional
+
+SEEDS = {
+    "slides": "000_c529f5278b2d8ca3.txt",
+    "slides_ocr2": "001_92a0962873087159.txt",
+    "blog_news": "002_99896832e0dcda75.txt",
+    "blog_ndcg": "003_2bbd95c6cb3d8a0e.txt",
+    "article_ir": "004_659fe2d43e4d17f8.txt",
+}
+"""Short names of the seed documents and their file names."""
+
+
+@dataclass(frozen=True)
+class SeedExample:
+    """One worked example of a seed.
+
+    Attributes
+    ----------
+    key : str
+        A short unique name, e.g. ``"ndcg_at_3"``.
+    seed : str
+        Which seed (a key of :data:`SEEDS`).
+    where : str
+        Slide title or section, so a reader can find it.
+    metric : str
+        The metric, in words.
+    inputs : Mapping
+        The keyword arguments that reproduce it with ``compute``.
+    stated : Any
+        The value as the seed prints it (a float, or a string if the seed
+        gives a fraction or a formula).
+    correct : float
+        The value computed right (exact, unrounded).
+    compute : Callable
+        Function of ``**inputs`` returning ``correct``; tests call it.
+    erratum : str or None
+        One sentence on what the seed got wrong, or None.
+    tolerance : float
+        How close ``stated`` must be to ``correct`` to count as the
+        same number, given the seed's rounding.
+    """
+
+    key: str
+    seed: str
+    where: str
+    metric: str
+    inputs: Mapping[str, Any]
+    stated: Any
+    correct: float
+    compute: Callable[..., float] = field(repr=False)
+    erratum: Optional[str] = None
+    tolerance: float = 0.0
+
+    def recompute(self):
+        """Run ``compute`` on ``inputs`` and return the result."""
+        return self.compute(**self.inputs)
+
+    @property
+    def seed_file(self):
+        """The seed's file name."""
+        return SEEDS[self.seed]
+
+
+def _collect():
+    from . import generation, retrieval
+
+    out = {}
+    for module in (retrieval, generation):
+        for ex in module.EXAMPLES:
+            if ex.key in out:
+                raise ValueError(f"duplicate example key {ex.key!r}")
+            out[ex.key] = ex
+    return out
+
+
+_ALL = None
+
+
+def all_examples():
+    """Return every seed example as a dict ``{key: SeedExample}``."""
+    global _ALL
+    if _ALL is None:
+        _ALL = _collect()
+    return dict(_ALL)
+
+
+def get(key):
+    """Return the example named ``key`` (raising ``KeyError`` with the known keys)."""
+    examples = all_examples()
+    if key not in examples:
+        raise KeyError(f"no seed example {key!r}; known: {', '.join(sorted(examples))}")
+    return examples[key]
+
+
+def errata():
+    """Return the examples where the seed's number is wrong."""
+    return [ex for ex in all_examples().values() if ex.erratum]
