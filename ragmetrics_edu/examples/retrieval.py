@@ -1,0 +1,340 @@
+"""The retrieval worked examples of the seeds, as data.
+
+Every Precision@k, Recall@k, F1@k, MRR, AP/MAP, discount, CG, DCG, IDCG and
+NDCG number the seeds work out, with its input written out exactly:
+
+* the slides (``"slides"``; the second text extraction ``"slides_ocr2"``
+  has the same numbers), whose binary example is the ranking
+  ``[1, 0, 1, 0, 1]`` with 10 relevant documents in the collection (its
+  Precision@k list 1/1, 1/2, 2/3, 2/4, 3/5 fixes it), and whose graded
+  example is ``[5, 3, 5, 0, 2]``;
+* the blog post on DCG/NDCG (``"blog_ndcg"``), ``relevance = [3, 2, 3, 0, 1]``;
+* the article's "cat in a box" queries (``"article_ir"``): eight results,
+  relevant at ranks 2, 4, 5, 7 (query 1), 1, 4, 5, 7 (query 2) and 5, 8
+  (query 3).
+
+``stated`` is the number as the seed prints it: a float, a string when the
+seed writes a fraction or a formula (``"3/4"``, ``"1/1 + 1/1.58 + 1/2"``), or
+None when the seed shows the code but not its output.  ``correct`` is written
+as the exact arithmetic, never as our library's output.  ``tolerance`` is
+half a unit of the last digit the seed prints (0.005 for "0.29"), 0 for an
+exact fraction.
+
+>>> from ragmetrics_edu.examples.retrieval import EXAMPLES
+>>> ex = next(e for e in EXAMPLES if e.key == "f1_at_3")
+>>> ex.stated, round(ex.correct, 4)
+(0.29, 0.3077)
+"""
+
+from copy import deepcopy
+from math import log2
+
+from ..graded import cumulative_gain, dcg_at_k, idcg_at_k, ndcg_at_k
+from ..order_aware import (
+    average_precision,
+    mean_average_precision,
+    mean_reciprocal_rank,
+    reciprocal_rank,
+)
+from ..order_unaware import f1_at_k, precision_at_k, recall_at_k
+from . import SeedExample
+
+__all__ = ["EXAMPLES", "log2_discount"]
+
+
+def log2_discount(rank):
+    """The DCG discount log2(rank + 1) of a rank (1 at rank 1, 2 at rank 3)."""
+    return log2(rank + 1)
+
+
+# The seeds' rankings -------------------------------------------------------
+
+SLIDES_RELS = [1, 0, 1, 0, 1]
+"""The slides' binary example: 5 retrieved, relevant at ranks 1, 3, 5."""
+SLIDES_N_RELEVANT = 10
+"""The slides' "total of 10 relevant documents"."""
+SLIDES_RELS_TOP = [1, 1, 1, 0, 0]
+"""The slides' second AP example, "where the results are higher in order"."""
+SLIDES_MRR = [[1, 0, 1, 0, 1], [0, 1, 0, 0, 0]]
+"""The slides' MRR queries: first relevant document at rank 1, then rank 2.
+
+The second query's picture is not in the text; only its first relevant rank
+(2) is, and only that matters to the reciprocal rank, so its other ranks are
+written as 0.
+"""
+SLIDES_GRADES = [5, 3, 5, 0, 2]
+"""The slides' graded example (grades 0 to 5)."""
+BLOG_GRADES = [3, 2, 3, 0, 1]
+"""The blog post's ``relevance = [3, 2, 3, 0, 1]``."""
+CATS = [
+    [0, 1, 0, 1, 1, 0, 1, 0],  # query 1: relevant at 2, 4, 5, 7
+    [1, 0, 0, 1, 1, 0, 1, 0],  # query 2: relevant at 1, 4, 5, 7
+    [0, 0, 0, 0, 1, 0, 0, 1],  # query 3: relevant at 5, 8
+]
+"""The article's three "cat in a box" queries over the same 8 ranked images."""
+CATS_N_RELEVANT = [4, 4, 2]
+"""The article's ``actual`` lists have 4, 4 and 2 relevant images."""
+CATS_GRADES_CODE = [0, 7, 2, 4, 6, 1, 4, 3]
+"""The ``relevance`` list of the article's NDCG code (grades 0 to 7)."""
+
+_L3 = log2(3)  # log2(2 + 1), the discount of rank 2
+_L5 = log2(5)  # log2(4 + 1), rank 4
+_L6 = log2(6)  # log2(5 + 1), rank 5
+
+_ERR_LABEL_MAP = "it is labelled MAP but is the Average Precision of one query"
+
+
+def _ex(key, seed, where, metric, compute, inputs, stated, correct, tolerance, erratum=None):
+    # each example gets its own copy of its lists, so editing one cannot change another
+    return SeedExample(
+        key=key, seed=seed, where=where, metric=metric, inputs=deepcopy(inputs),
+        stated=stated, correct=correct, compute=compute, erratum=erratum,
+        tolerance=tolerance,
+    )
+
+
+EXAMPLES = [
+    # ------------------------------------------------------------ slides
+    _ex("precision_at_2", "slides", "Non-Rank Based, Precision@k: 'Precision@2 = 1/(1+1)'",
+        "Precision@2", precision_at_k, {"rels": SLIDES_RELS, "k": 2},
+        0.5, 1 / 2, 0.05),
+    _ex("recall_at_3", "slides", "Non-Rank Based, Recall@k: 'Recall@3 = 2/10'",
+        "Recall@3", recall_at_k,
+        {"rels": SLIDES_RELS, "k": 3, "n_relevant": SLIDES_N_RELEVANT},
+        0.2, 2 / 10, 0.05),
+    _ex("precision_at_3", "slides", "Non-Rank Based, F1@k: 'Precision@3 = 1/(1+1) = 0.5'",
+        "Precision@3", precision_at_k, {"rels": SLIDES_RELS, "k": 3},
+        0.5, 2 / 3, 0.05,
+        erratum="The top 3 of [1, 0, 1, ...] hold 2 relevant documents, so "
+                "Precision@3 = 2/3 (as the MAP slide lists), not 1/(1+1) = 0.5."),
+    _ex("f1_at_3", "slides", "Non-Rank Based, F1@k: 'F1@3 = 2*0.5*0.2/(0.5+0.2) = 0.29'",
+        "F1@3", f1_at_k,
+        {"rels": SLIDES_RELS, "k": 3, "n_relevant": SLIDES_N_RELEVANT},
+        0.29, 2 * (2 / 3) * (2 / 10) / ((2 / 3) + (2 / 10)), 0.005,
+        erratum="It uses Precision@3 = 0.5 instead of 2/3; with 2/3 and "
+                "Recall@3 = 0.2, F1@3 = 2*(2/3)*0.2/(2/3 + 0.2) = 0.308, not 0.29."),
+    _ex("rr_slides_q1", "slides", "Mean Reciprocal Rank: 'our very first document is relevant'",
+        "Reciprocal rank", reciprocal_rank, {"rels": SLIDES_MRR[0]},
+        "1/1", 1 / 1, 0.0),
+    _ex("rr_slides_q2", "slides", "Mean Reciprocal Rank: 'for another query ... the rank ... will be 2'",
+        "Reciprocal rank", reciprocal_rank, {"rels": SLIDES_MRR[1]},
+        "1/2", 1 / 2, 0.0),
+    _ex("mrr_slides", "slides", "Mean Reciprocal Rank: 'MRR = 1/2 (1/1 + 1/2) = 3/4'",
+        "MRR", mean_reciprocal_rank, {"list_of_rels": SLIDES_MRR},
+        "3/4", (1 / 1 + 1 / 2) / 2, 0.0),
+    *[
+        _ex(f"ap_slides_q1_precision_at_{k}", "slides",
+            "Mean Average Precision: the Precision@k column 1/1, 1/2, 2/3, 2/4, 3/5",
+            f"Precision@{k}", precision_at_k, {"rels": SLIDES_RELS, "k": k},
+            stated, value, 0.0)
+        for k, stated, value in [
+            (1, "1/1", 1 / 1), (2, "1/2", 1 / 2), (3, "2/3", 2 / 3),
+            (4, "2/4", 2 / 4), (5, "3/5", 3 / 5),
+        ]
+    ],
+    _ex("ap_slides_q1", "slides", "Mean Average Precision: '(1 + 2/3 + 3/5)/10 = 0.226'",
+        "Average Precision", average_precision,
+        {"rels": SLIDES_RELS, "n_relevant": SLIDES_N_RELEVANT},
+        0.226, (1 / 1 + 2 / 3 + 3 / 5) / 10, 0.0005,
+        erratum=f"{_ERR_LABEL_MAP.capitalize()}, and 2.2667/10 = 0.2267 is "
+                "truncated to 0.226 instead of rounded."),
+    _ex("ap_slides_q2", "slides",
+        "Mean Average Precision, 'results higher in order': '(1 + 1 + 1)/10 = 0.3' "
+        f"(again {_ERR_LABEL_MAP})",
+        "Average Precision", average_precision,
+        {"rels": SLIDES_RELS_TOP, "n_relevant": SLIDES_N_RELEVANT},
+        0.3, (1 / 1 + 2 / 2 + 3 / 3) / 10, 0.05),
+    # the DCG discount table (i, log2(i + 1), penalty)
+    *[
+        _ex(f"discount_rank_{i}", "slides",
+            f"Discounted Cumulative Gain: penalty table, row i = {i}",
+            "DCG discount log2(i + 1)", log2_discount, {"rank": i},
+            stated, value, 0.0005, erratum)
+        for i, stated, value, erratum in [
+            (1, 1, log2(2), None),
+            (2, 1.584, log2(3),
+             "log2(3) = 1.58496 is truncated to 1.584; rounded it is 1.585, "
+             "as the IDCG table prints."),
+            (3, 2, log2(4), None),
+            (4, 2.321, log2(5),
+             "log2(5) = 2.32193 is truncated to 2.321; rounded it is 2.322."),
+            (5, 2.584, log2(6),
+             "log2(6) = 2.58496 is truncated to 2.584; rounded it is 2.585, "
+             "as the IDCG table prints."),
+        ]
+    ],
+    _ex("dcg_at_3", "slides", "Discounted Cumulative Gain: 'DCG@3 = 5/1 + 3/1.58 + 5/2 = 9.40'",
+        "DCG@3", dcg_at_k, {"rels": SLIDES_GRADES, "k": 3},
+        9.40, 5 / 1 + 3 / _L3 + 5 / 2, 0.005,
+        erratum="5/1 + 3/1.585 + 5/2 = 9.39; 9.40 comes only from rounding "
+                "log2(3) to 1.58."),
+    _ex("dcg_at_3_numerators", "slides",
+        "Discounted Cumulative Gain, next slide: 'DCG@3 = 1/1 + 1/1.58 + 1/2 = 9.40'",
+        "DCG@3", dcg_at_k, {"rels": SLIDES_GRADES, "k": 3},
+        "1/1 + 1/1.58 + 1/2", 5 / 1 + 3 / _L3 + 5 / 2, 0.005,
+        erratum="The numerators must be the grades 5, 3, 5, not 1 (1/1 + 1/1.58 "
+                "+ 1/2 is 2.13); DCG@3 = 5/1 + 3/1.585 + 5/2 = 9.39."),
+    _ex("dcg_at_5", "slides",
+        "Discounted Cumulative Gain: 'DCG@5 = 5/1 + 3/1.58 + 5/2 + 0/2.32 + 2/2.58 = 10.17'",
+        "DCG@5", dcg_at_k, {"rels": SLIDES_GRADES, "k": 5},
+        10.17, 5 / 1 + 3 / _L3 + 5 / 2 + 0 / _L5 + 2 / _L6, 0.005),
+    _ex("dcg_at_5_numerators", "slides",
+        "Discounted Cumulative Gain, next slide: "
+        "'DCG@5 = 1/1 + 1/1.58 + 1/2 + 1/2.52 + 1/2.58 = 10.17'",
+        "DCG@5", dcg_at_k, {"rels": SLIDES_GRADES, "k": 5},
+        "1/1 + 1/1.58 + 1/2 + 1/2.52 + 1/2.58",
+        5 / 1 + 3 / _L3 + 5 / 2 + 0 / _L5 + 2 / _L6, 0.005,
+        erratum="The numerators must be the grades 5, 3, 5, 0, 2, not 1, and "
+                "the fourth discount log2(5) is 2.32, not 2.52; written right "
+                "the sum is 10.17."),
+    # the IDCG table: ideal order [5, 5, 3, 2, 0]
+    *[
+        _ex(f"idcg_table_discount_{i}", "slides",
+            f"NDCG@k: IDCG table, 'log2({i} + 1)' column",
+            "DCG discount log2(i + 1)", log2_discount, {"rank": i},
+            stated, value, 0.0005, erratum)
+        for i, stated, value, erratum in [
+            (2, 1.585, log2(3), None),
+            (3, 1.5, log2(4),
+             "log2(3 + 1) is 2; 1.5 is the row's term 3/2 written in the wrong column."),
+            (4, 0.861, log2(5),
+             "log2(4 + 1) is 2.322; 0.861 is the row's term 2/2.322 written "
+             "in the wrong column."),
+            (5, 2.585, log2(6), None),
+        ]
+    ],
+    _ex("idcg_at_3", "slides", "NDCG@k: IDCG table, 'IDGC@3 = 9.654'",
+        "IDCG@3", idcg_at_k, {"rels": SLIDES_GRADES, "k": 3},
+        9.654, 5 / 1 + 5 / _L3 + 3 / 2, 0.0005,
+        erratum="The table adds terms cut to three decimals (5/1.585 = 3.154 for "
+                "3.1546); the exact sum 9.6546 rounds to 9.655 (and 'IDGC' is IDCG)."),
+    _ex("idcg_at_5", "slides", "NDCG@k: IDCG table, 'IDGC@5 = 10.515'",
+        "IDCG@5", idcg_at_k, {"rels": SLIDES_GRADES, "k": 5},
+        10.515, 5 / 1 + 5 / _L3 + 3 / 2 + 2 / _L5 + 0 / _L6, 0.0005,
+        erratum="The table adds terms cut to three decimals (3.154 + 0.861 for "
+                "3.1546 + 0.8614); the exact sum is 10.5160, not 10.515."),
+    _ex("ndcg_at_3", "slides",
+        "NDCG@k: 'NDCG@3 = 9.40/9.654 = 0.973' (9.40/9.654 itself is 0.9737; "
+        "the exact 9.3928/9.6546 is 0.9729)",
+        "NDCG@3", ndcg_at_k, {"rels": SLIDES_GRADES, "k": 3},
+        0.973, (5 / 1 + 3 / _L3 + 5 / 2) / (5 / 1 + 5 / _L3 + 3 / 2), 0.0005),
+    _ex("ndcg_at_5", "slides", "NDCG@k: 'NDCG@5 = 10.17/10.515 = 0.967'",
+        "NDCG@5", ndcg_at_k, {"rels": SLIDES_GRADES, "k": 5},
+        0.967,
+        (5 / 1 + 3 / _L3 + 5 / 2 + 0 / _L5 + 2 / _L6)
+        / (5 / 1 + 5 / _L3 + 3 / 2 + 2 / _L5 + 0 / _L6),
+        0.0005),
+    # -------------------------------------------------------- blog post
+    _ex("dcg_at_5_blog", "blog_ndcg",
+        "Python example, relevance = [3, 2, 3, 0, 1]: prints DCG@5 with :.4f, "
+        "but the output is not in the text (stated is None)",
+        "DCG@5", dcg_at_k, {"rels": BLOG_GRADES, "k": 5},
+        None, 3 / 1 + 2 / _L3 + 3 / 2 + 0 / _L5 + 1 / _L6, 0.0),
+    _ex("idcg_at_5_blog", "blog_ndcg",
+        "Python example, relevance = [3, 2, 3, 0, 1] sorted to [3, 3, 2, 1, 0]: "
+        "prints IDCG@5, output not in the text",
+        "IDCG@5", idcg_at_k, {"rels": BLOG_GRADES, "k": 5},
+        None, 3 / 1 + 3 / _L3 + 2 / 2 + 1 / _L5 + 0 / _L6, 0.0),
+    _ex("ndcg_at_5_blog", "blog_ndcg",
+        "Python example, relevance = [3, 2, 3, 0, 1]: prints NDCG@5, output not "
+        "in the text",
+        "NDCG@5", ndcg_at_k, {"rels": BLOG_GRADES, "k": 5},
+        None,
+        (3 / 1 + 2 / _L3 + 3 / 2 + 0 / _L5 + 1 / _L6)
+        / (3 / 1 + 3 / _L3 + 2 / 2 + 1 / _L5 + 0 / _L6),
+        0.0),
+    # ------------------------------------------------- article, cat in a box
+    *[
+        _ex(f"recall_at_{k}_article", "article_ir",
+            f"Recall@K, code output 'Recall@{k} = {stated}' (relevant at 2, 4, 5, 7)",
+            f"Recall@{k}", recall_at_k,
+            {"rels": CATS[0], "k": k, "n_relevant": CATS_N_RELEVANT[0]},
+            stated, value, 0.005)
+        for k, stated, value in [
+            (1, 0.0, 0 / 4), (2, 0.25, 1 / 4), (3, 0.25, 1 / 4), (4, 0.5, 2 / 4),
+            (5, 0.75, 3 / 4), (6, 0.75, 3 / 4), (7, 1.0, 4 / 4), (8, 1.0, 4 / 4),
+        ]
+    ],
+    _ex("precision_at_2_article", "article_ir",
+        "Mean Average Precision: 'Precision@2 = 1/2 = 0.5'",
+        "Precision@2", precision_at_k, {"rels": CATS[0], "k": 2},
+        0.5, 1 / 2, 0.05),
+    *[
+        _ex(f"rr_article_q{q + 1}", "article_ir",
+            f"Mean Reciprocal Rank: 'query {q + 1}: 1/rank_{q + 1} = {stated}'",
+            "Reciprocal rank", reciprocal_rank, {"rels": CATS[q]},
+            stated, value, 0.05)
+        for q, stated, value in [(0, 0.5, 1 / 2), (1, 1.0, 1 / 1), (2, 0.2, 1 / 5)]
+    ],
+    _ex("mrr_article", "article_ir",
+        "Mean Reciprocal Rank: 'MRR = 1/3 * 1.7 = 0.57' (its code reads each "
+        "query's first relevant document id as the rank, right here only because "
+        "ids equal ranks)",
+        "MRR", mean_reciprocal_rank, {"list_of_rels": CATS},
+        0.57, (1 / 2 + 1 / 1 + 1 / 5) / 3, 0.005),
+    _ex("ap_at_8_article_q1", "article_ir",
+        "Mean Average Precision: 'AP@8_1 = (0.5 + 0.5 + 0.6 + 0.57)/4 = 0.54'",
+        "AP@8", average_precision,
+        {"rels": CATS[0], "n_relevant": CATS_N_RELEVANT[0], "k": 8},
+        0.54, (1 / 2 + 2 / 4 + 3 / 5 + 4 / 7) / 4, 0.005),
+    _ex("ap_at_8_article_q2", "article_ir",
+        "Mean Average Precision: 'AP@8_2 = ... = 0.67' (code prints 0.67 too)",
+        "AP@8", average_precision,
+        {"rels": CATS[1], "n_relevant": CATS_N_RELEVANT[1], "k": 8},
+        0.67, (1 / 1 + 2 / 4 + 3 / 5 + 4 / 7) / 4, 0.005),
+    _ex("ap_at_8_article_q2_terms", "article_ir",
+        "Mean Average Precision: the terms of 'AP@8_2 = (1*1 + 0.5*1 + 0.4*1 + 0.43*1)/4'",
+        "AP@8", average_precision,
+        {"rels": CATS[1], "n_relevant": CATS_N_RELEVANT[1], "k": 8},
+        "(1*1 + 0.5*1 + 0.4*1 + 0.43*1)/4", (1 / 1 + 2 / 4 + 3 / 5 + 4 / 7) / 4, 0.005,
+        erratum="With relevant images at 1, 4, 5, 7, P@5 = 3/5 = 0.6 and P@7 = "
+                "4/7 = 0.57, not 0.4 and 0.43 (the terms as written sum to "
+                "0.58); the printed 0.67 uses the right ones."),
+    _ex("ap_at_8_article_q3", "article_ir",
+        "Mean Average Precision: 'AP@8_3 = (0.2 + 0.25)/2 = 0.22' (its code prints 0.23)",
+        "AP@8", average_precision,
+        {"rels": CATS[2], "n_relevant": CATS_N_RELEVANT[2], "k": 8},
+        0.22, (1 / 5 + 2 / 8) / 2, 0.005,
+        erratum="(0.2 + 0.25)/2 is exactly 0.225, a tie at two decimals: the "
+                "text writes 0.22 and its code prints 0.23; neither is the value."),
+    _ex("map_at_8_article", "article_ir",
+        "Mean Average Precision: 'MAP@K = 1/3 * (0.54 + 0.67 + 0.22) = 0.48'",
+        "MAP@8", mean_average_precision,
+        {"list_of_rels": CATS, "n_relevants": CATS_N_RELEVANT, "k": 8},
+        0.48,
+        ((1 / 2 + 2 / 4 + 3 / 5 + 4 / 7) / 4 + (1 / 1 + 2 / 4 + 3 / 5 + 4 / 7) / 4
+         + (1 / 5 + 2 / 8) / 2) / 3,
+        0.005),
+    # NDCG: the text gives only rel_1 = 0, rel_2 = 4 and the two best grades (4, 4)
+    _ex("cg_at_2_article", "article_ir", "NDCG@K: 'CG@2 = rel_1 + rel_2 = 0 + 4 = 4'",
+        "CG@2", cumulative_gain, {"rels": [0, 4], "k": 2},
+        4.0, 0 + 4, 0.0),
+    _ex("cg_at_2_article_swapped", "article_ir",
+        "NDCG@K, images 1 and 2 swapped: 'CG@2 = 4 + 0 = 4'",
+        "CG@2", cumulative_gain, {"rels": [4, 0], "k": 2},
+        4.0, 4 + 0, 0.0),
+    _ex("dcg_at_2_article", "article_ir",
+        "NDCG@K: 'original: DCG@2 = 0/log2(1+1) + 4/log2(1+2) = 2.52'",
+        "DCG@2", dcg_at_k, {"rels": [0, 4], "k": 2},
+        2.52, 0 / 1 + 4 / _L3, 0.005),
+    _ex("dcg_at_2_article_swapped", "article_ir",
+        "NDCG@K: 'swapped: DCG@2 = 4/log2(1+1) + 0/log2(1+2) = 4'",
+        "DCG@2", dcg_at_k, {"rels": [4, 0], "k": 2},
+        4.0, 4 / 1 + 0 / _L3, 0.0),
+    _ex("idcg_at_2_article", "article_ir",
+        "NDCG@K: 'IDCG@2 = 4/log2(1+1) + 4/log2(1+2) = 6.52' (the text gives only "
+        "the two best grades of the eight images, 4 and 4, passed as ideal)",
+        "IDCG@2", idcg_at_k, {"rels": [0, 4], "k": 2, "ideal": [4, 4]},
+        6.52, 4 / 1 + 4 / _L3, 0.005),
+    _ex("ndcg_at_2_article", "article_ir",
+        "NDCG@K: 'NDCG@K = DCG@K/IDCG@K = 2.52/6.52 = 0.39'",
+        "NDCG@2", ndcg_at_k, {"rels": [0, 4], "k": 2, "ideal": [4, 4]},
+        0.39, (4 / _L3) / (4 / 1 + 4 / _L3), 0.005),
+    _ex("ndcg_at_2_article_code", "article_ir",
+        "NDCG@K: 'we get a more interpretable result of 0.41', which is NDCG@2 "
+        "of its code's relevance = [0, 7, 2, 4, 6, 1, 4, 3] (grades 0 to 7, "
+        "although its text uses 0 to 4), not of the example that gave 0.39",
+        "NDCG@2", ndcg_at_k, {"rels": CATS_GRADES_CODE, "k": 2},
+        0.41, (0 / 1 + 7 / _L3) / (7 / 1 + 6 / _L3), 0.005),
+]
+"""Every retrieval worked example of the seeds (see the module docstring)."""
