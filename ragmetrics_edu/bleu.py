@@ -1,0 +1,1071 @@
+"""BLEU: clipped n-gram precision with a brevity penalty (Papineni et al., 2002).
+
+Higher is better; every score is in [0, 1] (sacrebleu prints 100 times it).
+
+The computation is split in two, as sacrebleu does:
+
+1. **statistics** (:func:`segment_stats`): for one candidate and its
+   references, a plain integer array
+   ``[candidate_len, reference_len, c_1 .. c_N, t_1 .. t_N]`` where ``c_n``
+   is the number of clipped n-gram matches and ``t_n`` the number of
+   n-grams of the candidate;
+2. **scoring** (:func:`score_from_stats`): a pure function of that array.
+
+Sentence BLEU (:func:`bleu`) scores one segment's array; corpus BLEU
+(:func:`corpus_bleu`) *sums the arrays of all segments first* and scores
+the sum once, which is not the mean of the sentence scores.
+
+Smoothing methods
+-----------------
+An n-gram order with no match makes the geometric mean 0.  Smoothing
+(Chen and Cherry, 2014) replaces such precisions.  ``m_n`` is the number of
+matches, ``t_n`` the number of candidate n-grams, ``k`` counts the orders
+smoothed so far (1, 2, ...), ``len`` is the candidate length:
+
+==========  ===========  ============  ===================================  =========
+ours        sacrebleu    nltk          precision used for order n            default
+==========  ===========  ============  ===================================  =========
+"none"      "none"       method0       ``m_n / t_n``                          -
+"floor"     "floor"      method1       ``value / t_n`` if ``m_n = 0``         0.1
+"add-k"     "add-k"      method2       ``(m_n + value) / (t_n + value)``,     1
+                                       n >= 2
+"exp"       "exp"        method3       ``1 / (2^k t_n)`` if ``m_n = 0``       -
+"method4"   -            method4       ``ln(len) / (2^k value t_n)`` if       5
+                                       ``m_n = 0`` and ``len > 1``
+"method5"   -            method5       ``(p'_{n-1} + p_n + p_{n+1}) / 3``,    -
+                                       ``p'_0 = p_1 + 1``
+"method6"   -            method6       ``(m_n + value pi_n) / (t_n + value)``  5
+                                       for n >= 3, ``pi_n = p'_{n-1}^2 /
+                                       p'_{n-2}``
+"method7"   -            method7       method4, then method5                  5
+==========  ===========  ============  ===================================  =========
+
+Aliases: ``"epsilon"`` and ``"method1"`` mean ``"floor"``; ``"method0"``
+means ``"none"``; ``"method2"`` means ``"add-k"``; ``"method3"`` means
+``"exp"``.  Chen and Cherry number the methods 1-7 as nltk does.
+
+Texts are strings, split by ``tokenizer=`` (default: whitespace, case
+kept, as sacrebleu's ``tokenize="none"``), or token lists, used as given.
+
+Conventions that differ between libraries (each is a keyword here):
+
+* ``ref_length``: the reference length ``r`` of the brevity penalty is the
+  reference *closest* in length to the candidate, ties going to the
+  shorter one (sacrebleu, nltk, mteval); ``"shortest"`` is the variant of
+  some older scripts.
+* ``effective_order``: sacrebleu's ``sentence_bleu`` leaves out the orders
+  for which the candidate has no n-gram at all (a 3-token candidate has no
+  4-gram) and re-weights the rest uniformly; its ``corpus_bleu`` and ours
+  don't by default.  nltk's ``auto_reweigh`` does the same for short
+  candidates.
+* ``count_empty_orders``: nltk counts a segment with no n-gram of order n as
+  0 matches out of 1 (its denominator is ``max(1, t_n)``); sacrebleu and our
+  default count it as 0 out of 0.  The two agree whenever every candidate has
+  at least ``max_n`` tokens.
+* sacrebleu's ``sentence_bleu`` smooths with ``"exp"`` and uses the effective
+  order by default; ``corpus_bleu`` smooths with ``"exp"``.  nltk's default
+  is no smoothing and weights ``(0.25, 0.25, 0.25, 0.25)``.  Ours: no
+  smoothing, uniform weights over ``max_n = 4`` orders.
+
+References
+----------
+.. [1] K. Papineni, S. Roukos, T. Ward and W.-J. Zhu, "BLEU: a method for
+   automatic evaluation of machine translation", ACL 2002.
+.. [2] B. Chen and C. Cherry, "A systematic comparison of smoothing
+   techniques for sentence-level BLEU", WMT 2014.
+.. [3] M. Post, "A call for clarity in reporting BLEU scores", WMT 2018
+   (sacrebleu).
+"""
+
+import math
+import sys
+import types
+import numbers
+from collections import Counter
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ._validation import check_choice, check_k
+from .text import (
+    rouge_tokenize, rouge_tokenize_stemmed, tokenizer_name, whitespace_tokenize,
+)
+
+# our own tokenizers always return a list of strings: no need to check their output
+_KNOWN_TOKENIZERS = (whitespace_tokenize, rouge_tokenize, rouge_tokenize_stemmed)
+
+__all__ = [
+    "ngrams",
+    "modified_precision",
+    "closest_reference_length",
+    "brevity_penalty",
+    "segment_stats",
+    "score_from_stats",
+    "bleu",
+    "corpus_bleu",
+    "BLEUResult",
+    "PrecisionCounts",
+    "SMOOTHING",
+]
+
+
+@dataclass(frozen=True)
+class _Smoothing:
+    name: str
+    sacrebleu: str
+    nltk: str
+    default_value: float
+    formula: str
+    citation: str
+
+
+SMOOTHING = {
+    s.name: s
+    for s in (
+        _Smoothing("none", "none", "method0", None, "p_n = m_n / t_n",
+                   "Papineni et al. (2002)"),
+        _Smoothing("floor", "floor", "method1", 0.1, "p_n = value / t_n if m_n = 0",
+                   "Chen & Cherry (2014), method 1"),
+        _Smoothing("add-k", "add-k", "method2", 1.0,
+                   "p_n = (m_n + value) / (t_n + value) for n >= 2",
+                   "Chen & Cherry (2014), method 2; Lin & Och (2004)"),
+        _Smoothing("exp", "exp", "method3", None, "p_n = 1 / (2^k t_n) if m_n = 0",
+                   "Chen & Cherry (2014), method 3; NIST mteval-v13a"),
+        _Smoothing("method4", "-", "method4", 5.0,
+                   "p_n = ln(len) / (2^k value t_n) if m_n = 0 and len > 1",
+                   "Chen & Cherry (2014), method 4"),
+        _Smoothing("method5", "-", "method5", None,
+                   "p'_n = (p'_{n-1} + p_n + p_{n+1}) / 3, p'_0 = p_1 + 1",
+                   "Chen & Cherry (2014), method 5"),
+        _Smoothing("method6", "-", "method6", 5.0,
+                   "p_n = (m_n + value p'_{n-1}^2 / p'_{n-2}) / (t_n + value), n >= 3",
+                   "Chen & Cherry (2014), method 6; Gao & He (2013)"),
+        _Smoothing("method7", "-", "method7", 5.0, "method4, then method5",
+                   "Chen & Cherry (2014), method 7"),
+    )
+}
+"""The smoothing methods: our name -> (sacrebleu name, nltk name, default
+value, formula, citation)."""
+
+_ALIASES = {"epsilon": "floor", "method0": "none", "method1": "floor",
+            "method2": "add-k", "method3": "exp"}
+
+REF_LENGTH_RULES = ("closest", "shortest")
+
+
+# ---------------------------------------------------------------------------
+# input checks
+# ---------------------------------------------------------------------------
+
+def _as_tokens(text, tokenizer, name):
+    """Return ``text`` as a list of token strings (tokenizing a string)."""
+    if isinstance(text, str):
+        if tokenizer is None:
+            return text.split()
+        tokens = tokenizer(text)
+        if tokenizer in _KNOWN_TOKENIZERS:
+            return tokens
+        if not isinstance(tokens, (list, tuple)) or not all(isinstance(t, str) for t in tokens):
+            raise TypeError(
+                f"tokenizer must return a list of strings, got {tokens!r} for {name}"
+            )
+        return list(tokens)
+    if isinstance(text, np.ndarray):
+        text = text.tolist()
+    if not isinstance(text, (list, tuple)):
+        raise TypeError(
+            f"{name} must be a string or a list of token strings, "
+            f"got {type(text).__name__}: {text!r}"
+        )
+    for i, tok in enumerate(text):
+        if not isinstance(tok, str):
+            raise TypeError(
+                f"{name} must be a string or a list of token strings, got a "
+                f"{type(tok).__name__} at position {i}: {tok!r} (is it nested one level too deep?)"
+            )
+    return list(text)
+
+
+def _looks_like_tokens(items):
+    """True for a list of two or more non-empty strings without whitespace."""
+    return (
+        len(items) >= 2
+        and all(isinstance(x, str) and x for x in items)
+        and not any(any(ch.isspace() for ch in x) for x in items)
+    )
+
+
+def _check_reference_shape(references, name, candidate_is_tokens):
+    """Refuse the two shapes that are almost always a nesting slip.
+
+    * a list of single characters (``list("a reference")``);
+    * a list of one-word strings when the candidate was given as tokens: one
+      tokenized reference that lost its enclosing list (the nltk pitfall).
+      Scoring it as several one-word references would be silently wrong.
+    """
+    if not _looks_like_tokens(references):
+        return
+    shown = ", ".join(repr(r) for r in references[:4])
+    shown = f"[{shown}{', ...' if len(references) > 4 else ''}]"
+    if all(len(r) == 1 for r in references):
+        raise ValueError(
+            f"{name} looks like a string split into characters: {shown}. Pass the "
+            f"reference string itself, or [[c] for c in chars] if you really mean "
+            f"one-character references."
+        )
+    if candidate_is_tokens:
+        raise ValueError(
+            f"{name} looks like one tokenized reference, not {len(references)} references: "
+            f"{shown} (one-word strings, with a tokenized candidate). Pass [tokens] for one "
+            f"tokenized reference, or [[w] for w in words] for several one-word references."
+        )
+
+
+def _as_references(references, tokenizer, name="references", candidate_is_tokens=False):
+    """Return ``references`` as a non-empty list of token lists.
+
+    Accepts one string, a list of strings (several references) or a list of
+    token lists; see :func:`_check_reference_shape` for the shapes refused.
+    """
+    if isinstance(references, str):
+        return [_as_tokens(references, tokenizer, name)]
+    if isinstance(references, np.ndarray):
+        references = references.tolist()
+    if not isinstance(references, (list, tuple)):
+        raise TypeError(
+            f"{name} must be a string, a list of strings or a list of token lists, "
+            f"got {type(references).__name__}: {references!r}"
+        )
+    if len(references) == 0:
+        raise ValueError(f"{name} must hold at least one reference, got an empty list")
+    _check_reference_shape(references, name, candidate_is_tokens)
+    return [_as_tokens(r, tokenizer, f"{name}[{i}]") for i, r in enumerate(references)]
+
+
+def _check_max_n(max_n):
+    return check_k(max_n, name="max_n")
+
+
+def _check_weights(weights, max_n):
+    if weights is None:
+        return (1.0 / max_n,) * max_n
+    if isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
+        raise TypeError(f"weights must be a sequence of {max_n} numbers, got {weights!r}")
+    weights = tuple(weights)
+    if len(weights) != max_n:
+        raise ValueError(
+            f"weights must have max_n={max_n} entries, got {len(weights)}: {weights!r} "
+            f"(pass max_n={len(weights)} to use them)"
+        )
+    for w in weights:
+        if isinstance(w, bool) or not isinstance(w, numbers.Real) or not math.isfinite(w) or w < 0:
+            raise ValueError(f"weights must be finite non-negative numbers, got {weights!r}")
+    total = math.fsum(weights)
+    if abs(total - 1.0) > 1e-9:
+        raise ValueError(f"weights must sum to 1, got {weights!r} (sum {total!r})")
+    return tuple(float(w) for w in weights)
+
+
+def _check_smoothing(smoothing, smooth_value):
+    if not isinstance(smoothing, str):
+        raise TypeError(f"smoothing must be a string, got {smoothing!r}")
+    name = _ALIASES.get(smoothing, smoothing)
+    check_choice(name, tuple(SMOOTHING) + tuple(_ALIASES), name="smoothing")
+    value = SMOOTHING[name].default_value if smooth_value is None else smooth_value
+    if value is not None:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0 \
+                or not math.isfinite(value):
+            raise ValueError(f"smooth_value must be a positive number, got {smooth_value!r}")
+        value = float(value)
+    return name, value
+
+
+def _check_length(x, name):
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral) or x < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {x!r}")
+    return int(x)
+
+
+# ---------------------------------------------------------------------------
+# n-grams and clipped precision
+# ---------------------------------------------------------------------------
+
+def _ngram_counter(tokens, n):
+    """Counter of the n-grams (tuples) of a token list."""
+    if n == 1:
+        return Counter(zip(tokens))
+    return Counter(zip(*[tokens[i:] for i in range(n)]))
+
+
+def ngrams(tokens, n, *, tokenizer=None):
+    """List the n-grams of ``tokens``, in order.
+
+    A sequence of ``L`` tokens has ``max(0, L - n + 1)`` n-grams.
+
+    Parameters
+    ----------
+    tokens : str or list of str
+        The tokens (a string is split with ``tokenizer``).
+    n : int
+        The n-gram order, at least 1.
+    tokenizer : callable, optional
+        Splits a string into tokens; default :func:`~ragmetrics_edu.text.whitespace_tokenize`.
+
+    Returns
+    -------
+    list of tuple of str
+
+    Examples
+    --------
+    >>> ngrams("thirty six years have I", 4)
+    [('thirty', 'six', 'years', 'have'), ('six', 'years', 'have', 'I')]
+    >>> len(ngrams("I have thirty six years", 2))   # 5 tokens, 4 bigrams
+    4
+    """
+    n = check_k(n, name="n")
+    tokens = _as_tokens(tokens, tokenizer, "tokens")
+    return [tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
+
+
+@dataclass(frozen=True)
+class PrecisionCounts:
+    """A modified precision with its counts: ``precision = clipped / total``."""
+
+    precision: float
+    clipped: int
+    total: int
+
+    def __float__(self):
+        return self.precision
+
+
+def _clipped_matches(cand_counts, ref_counters):
+    """Sum over candidate n-grams of min(count, max count in one reference)."""
+    matched = 0
+    if len(ref_counters) == 1:
+        ref = ref_counters[0]
+        for gram, count in cand_counts.items():
+            r = ref.get(gram)
+            if r:
+                matched += count if count < r else r
+        return matched
+    for gram, count in cand_counts.items():
+        best = max(rc.get(gram, 0) for rc in ref_counters)
+        matched += min(count, best)
+    return matched
+
+
+def modified_precision(candidate, references, n, *, clip=True, tokenizer=None,
+                       return_counts=False):
+    """Modified (clipped) n-gram precision of BLEU.
+
+    .. math::
+
+        p_n = \\frac{\\sum_{g} \\min\\bigl(\\mathrm{count}_{cand}(g),\\;
+              \\max_{r} \\mathrm{count}_{r}(g)\\bigr)}
+              {\\sum_{g} \\mathrm{count}_{cand}(g)}
+
+    where ``g`` runs over the n-grams of the candidate: each candidate
+    n-gram counts at most as often as it occurs in the reference that has
+    it most.  The denominator is the candidate's number of n-grams.
+
+    Parameters
+    ----------
+    candidate : str or list of str
+        The generated text.
+    references : str, list of str, or list of list of str
+        One reference or several.
+    n : int
+        The n-gram order, at least 1.
+    clip : bool, default True
+        ``False`` gives the plain (unclipped) precision, to show why BLEU
+        clips.
+    tokenizer : callable, optional
+        Splits strings into tokens; default whitespace.
+    return_counts : bool, default False
+        Return a :class:`PrecisionCounts` ``(precision, clipped, total)``
+        instead of the float.
+
+    Returns
+    -------
+    float or PrecisionCounts
+        0.0 when the candidate has no n-gram (fewer than ``n`` tokens); the
+        counts then read 0/0.
+
+    See Also
+    --------
+    bleu : combines the precisions of orders 1..N.
+
+    Notes
+    -----
+    nltk's ``modified_precision`` returns the fraction 0/1 for a candidate
+    with no n-gram; we return 0.0 with counts 0/0.
+
+    Examples
+    --------
+    >>> ref = "I am thirty six years old"
+    >>> round(modified_precision("I have thirty six years", ref, 1), 4)   # 4 of 5
+    0.8
+    >>> modified_precision("six six six six six", ref, 1, clip=False)      # 5 of 5
+    1.0
+    >>> modified_precision("six six six six six", ref, 1)                  # clipped to 1
+    0.2
+    >>> modified_precision("thirty six years have I", ref, 4, return_counts=True)
+    PrecisionCounts(precision=0.0, clipped=0, total=2)
+    """
+    n = check_k(n, name="n")
+    cand = _as_tokens(candidate, tokenizer, "candidate")
+    refs = _as_references(references, tokenizer,
+                          candidate_is_tokens=not isinstance(candidate, str))
+    cand_counts = _ngram_counter(cand, n)
+    total = sum(cand_counts.values())
+    if clip:
+        matched = _clipped_matches(cand_counts, [_ngram_counter(r, n) for r in refs])
+    else:
+        ref_grams = set().union(*(_ngram_counter(r, n) for r in refs))
+        matched = sum(c for g, c in cand_counts.items() if g in ref_grams)
+    precision = matched / total if total else 0.0
+    if return_counts:
+        return PrecisionCounts(float(precision), int(matched), int(total))
+    return float(precision)
+
+
+# ---------------------------------------------------------------------------
+# brevity penalty
+# ---------------------------------------------------------------------------
+
+def closest_reference_length(candidate_len, reference_lens, *, rule="closest"):
+    """Pick the reference length ``r`` used by the brevity penalty.
+
+    Parameters
+    ----------
+    candidate_len : int
+        Number of candidate tokens.
+    reference_lens : sequence of int
+        Number of tokens of each reference.
+    rule : {"closest", "shortest"}, default "closest"
+        ``"closest"``: the length nearest to ``candidate_len``, ties going
+        to the shorter reference (sacrebleu, nltk, mteval-v13a).
+        ``"shortest"``: the shortest reference (older scripts).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> closest_reference_length(12, [13, 2])
+    13
+    >>> closest_reference_length(10, [8, 12])   # a tie goes to the shorter
+    8
+    >>> closest_reference_length(10, [8, 12], rule="shortest")
+    8
+    """
+    check_choice(rule, REF_LENGTH_RULES, name="ref_length")
+    lens = [_check_length(x, "reference_len") for x in reference_lens]
+    if not lens:
+        raise ValueError("reference_lens must hold at least one length, got an empty list")
+    if rule == "shortest":
+        return min(lens)
+    return min(lens, key=lambda r: (abs(r - candidate_len), r))
+
+
+def brevity_penalty(candidate_len, reference_len, *, ref_length="closest"):
+    """Brevity penalty of BLEU.
+
+    .. math::
+
+        \\mathrm{BP} = \\begin{cases} 1 & c \\ge r \\\\
+                       e^{\\,1 - r / c} & 0 < c < r \\\\
+                       0 & c = 0 < r \\end{cases}
+
+    with ``c`` the candidate length and ``r`` the reference length.
+
+    Parameters
+    ----------
+    candidate_len : int
+        ``c``, number of candidate tokens (summed over the corpus for
+        corpus BLEU).
+    reference_len : int or sequence of int
+        ``r`` itself, or the lengths of several references, from which ``r``
+        is picked by ``ref_length``.
+    ref_length : {"closest", "shortest"}, default "closest"
+        How to pick ``r`` from several lengths; see
+        :func:`closest_reference_length`.
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    With ``c = r = 0`` we return 1 (the candidate is not shorter), as
+    sacrebleu does; nltk returns 0.  BLEU of an empty candidate is 0 either
+    way.
+
+    Examples
+    --------
+    >>> round(brevity_penalty(5, 6), 4)          # exp(1 - 6/5)
+    0.8187
+    >>> brevity_penalty(7, 6)
+    1.0
+    >>> round(brevity_penalty(12, [13, 2]), 4)   # r = 13, the closest
+    0.92
+    """
+    c = _check_length(candidate_len, "candidate_len")
+    if isinstance(reference_len, numbers.Integral) and not isinstance(reference_len, bool):
+        r = _check_length(reference_len, "reference_len")
+    else:
+        if isinstance(reference_len, (str, bytes)) or not hasattr(reference_len, "__iter__"):
+            raise TypeError(
+                f"reference_len must be an integer or a sequence of integers, got {reference_len!r}"
+            )
+        r = closest_reference_length(c, list(reference_len), rule=ref_length)
+    return _bp(c, r)
+
+
+def _bp(c, r):
+    if c >= r:
+        return 1.0
+    if c == 0:
+        return 0.0
+    return math.exp(1.0 - r / c)
+
+
+# ---------------------------------------------------------------------------
+# statistics
+# ---------------------------------------------------------------------------
+
+def _segment_stats(cand, refs, max_n, ref_length, count_empty_orders):
+    """The statistics of one segment as a Python list (the core of segment_stats)."""
+    cand_len = len(cand)
+    if len(refs) == 1:
+        ref_len = len(refs[0])
+    else:
+        ref_len = closest_reference_length(cand_len, [len(r) for r in refs], rule=ref_length)
+    counts = [0] * max_n
+    totals = [0] * max_n
+    for n in range(1, min(max_n, cand_len) + 1):
+        cand_counts = _ngram_counter(cand, n)
+        counts[n - 1] = _clipped_matches(cand_counts, [_ngram_counter(r, n) for r in refs])
+        totals[n - 1] = cand_len - n + 1
+    if count_empty_orders:
+        totals = [t if t else 1 for t in totals]
+    return [cand_len, ref_len] + counts + totals
+
+
+def segment_stats(candidate, references, max_n=4, *, tokenizer=None,
+                  ref_length="closest", count_empty_orders=False):
+    """BLEU's sufficient statistics of one segment, as an integer array.
+
+    Parameters
+    ----------
+    candidate : str or list of str
+        The generated text.
+    references : str, list of str, or list of list of str
+        One reference or several.
+    max_n : int, default 4
+        Highest n-gram order.
+    tokenizer : callable, optional
+        Splits strings into tokens; default whitespace.
+    ref_length : {"closest", "shortest"}, default "closest"
+        The reference length rule of the brevity penalty.
+    count_empty_orders : bool, default False
+        Count an order for which the candidate has no n-gram as 0 matches
+        out of 1 (nltk) instead of 0 out of 0 (sacrebleu).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (2 + 2 * max_n,)
+        ``[candidate_len, reference_len, c_1, ..., c_N, t_1, ..., t_N]``:
+        clipped matches ``c_n`` and candidate n-grams ``t_n`` per order.
+        Arrays of several segments add up to the corpus statistics.
+
+    See Also
+    --------
+    score_from_stats : turns the array into a score.
+
+    Examples
+    --------
+    >>> segment_stats("thirty six years have I", "I am thirty six years old").tolist()
+    [5, 6, 4, 2, 1, 0, 5, 4, 3, 2]
+    """
+    max_n = _check_max_n(max_n)
+    check_choice(ref_length, REF_LENGTH_RULES, name="ref_length")
+    cand = _as_tokens(candidate, tokenizer, "candidate")
+    refs = _as_references(references, tokenizer,
+                          candidate_is_tokens=not isinstance(candidate, str))
+    return np.asarray(
+        _segment_stats(cand, refs, max_n, ref_length, count_empty_orders), dtype=np.int64
+    )
+
+
+# ---------------------------------------------------------------------------
+# scoring
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BLEUResult:
+    """A BLEU score with everything that produced it.
+
+    Attributes
+    ----------
+    score : float
+        BLEU in [0, 1].
+    precisions : tuple of float
+        Modified precisions ``c_n / t_n`` (0 when ``t_n = 0``), before smoothing.
+    smoothed_precisions : tuple of float
+        The precisions that entered the geometric mean (after smoothing).
+    counts, totals : tuple of int
+        Clipped matches and candidate n-grams per order.
+    brevity_penalty : float
+    candidate_len, reference_len : int
+    weights : tuple of float
+        Weights of the orders actually used.
+    orders : tuple of int
+        The orders used (all of 1..max_n unless ``effective_order``).
+    reason : str or None
+        Why the score is 0 when it is 0 for a structural reason (empty
+        candidate, no match), else None.
+    """
+
+    score: float
+    precisions: tuple
+    smoothed_precisions: tuple
+    counts: tuple
+    totals: tuple
+    brevity_penalty: float
+    candidate_len: int
+    reference_len: int
+    max_n: int
+    weights: tuple
+    orders: tuple
+    smoothing: str
+    smooth_value: float = None
+    effective_order: bool = False
+    tokenizer: str = "whitespace"
+    ref_length: str = "closest"
+    count_empty_orders: bool = False
+    reason: str = None
+
+    @property
+    def signature(self):
+        """One line saying what produced the score (in the spirit of sacrebleu's)."""
+        smooth = self.smoothing
+        if self.smooth_value is not None:
+            smooth += f"[{self.smooth_value:g}]"
+        return (
+            f"tok:{self.tokenizer}|smooth:{smooth}|max_n:{self.max_n}"
+            f"|eff:{'yes' if self.effective_order else 'no'}|ref_len:{self.ref_length}"
+            f"|empty_orders:{'1' if self.count_empty_orders else '0'}"
+        )
+
+    @property
+    def ratio(self):
+        """``candidate_len / reference_len`` (0 when the reference is empty)."""
+        return self.candidate_len / self.reference_len if self.reference_len else 0.0
+
+    def __float__(self):
+        return self.score
+
+    def __str__(self):
+        prec = "/".join(f"{p:.4f}" for p in self.precisions)
+        text = (
+            f"BLEU = {self.score:.4f} {prec} (BP = {self.brevity_penalty:.4f} "
+            f"ratio = {self.ratio:.4f} cand_len = {self.candidate_len} "
+            f"ref_len = {self.reference_len}) {self.signature}"
+        )
+        if self.reason:
+            text += f" [{self.reason}]"
+        return text
+
+
+def _smooth(method, value, counts, totals, cand_len, max_n):
+    """Precisions of orders 1..max_n after smoothing (floats).
+
+    ``counts``/``totals`` may hold one more order than ``max_n`` (method5
+    and method7 read order max_n + 1).
+    """
+    raw = [c / t if t else 0.0 for c, t in zip(counts, totals)]
+    p = raw[:max_n]
+    if method == "none":
+        return p
+    if method == "floor":
+        return [value / t if c == 0 and t else pn
+                for pn, c, t in zip(p, counts, totals)]
+    if method == "add-k":
+        out = [p[0]]
+        for n in range(1, max_n):
+            out.append((counts[n] + value) / (totals[n] + value))
+        return out
+    if method == "exp":
+        out, k = [], 1
+        for pn, c, t in zip(p, counts, totals):
+            if c == 0 and t:
+                k *= 2
+                pn = 1.0 / (k * t)
+            out.append(pn)
+        return out
+    if method in ("method4", "method7"):
+        out, k = [], 1
+        for pn, c, t in zip(p, counts, totals):
+            if c == 0 and t and cand_len > 1:
+                k *= 2
+                pn = (1.0 / (k * value / math.log(cand_len))) / t
+            out.append(pn)
+        p = out
+        if method == "method4":
+            return p
+    if method in ("method5", "method7"):
+        if len(raw) < max_n + 1:
+            raise ValueError(
+                f"smoothing {method!r} needs statistics up to order max_n + 1 = {max_n + 1}, "
+                f"got {len(raw)} orders"
+            )
+        nxt = p + [raw[max_n]]
+        out, prev = [], p[0] + 1.0
+        for n in range(max_n):
+            prev = (prev + p[n] + nxt[n + 1]) / 3.0
+            out.append(prev)
+        return out
+    if method == "method6":
+        out = list(p)
+        for n in range(2, max_n):
+            pi0 = 0.0 if out[n - 2] == 0 else out[n - 1] ** 2 / out[n - 2]
+            out[n] = (counts[n] + value * pi0) / (totals[n] + value)
+        return out
+    raise ValueError(f"unknown smoothing {method!r}")  # pragma: no cover
+
+
+def _orders_needed(method, max_n):
+    return max_n + 1 if method in ("method5", "method7") else max_n
+
+
+def score_from_stats(stats, *, max_n=None, weights=None, smoothing="none",
+                     smooth_value=None, effective_order=False):
+    """Turn BLEU statistics into a score (a pure function).
+
+    .. math::
+
+        \\mathrm{BLEU} = \\mathrm{BP} \\cdot
+            \\exp\\Bigl(\\sum_{n=1}^{N} w_n \\log p_n\\Bigr)
+
+    Parameters
+    ----------
+    stats : sequence of int
+        ``[candidate_len, reference_len, c_1 .. c_K, t_1 .. t_K]`` as made by
+        :func:`segment_stats` (or their sum over a corpus).
+    max_n : int, optional
+        Highest order scored, ``N``; default ``K``.  ``"method5"`` and
+        ``"method7"`` need ``K >= N + 1``.
+    weights : sequence of float, optional
+        ``w_1 .. w_N``, summing to 1; default uniform ``1/N``.
+    smoothing : str, default "none"
+        A key of :data:`SMOOTHING` (or an alias, see the module docstring).
+    smooth_value : float, optional
+        The method's parameter (epsilon, k, ...); default from the table.
+    effective_order : bool, default False
+        Leave out the orders with ``t_n = 0`` and re-normalise the weights
+        of the others (sacrebleu's ``sentence_bleu`` default).  With
+        ``"add-k"`` the pseudo-counts make every order non-empty, so nothing
+        is left out (as in sacrebleu; nltk's ``auto_reweigh`` differs here).
+
+    Returns
+    -------
+    BLEUResult
+
+    Notes
+    -----
+    Defined results: the score is 0 when the candidate is empty or no
+    unigram matches (whatever the smoothing, as sacrebleu and nltk), and
+    when a used order with positive weight has precision 0 after smoothing
+    (nltk gives ~1e-77 there without smoothing; with methods 4-7 it drops
+    such orders from the mean instead).
+
+    Examples
+    --------
+    Hand-counted: 5 candidate tokens, reference of 6; unigrams 4/5,
+    bigrams 2/4, trigrams 1/3, 4-grams 0/2.
+
+    >>> r = score_from_stats([5, 6, 4, 2, 1, 0, 5, 4, 3, 2])
+    >>> r.score, r.reason
+    (0.0, 'no 4-gram match (p_4 = 0/2); use smoothing or a lower max_n')
+    >>> round(score_from_stats([5, 6, 4, 5], max_n=1).score, 4)   # 0.8 * exp(1 - 6/5)
+    0.655
+    >>> # "exp": p_4 = 1/(2 * 2); 0.8187 * (0.8 * 0.5 * 1/3 * 0.25) ** (1/4)
+    >>> round(score_from_stats([5, 6, 4, 2, 1, 0, 5, 4, 3, 2], smoothing="exp").score, 4)
+    0.3498
+    """
+    stats = [int(x) for x in (stats.tolist() if isinstance(stats, np.ndarray) else stats)]
+    if len(stats) < 4 or len(stats) % 2:
+        raise ValueError(
+            "stats must be [candidate_len, reference_len, c_1..c_K, t_1..t_K] "
+            f"(an even length of at least 4), got {len(stats)} numbers"
+        )
+    for x in stats:
+        if x < 0:
+            raise ValueError(f"stats must be non-negative counts, got {stats!r}")
+    n_orders = (len(stats) - 2) // 2
+    cand_len, ref_len = stats[0], stats[1]
+    counts, totals = stats[2:2 + n_orders], stats[2 + n_orders:]
+    for n, (c, t) in enumerate(zip(counts, totals), start=1):
+        if c > t:
+            raise ValueError(f"stats has more matches than n-grams at order {n}: {c} > {t}")
+    max_n = n_orders if max_n is None else _check_max_n(max_n)
+    if max_n > n_orders:
+        raise ValueError(f"max_n={max_n} but stats hold only {n_orders} orders")
+    weights = _check_weights(weights, max_n)
+    method, value = _check_smoothing(smoothing, smooth_value)
+    if _orders_needed(method, max_n) > n_orders:
+        raise ValueError(
+            f"smoothing {method!r} needs statistics up to order max_n + 1 = {max_n + 1}, "
+            f"got {n_orders}"
+        )
+    bp = _bp(cand_len, ref_len)
+    raw = tuple(float(c / t) if t else 0.0 for c, t in zip(counts[:max_n], totals[:max_n]))
+    base = dict(
+        precisions=raw, counts=tuple(counts[:max_n]), totals=tuple(totals[:max_n]),
+        brevity_penalty=bp, candidate_len=cand_len, reference_len=ref_len, max_n=max_n,
+        smoothing=method, smooth_value=value, effective_order=bool(effective_order),
+    )
+
+    orders = tuple(range(1, max_n + 1))
+    if effective_order:
+        # add-k's pseudo-counts make every order n >= 2 non-empty (as in sacrebleu)
+        orders = tuple(n for n in orders
+                       if totals[n - 1] > 0 or (method == "add-k" and n >= 2))
+
+    def zero(reason, smoothed=(0.0,) * max_n, used=weights):
+        return BLEUResult(score=0.0, smoothed_precisions=tuple(smoothed), weights=used,
+                          orders=orders, reason=reason, **base)
+
+    if cand_len == 0:
+        return zero("empty candidate")
+    if counts[0] == 0:
+        return zero("no unigram of the candidate is in a reference")
+
+    smoothed = tuple(float(x) for x in _smooth(method, value, counts, totals, cand_len, max_n))
+    kept = [weights[n - 1] for n in orders]
+    norm = math.fsum(kept)
+    if norm == 0:
+        return zero("every order with a positive weight is left out by effective_order")
+    used = tuple(w / norm for w in kept)
+    log_sum = 0.0
+    for n, w in zip(orders, used):
+        if w == 0:
+            continue
+        p = smoothed[n - 1]
+        if p <= 0:
+            if totals[n - 1] == 0:
+                why = (f"the candidate has no {n}-gram ({cand_len} tokens); "
+                       "use effective_order=True or a lower max_n")
+            else:
+                why = (f"no {n}-gram match (p_{n} = {counts[n - 1]}/{totals[n - 1]}); "
+                       "use smoothing or a lower max_n")
+            return zero(why, smoothed, used)
+        log_sum += w * math.log(p)
+    score = bp * math.exp(log_sum)
+    return BLEUResult(score=float(score), smoothed_precisions=smoothed, weights=used,
+                      orders=orders, reason=None, **base)
+
+
+def bleu(candidate, references, max_n=4, weights=None, smoothing="none", *,
+         smooth_value=None, effective_order=False, tokenizer=None,
+         ref_length="closest", count_empty_orders=False):
+    """Sentence BLEU of one candidate against one or several references.
+
+    .. math::
+
+        \\mathrm{BLEU} = \\mathrm{BP} \\cdot
+            \\exp\\Bigl(\\sum_{n=1}^{N} w_n \\log p_n\\Bigr),
+        \\qquad
+        \\mathrm{BP} = \\min\\bigl(1, e^{\\,1 - r/c}\\bigr)
+
+    with ``p_n`` the modified n-gram precisions
+    (:func:`modified_precision`), ``c`` the candidate length and ``r`` the
+    closest reference length.
+
+    Parameters
+    ----------
+    candidate : str or list of str
+        The generated text (a string is split by ``tokenizer``).
+    references : str, list of str, or list of list of str
+        One reference or several.  A list of two or more one-word strings
+        is refused as ambiguous (see Notes).
+    max_n : int, default 4
+        Highest n-gram order ``N`` (BLEU-N).
+    weights : sequence of float, optional
+        ``w_1 .. w_N``, summing to 1; default uniform.
+    smoothing : str, default "none"
+        See :data:`SMOOTHING` and the module docstring.
+    smooth_value : float, optional
+        Parameter of the smoothing method; default from the table.
+    effective_order : bool, default False
+        Leave out orders for which the candidate has no n-gram (sacrebleu's
+        ``sentence_bleu`` default; nltk's ``auto_reweigh``).
+    tokenizer : callable, optional
+        Default :func:`~ragmetrics_edu.text.whitespace_tokenize` (equal to
+        sacrebleu's ``tokenize="none"``).
+    ref_length : {"closest", "shortest"}, default "closest"
+        Which reference length the brevity penalty uses.
+    count_empty_orders : bool, default False
+        Count an order without candidate n-grams as 0/1 (nltk) not 0/0.
+        Every order then has ``t_n >= 1``, so ``effective_order`` leaves
+        none out.
+
+    Returns
+    -------
+    BLEUResult
+        ``.score`` in [0, 1], ``.precisions``, ``.counts``, ``.totals``,
+        ``.brevity_penalty``, ``.candidate_len``, ``.reference_len``,
+        ``.signature``.
+
+    See Also
+    --------
+    corpus_bleu : BLEU of a whole test set (the intended use of BLEU).
+
+    Notes
+    -----
+    Equals ``sacrebleu.sentence_bleu(c, refs, tokenize="none",
+    smooth_method=s, use_effective_order=e).score / 100`` and nltk's
+    ``sentence_bleu`` for the matching smoothing.  nltk expects
+    ``references`` as a list of token lists: passing one token list makes
+    it treat every word as a reference; this function refuses that shape.
+
+    An empty candidate has score 0 with ``reason="empty candidate"``; an
+    empty reference matches nothing, so the score is 0 with the reason "no
+    unigram of the candidate is in a reference".
+
+    Examples
+    --------
+    The slides' BLEU-1, with the brevity penalty they leave out:
+
+    >>> r = bleu("I have thirty six years", "I am thirty six years old", max_n=1)
+    >>> round(r.precisions[0], 4), round(r.brevity_penalty, 4), round(r.score, 4)
+    (0.8, 0.8187, 0.655)
+    >>> r.signature
+    'tok:whitespace|smooth:none|max_n:1|eff:no|ref_len:closest|empty_orders:0'
+
+    BLEU-4 of the reordered sentence is 0 without smoothing (no 4-gram matches):
+
+    >>> bleu("thirty six years have I", "I am thirty six years old").score
+    0.0
+    >>> round(bleu("thirty six years have I", "I am thirty six years old",
+    ...            smoothing="exp").score, 4)     # sacrebleu: 34.98
+    0.3498
+    """
+    max_n = _check_max_n(max_n)
+    check_choice(ref_length, REF_LENGTH_RULES, name="ref_length")
+    _check_weights(weights, max_n)
+    method, _ = _check_smoothing(smoothing, smooth_value)
+    cand = _as_tokens(candidate, tokenizer, "candidate")
+    refs = _as_references(references, tokenizer,
+                          candidate_is_tokens=not isinstance(candidate, str))
+    stats = _segment_stats(cand, refs, _orders_needed(method, max_n), ref_length,
+                           count_empty_orders)
+    result = score_from_stats(stats, max_n=max_n, weights=weights, smoothing=smoothing,
+                              smooth_value=smooth_value, effective_order=effective_order)
+    return replace(result, tokenizer=tokenizer_name(tokenizer), ref_length=ref_length,
+                   count_empty_orders=bool(count_empty_orders))
+
+
+def corpus_bleu(candidates, references, max_n=4, weights=None, smoothing="none", *,
+                smooth_value=None, effective_order=False, tokenizer=None,
+                ref_length="closest", count_empty_orders=False):
+    """Corpus BLEU: statistics summed over all segments, then scored once.
+
+    .. math::
+
+        p_n = \\frac{\\sum_i c_{n,i}}{\\sum_i t_{n,i}}, \\qquad
+        \\mathrm{BP} = \\min\\Bigl(1, e^{\\,1 - \\sum_i r_i / \\sum_i c_i}\\Bigr)
+
+    Parameters
+    ----------
+    candidates : sequence of (str or list of str)
+        One generated text per segment.
+    references : sequence
+        ``references[i]`` is the list of references of ``candidates[i]``
+        (strings or token lists).  sacrebleu's layout is the transpose (a
+        list of reference *streams*); convert with
+        ``[list(refs) for refs in zip(*streams)]``.
+    max_n, weights, smoothing, smooth_value, effective_order, tokenizer, ref_length, count_empty_orders
+        As in :func:`bleu`.
+
+    Returns
+    -------
+    BLEUResult
+
+    See Also
+    --------
+    bleu, segment_stats, score_from_stats
+
+    Notes
+    -----
+    Equal to ``sacrebleu.corpus_bleu(candidates, streams, tokenize="none",
+    smooth_method=...).score / 100`` and to nltk's ``corpus_bleu`` on the same
+    tokens (with ``count_empty_orders=True`` when some candidate is shorter
+    than ``max_n``).  nltk's methods 5-7 at corpus level read only the last
+    segment's n-grams; ours use the corpus statistics.
+
+    Examples
+    --------
+    >>> cands = ["I have thirty six years", "six six six six six"]
+    >>> refs = [["I am thirty six years old"], ["I am thirty six years old"]]
+    >>> r = corpus_bleu(cands, refs, max_n=1)
+    >>> r.counts, r.totals              # 4 + 1 matches of 5 + 5 unigrams
+    ((5,), (10,))
+    >>> round(r.score, 4)               # 0.5 * exp(1 - 12/10)
+    0.4094
+    """
+    max_n = _check_max_n(max_n)
+    check_choice(ref_length, REF_LENGTH_RULES, name="ref_length")
+    _check_weights(weights, max_n)
+    method, _ = _check_smoothing(smoothing, smooth_value)
+    if isinstance(candidates, str) or not isinstance(candidates, (list, tuple, np.ndarray)):
+        raise TypeError(
+            "candidates must be a list of candidates (strings or token lists), "
+            f"got {type(candidates).__name__}: {candidates!r:.80}"
+        )
+    if isinstance(references, str) or not isinstance(references, (list, tuple, np.ndarray)):
+        raise TypeError(
+            "references must be a list with one list of references per candidate, "
+            f"got {type(references).__name__}: {references!r:.80}"
+        )
+    if len(candidates) == 0:
+        raise ValueError("candidates must hold at least one candidate, got an empty list")
+    if len(references) != len(candidates):
+        raise ValueError(
+            f"references must hold one list of references per candidate: got "
+            f"{len(references)} for {len(candidates)} candidates (sacrebleu's layout is "
+            f"transposed: convert its reference streams with [list(r) for r in zip(*streams)])"
+        )
+    n_orders = _orders_needed(method, max_n)
+    total = [0] * (2 + 2 * n_orders)
+    for i, (cand, refs) in enumerate(zip(candidates, references)):
+        if isinstance(refs, str):
+            raise TypeError(
+                f"references[{i}] must be a list of references of candidate {i}, got a "
+                f"string {refs!r:.60}; wrap it: [{refs!r:.40}]"
+            )
+        cand_tokens = _as_tokens(cand, tokenizer, f"candidates[{i}]")
+        ref_tokens = _as_references(refs, tokenizer, f"references[{i}]",
+                                    candidate_is_tokens=not isinstance(cand, str))
+        seg = _segment_stats(cand_tokens, ref_tokens, n_orders, ref_length, count_empty_orders)
+        total = [a + b for a, b in zip(total, seg)]
+    result = score_from_stats(total, max_n=max_n, weights=weights, smoothing=smoothing,
+                              smooth_value=smooth_value, effective_order=effective_order)
+    return replace(result, tokenizer=tokenizer_name(tokenizer), ref_length=ref_length,
+                   count_empty_orders=bool(count_empty_orders))
+
+
+# ``ragmetrics_edu.bleu`` is both this module and its main function.  Once the
+# module has been imported (``from ragmetrics_edu.bleu import ...``), Python
+# sets the package attribute ``bleu`` to the module; making the module
+# callable keeps ``rm.bleu(candidate, references)`` working in every import
+# order (and ``rm.bleu.score_from_stats`` reaches the module's other names).
+class _CallableModule(types.ModuleType):
+    def __call__(self, *args, **kwargs):
+        return bleu(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,348 @@
+"""BLEU pieces on hand-counted examples, properties and bad input.
+
+Every expected number is worked out in the comment beside it.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ragmetrics_edu as rm
+from ragmetrics_edu.bleu import (
+    SMOOTHING, closest_reference_length, score_from_stats, segment_stats,
+)
+
+REF = "I am thirty six years old"
+
+
+# ------------------------------------------------------------------ n-grams
+
+def test_ngrams_by_hand():
+    assert rm.ngrams(["a", "b", "c"], 2) == [("a", "b"), ("b", "c")]
+    assert rm.ngrams("a b c", 3) == [("a", "b", "c")]
+    assert rm.ngrams("a b", 3) == []  # fewer tokens than n: no n-gram
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from("abc"), max_size=12), st.integers(1, 5))
+def test_ngram_count_is_len_minus_n_plus_1(tokens, n):
+    assert len(rm.ngrams(tokens, n)) == max(0, len(tokens) - n + 1)
+
+
+# ------------------------------------------------------- modified precision
+
+def test_slides_unigram_precisions():
+    # I, thirty, six, years of 5 candidate unigrams
+    assert rm.modified_precision("I have thirty six years", REF, 1) == 4 / 5
+    # "six" once in the reference: min(5, 1) = 1 of 5
+    assert rm.modified_precision("six six six six six", REF, 1) == 1 / 5
+    # without clipping every "six" counts: 5 of 5
+    assert rm.modified_precision("six six six six six", REF, 1, clip=False) == 1.0
+    # reordering keeps 4 of 5 unigrams
+    assert rm.modified_precision("thirty six years have I", REF, 1) == 4 / 5
+
+
+def test_slides_4gram_precision_is_0_of_2():
+    # 4-grams: "thirty six years have", "six years have I"; neither in the reference
+    c = rm.modified_precision("thirty six years have I", REF, 4, return_counts=True)
+    assert (c.precision, c.clipped, c.total) == (0.0, 0, 2)
+
+
+def test_clipping_takes_max_over_references():
+    # "the" is 2x in ref 1 and 1x in ref 2: clip at 2; candidate has 3 "the" + "cat"
+    refs = ["the cat the mat", "the dog"]
+    c = rm.modified_precision("the the the cat", refs, 1, return_counts=True)
+    assert (c.clipped, c.total) == (3, 4)  # 2 "the" + 1 "cat"
+
+
+def test_precision_of_short_candidate_is_zero_of_zero():
+    c = rm.modified_precision("a b", "a b c", 3, return_counts=True)
+    assert (c.precision, c.clipped, c.total) == (0.0, 0, 0)
+
+
+# ----------------------------------------------------------- brevity penalty
+
+def test_brevity_penalty_by_hand():
+    assert rm.brevity_penalty(5, 6) == pytest.approx(math.exp(1 - 6 / 5), abs=1e-15)
+    assert rm.brevity_penalty(6, 6) == 1.0
+    assert rm.brevity_penalty(9, 6) == 1.0
+    assert rm.brevity_penalty(0, 6) == 0.0
+    assert rm.brevity_penalty(0, 0) == 1.0  # not shorter: no penalty (sacrebleu)
+
+
+def test_closest_reference_rule():
+    # 12 tokens; references 13 and 2: 13 is closest
+    assert rm.brevity_penalty(12, [13, 2]) == pytest.approx(math.exp(1 - 13 / 12))
+    # tie (|10-8| = |10-12|): the shorter, 8 -> no penalty
+    assert closest_reference_length(10, [12, 8]) == 8
+    assert rm.brevity_penalty(10, [12, 8]) == 1.0
+    # the "shortest" rule ignores the candidate length
+    assert closest_reference_length(3, [5, 4, 9], rule="shortest") == 4
+    assert rm.brevity_penalty(3, [9, 4], ref_length="shortest") == pytest.approx(
+        math.exp(1 - 4 / 3))
+
+
+def test_brevity_penalty_bad_input():
+    with pytest.raises(ValueError, match="candidate_len must be a non-negative integer"):
+        rm.brevity_penalty(-1, 3)
+    with pytest.raises(ValueError, match="ref_length must be one of"):
+        rm.brevity_penalty(3, [4], ref_length="longest")
+
+
+# ------------------------------------------------------------- statistics
+
+def test_segment_stats_by_hand():
+    # "thirty six years have I": unigrams 4/5 ("have" misses), bigrams 2/4
+    # (thirty six, six years), trigrams 1/3 (thirty six years), 4-grams 0/2
+    s = segment_stats("thirty six years have I", REF)
+    assert s.dtype == np.int64
+    assert s.tolist() == [5, 6, 4, 2, 1, 0, 5, 4, 3, 2]
+
+
+def test_segment_stats_count_empty_orders():
+    # "a b" has no trigram or 4-gram: 0/0 by default, 0/1 the nltk way
+    assert segment_stats("a b", "a b c", max_n=4).tolist() == [2, 3, 2, 1, 0, 0, 2, 1, 0, 0]
+    assert segment_stats("a b", "a b c", max_n=4, count_empty_orders=True).tolist() == \
+        [2, 3, 2, 1, 0, 0, 2, 1, 1, 1]
+
+
+def test_score_from_stats_none():
+    # p = 4/5, 2/4, 1/3, 1/2; BP = exp(1 - 6/5)
+    expected = math.exp(1 - 6 / 5) * (0.8 * 0.5 * (1 / 3) * 0.5) ** 0.25
+    assert score_from_stats([5, 6, 4, 2, 1, 1, 5, 4, 3, 2]).score == pytest.approx(
+        expected, abs=1e-15)
+
+
+def test_score_from_stats_zero_order_gives_zero_with_reason():
+    r = score_from_stats([5, 6, 4, 2, 1, 0, 5, 4, 3, 2])
+    assert r.score == 0.0
+    assert "no 4-gram match" in r.reason
+
+
+def test_score_from_stats_each_smoothing_by_hand():
+    stats = [5, 6, 4, 2, 0, 0, 5, 4, 3, 2]  # p = 4/5, 2/4, 0/3, 0/2
+    bp = math.exp(1 - 6 / 5)
+
+    def geo(ps):
+        return bp * math.prod(ps) ** 0.25
+
+    # floor 0.1: 0.1/3, 0.1/2
+    assert score_from_stats(stats, smoothing="floor").score == pytest.approx(
+        geo([0.8, 0.5, 0.1 / 3, 0.1 / 2]), abs=1e-15)
+    # add-k 1 for n >= 2: (2+1)/(4+1), 1/4, 1/3
+    assert score_from_stats(stats, smoothing="add-k").score == pytest.approx(
+        geo([0.8, 3 / 5, 1 / 4, 1 / 3]), abs=1e-15)
+    # exp: first zero 1/(2*3), second 1/(4*2)
+    assert score_from_stats(stats, smoothing="exp").score == pytest.approx(
+        geo([0.8, 0.5, 1 / 6, 1 / 8]), abs=1e-15)
+    # method4 (k=5, len 5): ln(5)/(2*5)/3, ln(5)/(4*5)/2
+    assert score_from_stats(stats, smoothing="method4").score == pytest.approx(
+        geo([0.8, 0.5, math.log(5) / 10 / 3, math.log(5) / 20 / 2]), abs=1e-15)
+    # method6 (alpha 5): p3 = (0 + 5 * 0.5^2/0.8)/(3 + 5); p4 = (0 + 5 * p3^2/0.5)/(2 + 5)
+    p3 = 5 * 0.25 / 0.8 / 8
+    p4 = 5 * p3 ** 2 / 0.5 / 7
+    assert score_from_stats(stats, smoothing="method6").score == pytest.approx(
+        geo([0.8, 0.5, p3, p4]), abs=1e-15)
+
+
+def test_method5_needs_order_n_plus_1():
+    # orders 1..5: p = 4/5, 2/4, 0/3, 0/2, 0/1
+    stats = [5, 6, 4, 2, 0, 0, 0, 5, 4, 3, 2, 1]
+    # p'1 = (1.8 + 0.8 + 0.5)/3; p'2 = (p'1 + 0.5 + 0)/3; p'3 = (p'2 + 0 + 0)/3; p'4 = p'3/3
+    q1 = (1.8 + 0.8 + 0.5) / 3
+    q2 = (q1 + 0.5) / 3
+    q3 = q2 / 3
+    q4 = q3 / 3
+    r = score_from_stats(stats, max_n=4, smoothing="method5")
+    assert r.score == pytest.approx(math.exp(1 - 6 / 5) * (q1 * q2 * q3 * q4) ** 0.25, abs=1e-15)
+    with pytest.raises(ValueError, match="needs statistics up to order max_n \\+ 1"):
+        score_from_stats(stats[:2] + stats[2:6] + stats[7:11], smoothing="method5")
+
+
+def test_aliases_mean_the_same_method():
+    stats = [5, 6, 4, 2, 0, 0, 5, 4, 3, 2]
+    for alias, name in [("epsilon", "floor"), ("method1", "floor"), ("method2", "add-k"),
+                        ("method3", "exp"), ("method0", "none")]:
+        a = score_from_stats(stats, smoothing=alias)
+        b = score_from_stats(stats, smoothing=name)
+        assert a.score == b.score and a.smoothing == name
+
+
+def test_smoothing_table_is_complete():
+    assert set(SMOOTHING) == {"none", "floor", "add-k", "exp", "method4", "method5",
+                              "method6", "method7"}
+    for s in SMOOTHING.values():
+        assert "Chen & Cherry" in s.citation or s.name == "none"
+
+
+def test_weights_apply():
+    # weights (1, 0, 0, 0): BLEU = BP * p1 even though p4 = 0 (its weight is 0)
+    r = score_from_stats([5, 6, 4, 2, 1, 0, 5, 4, 3, 2], weights=(1, 0, 0, 0))
+    assert r.score == pytest.approx(0.8 * math.exp(1 - 6 / 5), abs=1e-15)
+
+
+def test_effective_order_drops_orders_without_ngrams():
+    # "a b" vs "a b c": orders 3 and 4 have no candidate n-gram; p1 = 1, p2 = 1
+    r = rm.bleu("a b", "a b c", effective_order=True)
+    assert r.orders == (1, 2)
+    assert r.weights == (0.5, 0.5)
+    assert r.score == pytest.approx(math.exp(1 - 3 / 2), abs=1e-15)
+    r0 = rm.bleu("a b", "a b c")
+    assert r0.score == 0.0 and "has no 3-gram" in r0.reason
+    # only the 4-gram has weight, and the candidate has none: 0, with the reason
+    r4 = rm.bleu("a b", "a b c", weights=(0, 0, 0, 1), effective_order=True)
+    assert r4.score == 0.0 and "positive weight" in r4.reason
+
+
+def test_stats_add_up_to_corpus():
+    cands = ["I have thirty six years", "six six six six six", "thirty six years have I"]
+    refs = [[REF], [REF, "six is a number"], [REF]]
+    parts = sum(segment_stats(c, r) for c, r in zip(cands, refs))
+    corpus = rm.corpus_bleu(cands, refs)
+    assert list(corpus.counts) == parts[2:6].tolist()
+    assert list(corpus.totals) == parts[6:].tolist()
+    assert corpus.score == score_from_stats(parts).score
+
+
+# ------------------------------------------------------------- sentence BLEU
+
+def test_slides_bleu1_score_with_brevity_penalty():
+    r = rm.bleu("I have thirty six years", REF, max_n=1)
+    # 0.8 * exp(1 - 6/5) = 0.8 * 0.818730753 = 0.654984602
+    assert r.score == pytest.approx(0.8 * math.exp(-0.2), abs=1e-15)
+    assert r.precisions == (0.8,)
+    assert (r.candidate_len, r.reference_len) == (5, 6)
+    assert r.counts == (4,) and r.totals == (5,)
+
+
+def test_perfect_match_is_one():
+    assert rm.bleu(REF, REF).score == 1.0
+    assert rm.bleu(REF.split(), [REF.split()]).score == 1.0
+
+
+def test_result_signature_and_str():
+    r = rm.bleu("a b c d", "a b c d e", smoothing="floor", tokenizer=rm.rouge_tokenize)
+    assert r.signature == "tok:rouge|smooth:floor[0.1]|max_n:4|eff:no|ref_len:closest|empty_orders:0"
+    assert "BLEU = " in str(r) and r.signature in str(r)
+    assert float(r) == r.score
+
+
+def test_strings_and_tokens_agree():
+    a = rm.bleu("the cat sat on the mat", ["the cat is on the mat", "a cat sat"])
+    b = rm.bleu("the cat sat on the mat".split(),
+                [["the", "cat", "is", "on", "the", "mat"], ["a", "cat", "sat"]])
+    assert a.score == b.score and a.counts == b.counts
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from("abcde"), max_size=10),
+       st.lists(st.lists(st.sampled_from("abcdef"), max_size=10), min_size=1, max_size=3),
+       st.sampled_from(["none", "floor", "add-k", "exp", "method4", "method5", "method7"]))
+def test_score_in_unit_interval(cand, refs, smoothing):
+    r = rm.bleu(cand, refs, smoothing=smoothing)
+    assert 0.0 <= r.score <= 1.0 + 1e-12
+    assert all(c <= t for c, t in zip(r.counts, r.totals))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from("abcd"), min_size=1, max_size=10),
+       st.lists(st.sampled_from("abcd"), min_size=1, max_size=10))
+def test_adding_a_reference_never_lowers_matches(cand, ref):
+    one = rm.bleu(cand, [ref])
+    two = rm.bleu(cand, [ref, list(cand)])
+    assert all(a <= b for a, b in zip(one.counts, two.counts))
+    # the candidate itself is a reference: every used precision is 1 and BP = 1
+    assert rm.bleu(cand, [ref, list(cand)], effective_order=True).score == 1.0
+
+
+# --------------------------------------------------------------- bad input
+
+def test_empty_candidate_is_zero_with_reason():
+    r = rm.bleu("", REF)
+    assert r.score == 0.0 and r.reason == "empty candidate"
+    assert r.brevity_penalty == 0.0
+    r = rm.bleu([], [REF.split()], smoothing="add-k")
+    assert r.score == 0.0 and r.reason == "empty candidate"
+
+
+def test_empty_reference_gives_zero_no_match():
+    r = rm.bleu("a b c", "")
+    assert r.score == 0.0 and "no unigram" in r.reason
+    assert r.reference_len == 0 and r.brevity_penalty == 1.0
+
+
+def test_bad_n_and_max_n():
+    with pytest.raises(ValueError, match="n must be a positive integer, got 0"):
+        rm.modified_precision("a", "a", 0)
+    with pytest.raises(ValueError, match="max_n must be a positive integer, got 0"):
+        rm.bleu("a", "a", max_n=0)
+    with pytest.raises(TypeError, match="n must be a positive integer"):
+        rm.ngrams("a b", 1.5)
+
+
+def test_bad_weights():
+    with pytest.raises(ValueError, match="weights must sum to 1"):
+        rm.bleu("a b", "a b", weights=(0.5, 0.5, 0.5, 0.5))
+    with pytest.raises(ValueError, match="weights must have max_n=4 entries, got 2"):
+        rm.bleu("a b", "a b", weights=(0.5, 0.5))
+    with pytest.raises(ValueError, match="non-negative"):
+        rm.bleu("a b", "a b", max_n=2, weights=(1.5, -0.5))
+    assert rm.bleu("a b", "a b", max_n=2, weights=(0.5, 0.5)).score == 1.0
+
+
+def test_bad_smoothing():
+    with pytest.raises(ValueError, match="smoothing must be one of"):
+        rm.bleu("a", "a", smoothing="laplace")
+    with pytest.raises(ValueError, match="smooth_value must be a positive number"):
+        rm.bleu("a", "a", smoothing="floor", smooth_value=0)
+
+
+def test_one_tokenized_reference_without_its_list_is_refused():
+    # the nltk pitfall: references=tokens instead of [tokens]
+    with pytest.raises(ValueError, match="references looks like one tokenized reference"):
+        rm.bleu("I have thirty six years".split(), REF.split())
+    # a string where a list was meant, split into characters by list()
+    with pytest.raises(ValueError, match="references looks like a string split into characters"):
+        rm.bleu("I am", list("Iam"))
+    # with a string candidate, one-word strings are several references (short answers)
+    r = rm.bleu("Paris", ["Paris", "paris"], max_n=1)
+    assert r.score == 1.0 and r.reference_len == 1  # one token
+
+
+def test_candidate_nested_too_deep_is_refused():
+    with pytest.raises(TypeError, match="candidate must be a string or a list of token strings"):
+        rm.bleu([["a", "b"]], "a b")
+
+
+def test_reference_of_wrong_type():
+    with pytest.raises(TypeError, match=r"references\[1\] must be a string or a list"):
+        rm.bleu("a b", ["a b", 3])
+    with pytest.raises(ValueError, match="at least one reference"):
+        rm.bleu("a b", [])
+
+
+def test_corpus_bleu_bad_nesting():
+    with pytest.raises(TypeError, match=r"references\[0\] must be a list of references"):
+        rm.corpus_bleu(["a b c"], ["a b c"])
+    with pytest.raises(ValueError, match=r"references\[0\] looks like one tokenized reference"):
+        rm.corpus_bleu([["ab", "bc", "cd"]], [["ab", "bc", "cd"]])
+    with pytest.raises(ValueError, match=r"references\[0\] looks like a string split"):
+        rm.corpus_bleu(["a b c"], [list("abc")])
+    with pytest.raises(ValueError, match="transposed"):
+        rm.corpus_bleu(["a b", "c d", "e f"], [["a b", "c d", "e f"]])
+    with pytest.raises(TypeError, match="candidates must be a list"):
+        rm.corpus_bleu("a b", [["a b"]])
+    with pytest.raises(ValueError, match="at least one candidate"):
+        rm.corpus_bleu([], [])
+
+
+def test_bad_stats():
+    with pytest.raises(ValueError, match="even length"):
+        score_from_stats([1, 2, 3])
+    with pytest.raises(ValueError, match="more matches than n-grams"):
+        score_from_stats([3, 3, 4, 3])
+    with pytest.raises(ValueError, match="max_n=3 but stats hold only 2 orders"):
+        score_from_stats([3, 3, 3, 2, 3, 2], max_n=3)

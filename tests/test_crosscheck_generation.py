@@ -1,0 +1,350 @@
+"""BLEU and ROUGE against sacrebleu, nltk and Google's rouge-score, on random and real text.
+
+Smoothing names across the three implementations
+------------------------------------------------
+
+====================  ===================  ==========================  ========================
+ragmetrics_edu        sacrebleu            nltk SmoothingFunction()    Chen & Cherry (2014)
+====================  ===================  ==========================  ========================
+"none"                "none"               method0                     (no smoothing)
+"floor" (0.1)         "floor" (0.1)        method1 (epsilon=0.1)       method 1
+"add-k" (1)           "add-k" (1)          method2 (k fixed at 1)      method 2
+"exp"                 "exp"                method3                     method 3 (NIST)
+"method4" (5)         -                    method4 (k=5)               method 4
+"method5"             -                    method5                     method 5
+"method6" (5)         -                    method6 (alpha=5)           method 6
+"method7" (5)         -                    method7 (k=5)               method 7
+====================  ===================  ==========================  ========================
+
+Defaults differ: sacrebleu's ``sentence_bleu`` uses "exp" with the effective
+order, its ``corpus_bleu`` "exp"; nltk uses method0 and weights (0.25,)*4;
+ours "none" with uniform weights.  Every comparison below states the
+options on both sides.
+
+Where nltk and sacrebleu count differently (a candidate shorter than the
+n-gram order: nltk 0/1, sacrebleu 0/0), we compare nltk with
+``count_empty_orders=True``.  nltk's methods 5-7 read only the last segment
+at corpus level, so they are compared sentence by sentence.
+"""
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+import ragmetrics_edu as rm
+from ragmetrics_edu.rouge import rouge_scores
+from ragmetrics_edu.text import rouge_tokenize_stemmed
+
+sacrebleu = pytest.importorskip("sacrebleu")
+nltk_bleu = pytest.importorskip("nltk.translate.bleu_score")
+rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
+
+TOL = 1e-9
+
+# ours -> (sacrebleu smooth_method, nltk SmoothingFunction method); None: not implemented there
+SMOOTHING_MAP = {
+    "none": ("none", "method0"),
+    "floor": ("floor", "method1"),
+    "add-k": ("add-k", "method2"),
+    "exp": ("exp", "method3"),
+    "method4": (None, "method4"),
+    "method5": (None, "method5"),
+    "method6": (None, "method6"),
+    "method7": (None, "method7"),
+}
+SACRE = [k for k, (s, _) in SMOOTHING_MAP.items() if s]
+NLTK_CORPUS = ["none", "floor", "add-k", "exp", "method4"]
+NLTK_SENTENCE = list(SMOOTHING_MAP)
+
+# --------------------------------------------------------------- random text
+
+_VOCAB = [f"w{i}" for i in range(40)] + ["the", "The", "a", "of", "cat", "mat", ".", ","]
+
+
+def _zipf_words(rng, n):
+    weights = 1.0 / np.arange(1, len(_VOCAB) + 1)
+    idx = rng.choice(len(_VOCAB), size=n, p=weights / weights.sum())
+    return [_VOCAB[i] for i in idx]
+
+
+def _corpus(seed, n_seg, n_refs, min_len=0, max_len=14, variable_refs=False):
+    """Candidates and, per candidate, a list of references (token lists).
+
+    References are noisy copies of the candidate so that higher-order
+    n-grams match often.
+    """
+    rng = np.random.default_rng(seed)
+    cands, refs = [], []
+    for _ in range(n_seg):
+        c = _zipf_words(rng, int(rng.integers(min_len, max_len + 1)))
+        rs = []
+        for _ in range(int(rng.integers(1, n_refs + 1)) if variable_refs else n_refs):
+            r = [w for w in c if rng.random() > 0.25]
+            for _ in range(int(rng.integers(0, 4))):
+                r.insert(int(rng.integers(0, len(r) + 1)), _zipf_words(rng, 1)[0])
+            rs.append(r)
+        cands.append(c)
+        refs.append(rs)
+    return cands, refs
+
+
+def _streams(refs):
+    """Our layout (refs per candidate) -> sacrebleu's (reference streams, None-padded)."""
+    k = max(len(r) for r in refs)
+    return [[" ".join(r[j]) if j < len(r) else None for r in refs] for j in range(k)]
+
+
+def _sacre_corpus(cands, refs, smoothing, max_n=4, eff=False):
+    m = sacrebleu.BLEU(tokenize="none", smooth_method=smoothing, max_ngram_order=max_n,
+                       effective_order=eff)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return m.corpus_score([" ".join(c) for c in cands], _streams(refs))
+
+
+def _nltk_smoother(name):
+    return getattr(nltk_bleu.SmoothingFunction(epsilon=0.1, alpha=5, k=5), name)
+
+
+# -------------------------------------------------------- corpus BLEU: sacrebleu
+
+@pytest.mark.parametrize("smoothing", SACRE)
+@pytest.mark.parametrize("max_n", [1, 2, 4])
+@pytest.mark.parametrize("seed", range(3))
+def test_corpus_bleu_equals_sacrebleu(smoothing, max_n, seed):
+    cands, refs = _corpus(seed, 300, 3, min_len=0, variable_refs=True)
+    ours = rm.corpus_bleu(cands, refs, max_n=max_n, smoothing=smoothing)
+    theirs = _sacre_corpus(cands, refs, SMOOTHING_MAP[smoothing][0], max_n)
+    assert ours.score == pytest.approx(theirs.score / 100, abs=TOL)
+    # sacrebleu's add-k adds k into the counts it reports; compare counts unsmoothed
+    raw = _sacre_corpus(cands, refs, "none", max_n)
+    assert list(ours.counts) == list(raw.counts) and list(ours.totals) == list(raw.totals)
+    assert (ours.candidate_len, ours.reference_len) == (theirs.sys_len, theirs.ref_len)
+    assert ours.brevity_penalty == pytest.approx(theirs.bp, abs=TOL)
+
+
+def test_corpus_bleu_strings_equal_sacrebleu_default_call():
+    """Plain strings, sacrebleu.corpus_bleu with its default smoothing ("exp") named."""
+    cands, refs = _corpus(11, 300, 2)
+    c = [" ".join(x) for x in cands]
+    streams = _streams(refs)
+    theirs = sacrebleu.corpus_bleu(c, streams, tokenize="none")  # smooth_method="exp"
+    ours = rm.corpus_bleu(c, [list(r) for r in zip(*streams)], smoothing="exp")
+    assert ours.score == pytest.approx(theirs.score / 100, abs=TOL)
+
+
+@pytest.mark.parametrize("smoothing", SACRE)
+@pytest.mark.parametrize("eff", [False, True])
+def test_sentence_bleu_equals_sacrebleu(smoothing, eff):
+    cands, refs = _corpus(5, 300, 2, min_len=0, max_len=8)
+    for c, r in zip(cands, refs):
+        theirs = sacrebleu.sentence_bleu(" ".join(c), [" ".join(x) for x in r],
+                                         smooth_method=SMOOTHING_MAP[smoothing][0],
+                                         tokenize="none", use_effective_order=eff)
+        ours = rm.bleu(c, r, smoothing=smoothing, effective_order=eff)
+        assert ours.score == pytest.approx(theirs.score / 100, abs=TOL), (c, r)
+
+
+def test_sentence_bleu_equals_sacrebleu_defaults():
+    """sacrebleu.sentence_bleu's defaults are smoothing "exp" and the effective order."""
+    cands, refs = _corpus(6, 200, 1, min_len=1, max_len=6)
+    for c, r in zip(cands, refs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = sacrebleu.sentence_bleu(" ".join(c), [" ".join(r[0])], tokenize="none")
+        ours = rm.bleu(c, r, smoothing="exp", effective_order=True)
+        assert ours.score == pytest.approx(theirs.score / 100, abs=TOL)
+
+
+def test_floor_and_add_k_values_equal_sacrebleu():
+    cands, refs = _corpus(8, 200, 2, min_len=2)
+    for smoothing, value in [("floor", 0.3), ("add-k", 2.0)]:
+        ours = rm.corpus_bleu(cands, refs, smoothing=smoothing, smooth_value=value)
+        m = sacrebleu.BLEU(tokenize="none", smooth_method=smoothing, smooth_value=value)
+        theirs = m.corpus_score([" ".join(c) for c in cands], _streams(refs))
+        assert ours.score == pytest.approx(theirs.score / 100, abs=TOL)
+
+
+# ------------------------------------------------------------ BLEU: nltk
+
+@pytest.mark.parametrize("smoothing", NLTK_CORPUS)
+@pytest.mark.parametrize("seed", range(3))
+def test_corpus_bleu_equals_nltk(smoothing, seed):
+    cands, refs = _corpus(100 + seed, 300, 3, min_len=0, variable_refs=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = nltk_bleu.corpus_bleu(refs, cands,
+                                       smoothing_function=_nltk_smoother(SMOOTHING_MAP[smoothing][1]))
+    ours = rm.corpus_bleu(cands, refs, smoothing=smoothing, count_empty_orders=True)
+    assert ours.score == pytest.approx(theirs, abs=TOL)
+
+
+@pytest.mark.parametrize("weights", [(1.0,), (0.5, 0.5), (0.2, 0.3, 0.5), (0.1, 0.2, 0.3, 0.4)])
+def test_corpus_bleu_weights_equal_nltk(weights):
+    cands, refs = _corpus(21, 300, 2, min_len=4)
+    theirs = nltk_bleu.corpus_bleu(refs, cands, weights=weights,
+                                   smoothing_function=_nltk_smoother("method1"))
+    ours = rm.corpus_bleu(cands, refs, max_n=len(weights), weights=weights, smoothing="floor")
+    assert ours.score == pytest.approx(theirs, abs=TOL)
+
+
+@pytest.mark.parametrize("smoothing", NLTK_SENTENCE)
+def test_sentence_bleu_equals_nltk(smoothing):
+    """Sentence by sentence, every nltk method (candidates of 4+ tokens, see Notes of bleu)."""
+    cands, refs = _corpus(31, 400, 2, min_len=4, max_len=12)
+    method = SMOOTHING_MAP[smoothing][1]
+    checked = 0
+    for c, r in zip(cands, refs):
+        if smoothing == "method6" and rm.modified_precision(c, r, 3) == 0:
+            continue  # nltk's method6 refuses a zero trigram precision
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = nltk_bleu.sentence_bleu(r, c, smoothing_function=_nltk_smoother(method))
+        ours = rm.bleu(c, r, smoothing=smoothing, count_empty_orders=True)
+        assert ours.score == pytest.approx(theirs, abs=TOL), (c, r)
+        checked += 1
+    assert checked >= 100
+
+
+@pytest.mark.parametrize("smoothing", ["none", "floor", "exp"])
+def test_effective_order_equals_nltk_auto_reweigh(smoothing):
+    """nltk's auto_reweigh (uniform weights over the candidate's orders) on short candidates."""
+    cands, refs = _corpus(41, 300, 2, min_len=1, max_len=5)
+    method = SMOOTHING_MAP[smoothing][1]
+    for c, r in zip(cands, refs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = nltk_bleu.sentence_bleu(r, c, smoothing_function=_nltk_smoother(method),
+                                             auto_reweigh=True)
+        ours = rm.bleu(c, r, smoothing=smoothing, effective_order=True)
+        assert ours.score == pytest.approx(theirs, abs=TOL), (c, r)
+
+
+def test_modified_precision_and_brevity_penalty_equal_nltk():
+    cands, refs = _corpus(51, 300, 3, min_len=0)
+    for c, r in zip(cands, refs):
+        for n in (1, 2, 3, 4):
+            f = nltk_bleu.modified_precision(r, c, n)
+            got = rm.modified_precision(c, r, n, return_counts=True)
+            assert got.clipped == f.numerator
+            assert max(1, got.total) == f.denominator  # nltk floors the denominator at 1
+        closest = nltk_bleu.closest_ref_length(r, len(c))
+        assert rm.bleu(c, r).reference_len == closest
+        if c:
+            assert rm.brevity_penalty(len(c), [len(x) for x in r]) == pytest.approx(
+                nltk_bleu.brevity_penalty(closest, len(c)), abs=TOL)
+
+
+def test_nltk_and_sacrebleu_agree_with_us_on_long_candidates():
+    """With every candidate at least max_n long the counting conventions coincide."""
+    cands, refs = _corpus(61, 300, 2, min_len=4)
+    ours = rm.corpus_bleu(cands, refs)
+    a = nltk_bleu.corpus_bleu(refs, cands)
+    b = _sacre_corpus(cands, refs, "none").score / 100
+    assert ours.score == pytest.approx(a, abs=TOL) and ours.score == pytest.approx(b, abs=TOL)
+
+
+# --------------------------------------------------------------- ROUGE
+
+REAL = [
+    "I really loved reading the Hunger Games",
+    "I loved reading the Hunger Games",
+    "The Hunger Games is a great read. I loved it.",
+    "I gave Hunger Games 5 stars because I simply could not put it down!",
+    "The characters are superb, and the writing keeps you on the edge of your seat.",
+    "Retrieval-augmented generation grounds a model's answers in retrieved documents.",
+    "The retriever returns the top-k passages; the generator reads them.",
+    "Evaluation compares generated answers with human-written references.",
+    "BLEU counts clipped n-gram matches and applies a brevity penalty.",
+    "ROUGE was designed for summarization and is recall oriented.",
+    "The cats were running quickly across the gardens, chasing butterflies.",
+    "A cat ran across the garden and chased a butterfly.",
+    "Running, runs, ran: stemming maps related words onto one stem.",
+    "Generously, the committee agreed to the conditional proposals.",
+    "It's 2024 -- prices rose 3.5% while wages grew by 2%.",
+    "Naïve café owners serve crème brûlée at 9am.",
+    "the the the the the",
+    "Is this the real life? Is this just fantasy?",
+]
+
+
+def _random_texts(seed, n):
+    rng = random.Random(seed)
+    words = " ".join(REAL).split() + ["a", "b", "c"]
+    out = []
+    for _ in range(n):
+        lines = []
+        for _ in range(rng.randint(1, 3)):
+            lines.append(" ".join(rng.choice(words) for _ in range(rng.randint(0, 12))))
+        out.append("\n".join(lines))
+    return out
+
+
+def _pairs(seed, n):
+    rng = random.Random(seed)
+    texts = _random_texts(seed, n)
+    pairs = [(rng.choice(REAL), rng.choice(REAL)) for _ in range(60)]
+    for t in texts:
+        u = t.split()
+        rng.shuffle(u)
+        # a partly shuffled copy, so that bigrams and LCS sometimes match
+        other = t if rng.random() < 0.5 else " ".join(u[: len(u) // 2]) + "\n" + t[: len(t) // 2]
+        pairs.append((t, other))
+    return pairs
+
+
+VARIANTS = ["rouge1", "rouge2", "rouge3", "rougeL", "rougeLsum"]
+
+
+@pytest.mark.parametrize("stem", [False, True])
+def test_rouge_equals_rouge_score(stem):
+    scorer = rouge_scorer.RougeScorer(VARIANTS, use_stemmer=stem)
+    tok = rouge_tokenize_stemmed if stem else rm.rouge_tokenize
+    for cand, ref in _pairs(1 + stem, 300):
+        theirs = scorer.score(ref, cand)
+        ours = rouge_scores(cand, ref, VARIANTS, tokenizer=tok)
+        for v in VARIANTS:
+            t, o = theirs[v], ours[v]
+            assert (o.precision, o.recall, o.fmeasure) == pytest.approx(
+                (t.precision, t.recall, t.fmeasure), abs=TOL), (v, cand, ref)
+
+
+@pytest.mark.parametrize("stem", [False, True])
+def test_rouge_single_functions_equal_rouge_score(stem):
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"], use_stemmer=stem)
+    tok = rouge_tokenize_stemmed if stem else rm.rouge_tokenize
+    for cand, ref in _pairs(10 + stem, 200):
+        t = scorer.score(ref, cand)
+        for name, o in [("rouge1", rm.rouge_n(cand, ref, 1, tokenizer=tok)),
+                        ("rouge2", rm.rouge_n(cand, ref, 2, tokenizer=tok)),
+                        ("rougeL", rm.rouge_l(cand, ref, tokenizer=tok)),
+                        ("rougeLsum", rm.rouge_lsum(cand, ref, tokenizer=tok))]:
+            assert o.fmeasure == pytest.approx(t[name].fmeasure, abs=TOL)
+            assert o.precision == pytest.approx(t[name].precision, abs=TOL)
+            assert o.recall == pytest.approx(t[name].recall, abs=TOL)
+
+
+def test_multi_reference_best_f_equals_score_multi():
+    scorer = rouge_scorer.RougeScorer(VARIANTS)
+    rng = random.Random(3)
+    texts = _random_texts(3, 300) + REAL
+    for _ in range(300):
+        cand = rng.choice(texts)
+        refs = [rng.choice(texts) for _ in range(rng.randint(1, 4))]
+        theirs = scorer.score_multi(refs, cand)
+        ours = rouge_scores(cand, refs, VARIANTS, tokenizer=rm.rouge_tokenize)
+        for v in VARIANTS:
+            assert (ours[v].precision, ours[v].recall, ours[v].fmeasure) == pytest.approx(
+                tuple(theirs[v]), abs=TOL)
+
+
+def test_rouge_slides_example_equals_rouge_score():
+    """The slides' numbers by rouge-score: P1 = 6/7, R1 = 1 (the slide swaps them)."""
+    t = rouge_scorer.RougeScorer(["rouge1", "rouge2"]).score(
+        "I loved reading the Hunger Games", "I really loved reading the Hunger Games")
+    ours1 = rm.rouge_n("I really loved reading the Hunger Games", "I loved reading the Hunger Games", 1)
+    ours2 = rm.rouge_n("I really loved reading the Hunger Games", "I loved reading the Hunger Games", 2)
+    assert (ours1.precision, ours1.recall) == pytest.approx((t["rouge1"].precision, t["rouge1"].recall))
+    assert (ours2.precision, ours2.recall) == pytest.approx((t["rouge2"].precision, t["rouge2"].recall))
