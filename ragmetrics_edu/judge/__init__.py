@@ -1,0 +1,152 @@
+"""LLM as a judge: rubrics, strict parsing, pairwise comparison, agreement.
+
+A judge is anything with ``complete(prompt: str) -> str``, or a plain
+callable. Three are ready:
+
+* :class:`OpenAICompatibleJudge` - a real model behind any chat-completions
+  server (OpenAI, Ollama, vLLM, llama.cpp), standard library only;
+* :class:`CachedJudge` - records replies in a JSONL file and replays them
+  (``replay_only=True`` for CI);
+* :class:`EmbeddingJudge` - offline, no key: all-MiniLM-L6-v2 cosine
+  similarities mapped onto the reply format, and labelled in every reply as
+  an embedding-similarity stand-in, not an LLM.
+
+The notebook runs offline with the stand-in; one line switches it to a real
+model::
+
+    judge = EmbeddingJudge()                                              # offline
+    judge = OpenAICompatibleJudge("http://localhost:11434/v1", "llama3.1:8b")  # Ollama
+    judge = CachedJudge(OpenAICompatibleJudge("https://api.openai.com/v1", "gpt-4o-mini"),
+                        "judge_replies.jsonl")                            # record once
+
+Importing this package needs numpy only; torch is imported the first time
+:class:`EmbeddingJudge` embeds something.
+"""
+
+import copy
+import importlib.resources
+import json
+
+from .agreement import (
+    cohen_kappa,
+    confusion_matrix,
+    kendall_tau,
+    percent_agreement,
+    rankdata,
+    spearman,
+)
+from .base import (
+    CacheMissError,
+    FunctionJudge,
+    JudgeAuthError,
+    JudgeConfigError,
+    JudgeConnectionError,
+    JudgeError,
+    JudgeHTTPError,
+    JudgeNotFoundError,
+    JudgeRateLimitError,
+    JudgeResponseError,
+    JudgeServerError,
+    JudgeTimeoutError,
+    as_judge,
+    judge_identity,
+)
+from .cache import CachedJudge, cache_key
+from .offline import EmbeddingJudge, cosine_to_rating
+from .openai_compat import OpenAICompatibleJudge
+from .pairwise import (
+    PAIRWISE_TEMPLATE,
+    PairwiseResult,
+    build_pairwise_prompt,
+    compare,
+    majority_vote,
+    resolve_swap,
+)
+from .parsing import (
+    escape_data,
+    extract_sections,
+    format_section,
+    parse_preference,
+    parse_rating,
+    parse_verdict,
+    strip_sections,
+)
+from .rubric import (
+    COHERENCE,
+    CONCISENESS,
+    COVERAGE,
+    FAITHFULNESS,
+    FLUENCY,
+    RELEVANCE,
+    RUBRIC_TEMPLATE,
+    RUBRICS,
+    Grade,
+    Rubric,
+    build_rubric_prompt,
+    grade,
+    majority_rating,
+)
+
+__all__ = [
+    # judges
+    "OpenAICompatibleJudge", "CachedJudge", "EmbeddingJudge", "FunctionJudge",
+    "as_judge", "judge_identity", "cache_key", "cosine_to_rating",
+    # errors
+    "JudgeError", "JudgeConfigError", "JudgeConnectionError", "JudgeTimeoutError",
+    "JudgeHTTPError", "JudgeAuthError", "JudgeNotFoundError", "JudgeRateLimitError",
+    "JudgeServerError", "JudgeResponseError", "CacheMissError",
+    # rubrics
+    "Rubric", "RUBRICS", "COHERENCE", "RELEVANCE", "FLUENCY", "FAITHFULNESS",
+    "COVERAGE", "CONCISENESS", "RUBRIC_TEMPLATE", "build_rubric_prompt", "grade",
+    "Grade", "majority_rating",
+    # parsing and prompts
+    "parse_rating", "parse_verdict", "parse_preference", "escape_data",
+    "format_section", "extract_sections", "strip_sections",
+    # pairwise
+    "PAIRWISE_TEMPLATE", "build_pairwise_prompt", "compare", "PairwiseResult",
+    "resolve_swap", "majority_vote",
+    # agreement
+    "cohen_kappa", "confusion_matrix", "percent_agreement", "spearman",
+    "kendall_tau", "rankdata",
+    # data
+    "load_eval_set",
+]
+
+_EVAL_FILE = "eval_set.jsonl"
+_EVAL_CACHE = []
+
+
+def load_eval_set():
+    """The small labelled set for measuring judges, over Cranfield questions.
+
+    Each record is one Cranfield question with a few retrieved chunks (real
+    abstracts), relevance labels (from the Cranfield qrels where they judge
+    the document, else ours), a reference answer, and one or more answers
+    whose claims carry support labels and which carry rubric ratings given by
+    people. Every label written by us is marked
+    ``"labels_by": "ragmetrics_edu authors"``; ``data/judge_eval/README.md``
+    says how they were made.
+
+    Returns
+    -------
+    list of dict
+        A fresh copy on every call (edit it freely). Keys of a record:
+        ``id``, ``query_id`` (cranqrel numbering), ``question``,
+        ``chunks`` (``doc_id``, ``text``, ``relevant``, ``label_source``,
+        ``qrels_code``), ``reference``, ``answers`` (``id``, ``text``,
+        ``claims`` (``text``, ``supported``), ``ratings``
+        ``{rubric name: int}``), ``labels_by``.
+
+    Examples
+    --------
+    >>> data = load_eval_set()
+    >>> len(data) >= 10
+    True
+    >>> sorted(data[0])
+    ['answers', 'chunks', 'id', 'labels_by', 'query_id', 'question', 'reference']
+    """
+    if not _EVAL_CACHE:
+        resource = importlib.resources.files("ragmetrics_edu").joinpath("data", "judge_eval", _EVAL_FILE)
+        with resource.open("r", encoding="utf-8") as f:
+            _EVAL_CACHE.extend(json.loads(line) for line in f if line.strip())
+    return copy.deepcopy(_EVAL_CACHE)

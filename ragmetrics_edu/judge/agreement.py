@@ -1,0 +1,313 @@
+r"""How far a judge agrees with human labels.
+
+Before trusting a judge, measure it against people on a labelled set:
+
+* :func:`confusion_matrix` - who said what, label by label;
+* :func:`cohen_kappa` - agreement corrected for chance, optionally weighted
+  so that 4 vs 5 is a smaller disagreement than 1 vs 5 (equal to
+  ``sklearn.metrics.cohen_kappa_score``);
+* :func:`spearman` and :func:`kendall_tau` - rank correlations between two
+  raters' scores (equal to ``scipy.stats.spearmanr`` and
+  ``scipy.stats.kendalltau``, the tau-b variant that handles ties).
+
+Plain NumPy; scipy and scikit-learn are used only by the tests. Every score
+is "higher is better" (1 = perfect agreement); kappa and the correlations
+can be negative (systematic disagreement). When a value is undefined (a
+rater who gives every item the same label) the functions return ``nan``,
+as scipy does.
+"""
+
+import math
+
+import numpy as np
+
+from .._validation import check_choice
+
+__all__ = [
+    "confusion_matrix",
+    "percent_agreement",
+    "cohen_kappa",
+    "spearman",
+    "kendall_tau",
+    "rankdata",
+]
+
+
+def _pair(a, b, name_a="a", name_b="b"):
+    for x, name in ((a, name_a), (b, name_b)):
+        if isinstance(x, (str, bytes)) or not hasattr(x, "__len__"):
+            raise TypeError(f"{name} must be a sequence of labels, got {x!r}")
+    a, b = list(a), list(b)
+    if len(a) != len(b):
+        raise ValueError(
+            f"{name_a} and {name_b} must label the same items, got lengths {len(a)} and {len(b)}"
+        )
+    if not a:
+        raise ValueError(f"{name_a} and {name_b} must not be empty")
+    return a, b
+
+
+def confusion_matrix(a, b, labels=None):
+    """Count the items labelled ``i`` by rater a and ``j`` by rater b.
+
+    Parameters
+    ----------
+    a, b : sequence
+        The two raters' labels of the same items.
+    labels : sequence, optional
+        The labels, in order (for example the whole scale ``[1, 2, 3, 4, 5]``
+        so that unused levels get a row). Default: the sorted labels seen.
+
+    Returns
+    -------
+    matrix : numpy.ndarray
+        ``(n_labels, n_labels)`` int array, rows = a, columns = b (the
+        layout of ``sklearn.metrics.confusion_matrix(a, b)``).
+    labels : list
+        The labels of the rows and columns.
+
+    Examples
+    --------
+    >>> m, labels = confusion_matrix([1, 2, 2, 3], [1, 2, 3, 3])
+    >>> labels
+    [1, 2, 3]
+    >>> m
+    array([[1, 0, 0],
+           [0, 1, 1],
+           [0, 0, 1]])
+    """
+    a, b = _pair(a, b)
+    if labels is None:
+        labels = sorted(set(a) | set(b))
+    else:
+        labels = list(labels)
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"labels must not repeat, got {labels!r}")
+        unknown = (set(a) | set(b)) - set(labels)
+        if unknown:
+            raise ValueError(f"labels must include every label given, missing {sorted(unknown)!r}")
+    index = {lab: i for i, lab in enumerate(labels)}
+    m = np.zeros((len(labels), len(labels)), dtype=np.int64)
+    for x, y in zip(a, b):
+        m[index[x], index[y]] += 1
+    return m, labels
+
+
+def percent_agreement(a, b):
+    """Share of items on which the two raters give the same label.
+
+    Examples
+    --------
+    >>> percent_agreement([1, 2, 3, 4], [1, 2, 4, 4])
+    0.75
+    """
+    a, b = _pair(a, b)
+    return float(sum(x == y for x, y in zip(a, b)) / len(a))
+
+
+def cohen_kappa(a, b, weights=None, labels=None):
+    r"""Cohen's kappa: agreement between two raters corrected for chance.
+
+    .. math::
+
+        \kappa = 1 - \frac{\sum_{ij} w_{ij}\, O_{ij}}{\sum_{ij} w_{ij}\, E_{ij}},
+        \qquad E_{ij} = \frac{O_{i\cdot}\, O_{\cdot j}}{N}
+
+    where :math:`O` is the confusion matrix, :math:`E` the counts expected if
+    the raters labelled independently with their own label frequencies, and
+    :math:`w_{ij}` the cost of a disagreement between the :math:`i`-th and
+    :math:`j`-th label: 0 on the diagonal and 1 elsewhere (unweighted, where
+    this is the familiar :math:`(p_o - p_e) / (1 - p_e)`), :math:`|i - j|`
+    (``"linear"``) or :math:`(i - j)^2` (``"quadratic"``).
+
+    Parameters
+    ----------
+    a, b : sequence
+        The two raters' labels of the same items.
+    weights : {None, "linear", "quadratic"}, default None
+        Disagreement weights; weighted kappa suits ordinal scales (1..5).
+    labels : sequence, optional
+        The labels in order. The weights use each label's **position** in
+        this list, not its value (as scikit-learn does): with the default
+        (the labels seen), an unused level of the scale is skipped, so pass
+        ``labels=range(1, 6)`` to weigh 1 vs 5 as four steps even when no
+        one used 2, 3 or 4.
+
+    Returns
+    -------
+    float
+        Kappa, at most 1; 0 is chance-level agreement. ``nan`` when the
+        expected disagreement is 0 (both raters used one and the same label).
+
+    See Also
+    --------
+    confusion_matrix, percent_agreement
+
+    Notes
+    -----
+    Equal to ``sklearn.metrics.cohen_kappa_score(a, b, labels=labels,
+    weights=weights)``. Weighted kappa with quadratic weights is close to
+    an intraclass correlation; it is the usual choice for rubric ratings.
+
+    References
+    ----------
+    J. Cohen, "A coefficient of agreement for nominal scales", Educational
+    and Psychological Measurement 20(1), 1960. J. Cohen, "Weighted kappa",
+    Psychological Bulletin 70(4), 1968.
+
+    Examples
+    --------
+    >>> a = [1, 2, 3, 3, 2]
+    >>> b = [1, 2, 3, 2, 2]
+    >>> # p_o = 4/5; label frequencies a: (1, 2, 2)/5, b: (1, 3, 1)/5
+    >>> # p_e = (1*1 + 2*3 + 2*1)/25 = 9/25; kappa = (0.8 - 0.36)/(1 - 0.36)
+    >>> round(cohen_kappa(a, b), 4)
+    0.6875
+    >>> # linear: observed cost 1 (one 3-vs-2); expected cost 1.0 + 0.8 + 2.0 = 3.8
+    >>> round(cohen_kappa(a, b, weights="linear"), 4)   # 1 - 1/3.8
+    0.7368
+    """
+    check_choice(weights, (None, "linear", "quadratic"), name="weights")
+    observed, _ = confusion_matrix(a, b, labels)
+    observed = observed.astype(np.float64)
+    n = observed.sum()
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / n
+    idx = np.arange(observed.shape[0])
+    if weights is None:
+        w = (idx[:, None] != idx[None, :]).astype(np.float64)
+    elif weights == "linear":
+        w = np.abs(idx[:, None] - idx[None, :]).astype(np.float64)
+    else:
+        w = ((idx[:, None] - idx[None, :]) ** 2).astype(np.float64)
+    disagreement_expected = float((w * expected).sum())
+    if disagreement_expected == 0.0:
+        return math.nan
+    return float(1.0 - (w * observed).sum() / disagreement_expected)
+
+
+def rankdata(x):
+    """Ranks 1..n, ties sharing the mean of their ranks (``scipy.stats.rankdata``).
+
+    Examples
+    --------
+    >>> rankdata([10, 30, 20, 20])
+    array([1. , 4. , 2.5, 2.5])
+    """
+    x = np.asarray(x, dtype=np.float64)
+    order = np.argsort(x, kind="mergesort")
+    ranks = np.empty(len(x), dtype=np.float64)
+    sorted_x = x[order]
+    i = 0
+    while i < len(x):
+        j = i
+        while j + 1 < len(x) and sorted_x[j + 1] == sorted_x[i]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j) / 2.0 + 1.0  # mean of ranks i+1 .. j+1
+        i = j + 1
+    return ranks
+
+
+def _numbers(a, b):
+    a, b = _pair(a, b)
+    x = np.asarray(a, dtype=np.float64)
+    y = np.asarray(b, dtype=np.float64)
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError("scores must be finite numbers")
+    return x, y
+
+
+def spearman(a, b):
+    r"""Spearman's rank correlation: Pearson's correlation of the ranks.
+
+    .. math::
+
+        \rho = \frac{\sum_i (r_i - \bar r)(s_i - \bar s)}
+                    {\sqrt{\sum_i (r_i - \bar r)^2 \sum_i (s_i - \bar s)^2}}
+
+    with :math:`r, s` the ranks of ``a`` and ``b`` (ties get their mean rank).
+
+    Returns
+    -------
+    float
+        In [-1, 1]; ``nan`` if either rater gives every item the same score.
+
+    Notes
+    -----
+    Equal to ``scipy.stats.spearmanr(a, b).statistic``.
+
+    Examples
+    --------
+    >>> round(spearman([1, 2, 3, 4], [1, 3, 2, 4]), 4)
+    0.8
+    """
+    x, y = _numbers(a, b)
+    r, s = rankdata(x) - (len(x) + 1) / 2.0, rankdata(y) - (len(y) + 1) / 2.0
+    denom = math.sqrt(float((r * r).sum()) * float((s * s).sum()))
+    if denom == 0.0:
+        return math.nan
+    return float(np.clip((r * s).sum() / denom, -1.0, 1.0))
+
+
+def _kendall_tau_reference(a, b):
+    """Kendall's tau-b by the definition, one pair at a time (for the tests)."""
+    x, y = _numbers(a, b)
+    concordant = discordant = ties_x = ties_y = 0
+    n = len(x)
+    for i in range(n):
+        for j in range(i + 1, n):
+            dx, dy = x[i] - x[j], y[i] - y[j]
+            if dx == 0 and dy == 0:
+                continue  # tied in both: counted in neither n0 - n1 nor n0 - n2 terms' numerators
+            if dx == 0:
+                ties_x += 1
+            elif dy == 0:
+                ties_y += 1
+            elif dx * dy > 0:
+                concordant += 1
+            else:
+                discordant += 1
+    denom = math.sqrt((concordant + discordant + ties_x) * (concordant + discordant + ties_y))
+    return math.nan if denom == 0 else (concordant - discordant) / denom
+
+
+def kendall_tau(a, b):
+    r"""Kendall's tau-b rank correlation (ties in either rater accounted for).
+
+    .. math::
+
+        \tau_b = \frac{P - Q}{\sqrt{(P + Q + T_a)(P + Q + T_b)}}
+
+    over the pairs of items: :math:`P` concordant (both raters order the pair
+    the same way), :math:`Q` discordant, :math:`T_a` tied only in ``a``,
+    :math:`T_b` tied only in ``b`` (pairs tied in both count nowhere).
+
+    Returns
+    -------
+    float
+        In [-1, 1]; ``nan`` if either rater gives every item the same score.
+
+    Notes
+    -----
+    Equal to ``scipy.stats.kendalltau(a, b).statistic`` (its default
+    ``variant="b"``). This is the vectorised path, :math:`O(n^2)` memory;
+    fine for the hundreds of items of a judge-evaluation set.
+
+    Examples
+    --------
+    >>> # pairs of [1, 2, 3] vs [1, 3, 2]: (1,2) C, (1,3) C, (2,3) D
+    >>> round(kendall_tau([1, 2, 3], [1, 3, 2]), 4)   # (2 - 1) / 3
+    0.3333
+    """
+    x, y = _numbers(a, b)
+    upper = np.triu_indices(len(x), k=1)
+    sx = np.sign(x[:, None] - x[None, :])[upper]
+    sy = np.sign(y[:, None] - y[None, :])[upper]
+    both = sx * sy
+    p_minus_q = float(both.sum())
+    untied_pairs = float((both != 0).sum())
+    t_a = float(((sx == 0) & (sy != 0)).sum())
+    t_b = float(((sy == 0) & (sx != 0)).sum())
+    denom = math.sqrt((untied_pairs + t_a) * (untied_pairs + t_b))
+    if denom == 0.0:
+        return math.nan
+    return float(np.clip(p_minus_q / denom, -1.0, 1.0))

@@ -1,0 +1,167 @@
+"""Record a judge's replies once, replay them offline forever.
+
+:class:`CachedJudge` wraps a judge and keeps every reply in a JSONL file,
+one line per prompt::
+
+    {"key": "3f2a...", "model": "gpt-4o-mini", "parameters": {"temperature": 0.0},
+     "prompt": "...", "reply": "Score: 4"}
+
+The key is the SHA-256 of ``(model, prompt, parameters)`` written as
+canonical JSON, so changing the model, the temperature or one character of
+the prompt asks the judge again, and nothing else does. A notebook run once
+against a real model (with its key) then replays offline, deterministically,
+at no cost. With ``replay_only=True`` (or no inner judge) a prompt that is
+not in the file raises :class:`CacheMissError` instead of calling anything:
+the mode for CI.
+
+No API key is ever written: the key is read from the environment by the
+HTTP judge at request time and is not part of ``model`` nor ``parameters``.
+"""
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from .base import CacheMissError, as_judge, judge_identity
+
+__all__ = ["CachedJudge", "cache_key"]
+
+
+def cache_key(model, prompt, parameters=None):
+    """The cache key of a prompt: SHA-256 hex of canonical JSON.
+
+    Examples
+    --------
+    >>> k = cache_key("m", "Rate this.", {"temperature": 0.0})
+    >>> len(k), k == cache_key("m", "Rate this.", {"temperature": 0.0})
+    (64, True)
+    >>> k == cache_key("m", "Rate this!", {"temperature": 0.0})
+    False
+    """
+    blob = json.dumps(
+        {"model": model, "prompt": prompt, "parameters": parameters or {}},
+        sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class CachedJudge:
+    """A judge whose replies are recorded in, and replayed from, a JSONL file.
+
+    Parameters
+    ----------
+    inner : judge or callable or None
+        The judge asked on a cache miss. ``None`` means replay only.
+    path : str or os.PathLike
+        The JSONL file; created (with its folder) on the first new reply.
+    replay_only : bool, default False
+        Never call ``inner``: a miss raises :class:`CacheMissError`.
+    model : str, optional
+        The model name for the keys; default ``inner.model``. Needed when
+        replaying without ``inner`` (it must be the name the file was
+        recorded with).
+    parameters : dict, optional
+        The parameters for the keys; default ``inner.parameters``.
+
+    Attributes
+    ----------
+    hits, misses : int
+        Replies replayed from the file, and replies asked of ``inner``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "replies.jsonl")
+    >>> calls = []
+    >>> def judge(prompt):
+    ...     calls.append(prompt)
+    ...     return "Score: 4"
+    >>> cached = CachedJudge(judge, path, model="toy")
+    >>> cached.complete("Rate it."), cached.complete("Rate it."), len(calls)
+    ('Score: 4', 'Score: 4', 1)
+    >>> offline = CachedJudge(None, path, model="toy")   # replay only
+    >>> offline.complete("Rate it.")
+    'Score: 4'
+    >>> offline.complete("Something new")
+    Traceback (most recent call last):
+    ...
+    ragmetrics_edu.judge.base.CacheMissError: no cached reply of model 'toy' for this prompt in replies.jsonl (replay-only mode; run once with the real judge to record it): 'Something new'
+    """
+
+    def __init__(self, inner, path, replay_only=False, model=None, parameters=None):
+        self.inner = None if inner is None else as_judge(inner)
+        self.path = Path(path)
+        self.replay_only = bool(replay_only) or self.inner is None
+        if self.inner is not None:
+            inner_model, inner_params = judge_identity(self.inner)
+        else:
+            inner_model, inner_params = None, {}
+        self.model = model if model is not None else inner_model
+        if self.model is None:
+            raise ValueError("a replay-only CachedJudge needs model= (the name the replies were recorded with)")
+        self.parameters = dict(parameters) if parameters is not None else inner_params
+        self.hits = 0
+        self.misses = 0
+        self._replies = self._load()
+
+    def _load(self):
+        replies = {}
+        if not self.path.exists():
+            return replies
+        with open(self.path, encoding="utf-8") as f:
+            for number, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    entry = json.loads(line)
+                    replies[entry["key"]] = entry["reply"]
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    raise ValueError(
+                        f"{self.path}, line {number}: not a cache entry "
+                        f'(expected a JSON object with "key" and "reply")'
+                    ) from None
+        return replies
+
+    def __len__(self):
+        return len(self._replies)
+
+    def __contains__(self, prompt):
+        return cache_key(self.model, prompt, self.parameters) in self._replies
+
+    def __repr__(self):
+        mode = "replay-only" if self.replay_only else "record/replay"
+        return (f"CachedJudge(model={self.model!r}, path={str(self.path)!r}, "
+                f"{mode}, entries={len(self)})")
+
+    def complete(self, prompt):
+        """Return the recorded reply for ``prompt``, asking ``inner`` on a miss."""
+        if not isinstance(prompt, str):
+            raise TypeError(f"prompt must be a string, got {prompt!r}")
+        key = cache_key(self.model, prompt, self.parameters)
+        if key in self._replies:
+            self.hits += 1
+            return self._replies[key]
+        if self.replay_only:
+            short = prompt if len(prompt) <= 80 else prompt[:80] + "..."
+            raise CacheMissError(
+                f"no cached reply of model {self.model!r} for this prompt in "
+                f"{self.path.name} (replay-only mode; run once with the real judge "
+                f"to record it): {short!r}"
+            )
+        reply = self.inner.complete(prompt)
+        self.misses += 1
+        self._replies[key] = reply
+        self._append({
+            "key": key, "model": self.model, "parameters": self.parameters,
+            "prompt": prompt, "reply": reply,
+        })
+        return reply
+
+    def _append(self, entry):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        line = json.dumps(entry, sort_keys=True, ensure_ascii=False)
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())

@@ -1,0 +1,162 @@
+"""RAG metrics from verdicts: hand arithmetic, AP equivalence, judged versions."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ragmetrics_edu as rm
+from ragmetrics_edu.judge import CachedJudge, extract_sections, load_eval_set
+from ragmetrics_edu.rag import (
+    answer_relevancy,
+    build_question_generation_prompt,
+    context_precision,
+    context_recall,
+    faithfulness,
+    judge_relevance,
+    judged_answer_relevancy,
+    judged_context_precision,
+    judged_context_recall,
+    judged_faithfulness,
+    parse_generated_question,
+    split_claims,
+    statement_relevancy,
+)
+
+
+@pytest.mark.parametrize("verdicts, expected", [
+    ([1, 0, 1, 0], (1 / 1 + 2 / 3) / 2),          # relevant at ranks 1 and 3
+    ([0, 1, 1], (1 / 2 + 2 / 3) / 2),             # ranks 2 and 3
+    ([0, 0, 0, 1], (1 / 4) / 1),                  # one relevant, last
+    ([1, 1, 1, 1], 1.0),
+    ([0, 0], 0.0),                                # nothing relevant: 0 (ragas, DeepEval)
+    ([], 0.0),
+    ([True, False, False, True, True], (1 / 1 + 2 / 4 + 3 / 5) / 3),
+])
+def test_context_precision_by_hand(verdicts, expected):
+    assert context_precision(verdicts) == pytest.approx(expected)
+
+
+def test_context_precision_at_k():
+    # top 2 of [0, 1, 1]: relevant at rank 2 only -> (1/2)/1
+    assert context_precision([0, 1, 1], k=2) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="k must be a positive integer"):
+        context_precision([1], k=0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.booleans(), max_size=20), st.integers(1, 25) | st.none())
+def test_context_precision_is_ap_with_retrieved_relevant_denominator(verdicts, k):
+    expected = rm.average_precision([int(v) for v in verdicts], n_relevant=sum(verdicts), k=k,
+                                    denominator="retrieved_relevant")
+    assert context_precision(verdicts, k=k) == pytest.approx(expected)
+
+
+def test_context_precision_vs_trec_ap():
+    v = [1, 0, 1, 0]
+    # the judge cannot know that 4 chunks in the collection were relevant: trec_eval's AP would
+    # divide by 4, context precision divides by the 2 retrieved
+    assert rm.average_precision(v, n_relevant=4) == pytest.approx((1 + 2 / 3) / 4)
+    assert context_precision(v) == pytest.approx((1 + 2 / 3) / 2)
+
+
+def test_ratios_by_hand():
+    assert faithfulness([1, 1, 0, 1]) == pytest.approx(3 / 4)
+    assert context_recall([True, False, False]) == pytest.approx(1 / 3)
+    assert statement_relevancy([1, 0]) == pytest.approx(1 / 2)
+    assert math.isnan(faithfulness([]))                  # ragas
+    assert faithfulness([], empty_score=1.0) == 1.0      # DeepEval
+    assert math.isnan(context_recall([]))
+    assert statement_relevancy([]) == 1.0                # DeepEval
+    assert isinstance(faithfulness([1]), float)
+
+
+@pytest.mark.parametrize("bad", [[2], [0.5], ["yes"], [None], "10"])
+def test_verdicts_validated(bad):
+    with pytest.raises((ValueError, TypeError)):
+        faithfulness(bad)
+
+
+def test_answer_relevancy_by_hand():
+    q = [3.0, 4.0]                                   # |q| = 5
+    gen = [[3.0, 4.0], [4.0, -3.0], [6.0, 8.0]]      # cosines 1, 0, 1
+    assert answer_relevancy(q, gen) == pytest.approx(2 / 3)
+    assert answer_relevancy(q, gen, noncommittal=True) == 0.0
+    assert answer_relevancy(q, [0.0, 1.0]) == pytest.approx(4 / 5)   # one question, cos = 4/5
+    with pytest.raises(ValueError, match="zero"):
+        answer_relevancy(q, [[0.0, 0.0]])
+    with pytest.raises(ValueError, match="shape"):
+        answer_relevancy(q, [[1.0, 2.0, 3.0]])
+
+
+def test_split_claims():
+    assert split_claims("One. Two? Three!") == ["One.", "Two?", "Three!"]
+    assert split_claims("Mach 13.1 was reached.") == ["Mach 13.1 was reached."]
+    assert split_claims("") == []
+
+
+def oracle_from_eval_set(record):
+    """A judge that answers with the labels of the eval set (to test the plumbing)."""
+    relevant = {c["text"]: c["relevant"] for c in record["chunks"]}
+    supported = {cl["text"]: cl["supported"] for a in record["answers"] for cl in a["claims"]}
+
+    def judge(prompt):
+        s = extract_sections(prompt)
+        if "CHUNK" in s:
+            return "Verdict: yes" if relevant[s["CHUNK"]] else "Verdict: no"
+        return "Verdict: yes" if supported[s["CLAIM"]] else "Verdict: no"
+    return judge
+
+
+def test_judged_metrics_with_label_oracle():
+    for r in load_eval_set():
+        judge = oracle_from_eval_set(r)
+        chunks = [c["text"] for c in r["chunks"]]
+        labels = [c["relevant"] for c in r["chunks"]]
+        assert judge_relevance(judge, r["question"], chunks) == labels
+        assert judged_context_precision(judge, r["question"], chunks) == pytest.approx(
+            rm.average_precision([int(x) for x in labels], n_relevant=sum(labels),
+                                 denominator="retrieved_relevant"))
+        for a in r["answers"]:
+            sup = [cl["supported"] for cl in a["claims"]]
+            assert judged_faithfulness(judge, a["text"], chunks) == pytest.approx(sum(sup) / len(sup))
+
+
+def test_judged_context_recall_and_claims_override():
+    judge = lambda p: "yes" if "lift" in extract_sections(p)["CLAIM"].lower() else "no"
+    # reference has 3 sentences, 2 mention lift
+    ref = "Wings make lift. Lift grows with speed. Drag also grows."
+    assert judged_context_recall(judge, ref, ["ctx"]) == pytest.approx(2 / 3)
+    assert judged_faithfulness(judge, "ignored", ["ctx"], claims=["lift", "drag"]) == 0.5
+
+
+def test_judged_answer_relevancy():
+    replies = iter(["Question: what is lift?\nNoncommittal: no"] * 2)
+    embed = lambda texts: np.array([[1.0, 0.0] if t == "What is lift?" else [0.6, 0.8] for t in texts])
+    # both generated questions embed to (0.6, 0.8): cosine 0.6 with the question
+    assert judged_answer_relevancy(lambda p: next(replies), "What is lift?", "Lift is a force.",
+                                   n_questions=2, embed=embed) == pytest.approx(0.6)
+    evasive = lambda p: "Question: what is lift?\nNoncommittal: yes"
+    assert judged_answer_relevancy(evasive, "What is lift?", "I don't know.", embed=embed) == 0.0
+    assert "<<<RESPONSE>>>\nLift is a force.\n<<<END RESPONSE>>>" in build_question_generation_prompt(
+        "Lift is a force.")
+
+
+@pytest.mark.parametrize("reply", [
+    "What is lift?", "Question: a\nQuestion: b\nNoncommittal: no", "Question: a\nNoncommittal: maybe",
+    "Question: \nNoncommittal: no",
+])
+def test_parse_generated_question_strict(reply):
+    with pytest.raises(ValueError):
+        parse_generated_question(reply)
+
+
+def test_judged_metrics_replay_from_cache(tmp_path):
+    r = load_eval_set()[0]
+    chunks = [c["text"] for c in r["chunks"]]
+    recorded = CachedJudge(oracle_from_eval_set(r), tmp_path / "replies.jsonl", model="oracle")
+    first = judged_context_precision(recorded, r["question"], chunks)
+    replay = CachedJudge(None, tmp_path / "replies.jsonl", model="oracle")
+    assert judged_context_precision(replay, r["question"], chunks) == first
