@@ -25,6 +25,7 @@ module                 what it holds                               notebook
 ``rag``                RAG metrics from judge verdicts             06
 ``datasets``           the Cranfield 1400 collection               07
 ``significance``       bootstrap, paired t-test, randomization     07
+``retrievers``         BM25, dense retrieval, rank fusion          07
 ``examples``           every worked example of the seeds           all
 =====================  ==========================================  ==========
 """
@@ -69,12 +70,18 @@ _EXPORTS = {
     "rouge_lsum": "rouge",
     # 05
     "bertscore": "bertscore",
+    # 07: a real collection and significance
+    "load_cranfield": "datasets",
+    "bootstrap_ci": "significance",
+    "paired_t_test": "significance",
+    "randomization_test": "significance",
+    "compare_systems": "significance",
 }
 
 _SUBMODULES = {
     "order_unaware", "order_aware", "graded", "batch", "trec", "text",
     "bleu", "rouge", "bertscore", "judge", "rag", "datasets", "significance",
-    "examples", "widgets", "conventions",
+    "examples", "widgets", "conventions", "retrievers",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,0 +1,279 @@
+"""The command line: evaluate a run, or compare runs with a significance test.
+
+::
+
+    python -m ragmetrics_edu evaluate QRELS RUN --metrics P@10 ndcg@10 map mrr
+    python -m ragmetrics_edu compare QRELS RUN_A RUN_B [RUN_C ...] --metric ndcg@10
+
+``ragmetrics-edu`` (installed with the package) is the same program. Files are
+TREC qrels and run files (see :mod:`ragmetrics_edu.trec`); the numbers are
+trec_eval's (see :mod:`ragmetrics_edu.batch`).
+
+Exit status: 0 on success, 2 on a usage error, an unknown metric, or a missing
+or malformed file (the message, on stderr, names the file and the line).
+
+Examples
+--------
+BM25 and MiniLM runs over Cranfield, written with
+:func:`ragmetrics_edu.write_run` (pytest does not collect doctests from a
+``__main__.py``; tests/test_cli.py checks such calls against pytrec_eval and
+scipy):
+
+.. code-block:: console
+
+    $ ragmetrics-edu evaluate qrels.txt bm25.run --metrics P@10 ndcg@10 map mrr
+    qid     P@10  ndcg@10     map     mrr
+    ----  ------  -------  ------  ------
+    mean  0.2204   0.3367  0.2671  0.4959
+    ragmetrics_edu 0.1.0 evaluate|order:score(float32) desc,docid desc|rel:grade>=1|...
+    $ ragmetrics-edu compare qrels.txt bm25.run dense.run --metric ndcg@10 --test randomization
+    run        ndcg@10        diff  p-value      95% CI of diff
+    bm25.run    0.3367  (baseline)
+    dense.run   0.3736     +0.0369   0.0035  [+0.0124, +0.0614]
+    225 queries (missing: zero); diff = run - bm25.run; randomization (Monte Carlo), ...
+"""
+
+import argparse
+import csv
+import io
+import json
+import sys
+
+PROG = "ragmetrics-edu"
+DEFAULT_METRICS = ("P@10", "ndcg@10", "map", "mrr")
+FORMATS = ("table", "json", "csv")
+
+
+class _UsageError(Exception):
+    """An error in the user's input: printed without a traceback, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but errors raise instead of exiting (so ``main`` returns 2)."""
+
+    def error(self, message):
+        raise _UsageError(f"{message}\n\n{self.format_usage().strip()}")
+
+
+def _build_parser():
+    parser = _Parser(
+        prog=PROG,
+        description="Evaluate retrieval runs with trec_eval's conventions, and "
+                    "compare systems with a significance test.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="{evaluate,compare}")
+    sub.required = True
+
+    ev = sub.add_parser(
+        "evaluate", help="score one run against qrels",
+        description="Score one run against qrels. The numbers equal trec_eval's "
+                    "(P@k = P_k, ndcg@k = ndcg_cut_k, map, mrr = recip_rank, ...).",
+    )
+    ev.add_argument("qrels", metavar="QRELS", help="TREC qrels file (qid iter docid grade)")
+    ev.add_argument("run", metavar="RUN", help="TREC run file (qid Q0 docid rank score tag)")
+    ev.add_argument("--metrics", nargs="+", default=list(DEFAULT_METRICS), metavar="METRIC",
+                    help="metrics, e.g. P@10 recall@100 ndcg@10 map mrr "
+                         f"(default: {' '.join(DEFAULT_METRICS)})")
+    ev.add_argument("--per-query", action="store_true",
+                    help="one row per query before the mean (table and csv; json "
+                         "always holds per_query)")
+    ev.add_argument("--format", choices=FORMATS, default="table",
+                    help="output format (default: table)")
+    ev.add_argument("--missing", choices=("ignore", "zero"), default="ignore",
+                    help="judged queries absent from the run: left out of the means "
+                         "(ignore, trec_eval's default) or scored 0 (zero, trec_eval -c)")
+
+    cmp_ = sub.add_parser(
+        "compare", help="compare runs on one metric, with a significance test",
+        description="Compare runs on one metric, query by query: each run's mean, "
+                    "its difference from the first run, and a two-sided p-value.",
+    )
+    cmp_.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
+    cmp_.add_argument("runs", metavar="RUN", nargs="+",
+                      help="two or more TREC run files; the first is the baseline")
+    cmp_.add_argument("--metric", default="ndcg@10", help="the metric (default: ndcg@10)")
+    cmp_.add_argument("--test", choices=("t", "randomization"), default="t",
+                      help="paired t-test or paired randomization test (default: t)")
+    cmp_.add_argument("--n-resamples", type=int, default=10_000, metavar="N",
+                      help="resamples of the randomization test and the bootstrap "
+                           "interval (default: 10000)")
+    cmp_.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    cmp_.add_argument("--missing", choices=("ignore", "zero"), default="zero",
+                      help="judged queries absent from a run: scored 0 (zero, the "
+                           "default, so every run covers the same queries) or left "
+                           "out (ignore; then the runs must cover the same queries)")
+    cmp_.add_argument("--format", choices=("table", "json"), default="table",
+                      help="output format (default: table)")
+    return parser
+
+
+# ----------------------------------------------------------------- evaluate
+
+def _evaluate_report(qrels_path, run_path, metrics, missing):
+    from .batch import evaluate
+    from .trec import read_qrels, read_run
+
+    qrels = _read(read_qrels, qrels_path)
+    run = _read(read_run, run_path)
+    return evaluate(qrels, run, metrics, missing=missing)
+
+
+def _read(reader, path):
+    """Call ``reader(path)``; a file that is not UTF-8 text is named in the error."""
+    try:
+        return reader(path)
+    except UnicodeDecodeError as exc:
+        byte = exc.object[exc.start:exc.start + 1]
+        raise ValueError(
+            f"{path}: not a UTF-8 text file ({exc.reason}, byte {byte!r})"
+        ) from None
+
+
+def _csv(report, per_query):
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["qid", *report.metrics])
+    if per_query:
+        for qid, values in report.per_query.items():
+            writer.writerow([qid, *(repr(values[m]) for m in report.metrics)])
+    writer.writerow(["mean", *(repr(report.mean[m]) for m in report.metrics)])
+    return out.getvalue().rstrip("\n")
+
+
+def _notes(report):
+    lines = []
+    for label, qids in (
+        (f"judged but not in the run ({report.missing})", report.missing_queries),
+        ("in the run without judgements (not scored)", report.unjudged_queries),
+        ("no relevant document (every metric 0)", report.queries_without_relevant),
+    ):
+        if qids:
+            shown = " ".join(qids[:10]) + (f" ... ({len(qids)} in all)" if len(qids) > 10 else "")
+            lines.append(f"{label}: {shown}")
+    return lines
+
+
+def _cmd_evaluate(args, out):
+    report = _evaluate_report(args.qrels, args.run, args.metrics, args.missing)
+    if args.format == "json":
+        doc = {"mean": report.mean, "per_query": report.per_query}
+        if report.missing_queries:
+            doc["missing_queries"] = list(report.missing_queries)
+        if report.unjudged_queries:
+            doc["unjudged_queries"] = list(report.unjudged_queries)
+        doc["signature"] = report.signature
+        print(json.dumps(doc), file=out)
+    elif args.format == "csv":
+        print(_csv(report, args.per_query), file=out)
+    else:
+        print(report.to_table(per_query=args.per_query), file=out)
+        print(report.signature, file=out)
+        for line in _notes(report):
+            print(line, file=out)
+    return 0
+
+
+# ----------------------------------------------------------------- compare
+
+def _cmd_compare(args, out):
+    from .significance import compare_systems
+
+    if len(args.runs) < 2:
+        raise _UsageError("compare needs at least two runs (the first is the baseline)")
+    if args.n_resamples < 1:
+        raise _UsageError(f"--n-resamples must be a positive integer, got {args.n_resamples}")
+    if args.seed < 0:
+        raise _UsageError(f"--seed must be a non-negative integer, got {args.seed}")
+    reports = [_evaluate_report(args.qrels, path, [args.metric], args.missing)
+               for path in args.runs]
+    base = reports[0]
+    rows = []
+    for path, report in zip(args.runs[1:], reports[1:]):
+        try:
+            c = compare_systems(base, report, args.metric, test=args.test,
+                                n_resamples=args.n_resamples, seed=args.seed)
+        except ValueError as exc:
+            raise ValueError(
+                f"{args.runs[0]} and {path} were scored on different queries "
+                f"({exc}); use --missing zero"
+            ) from None
+        rows.append((path, c))
+    test_name = rows[0][1].result.test
+    n = len(rows[0][1].qids)
+    if args.format == "json":
+        doc = {
+            "metric": args.metric,
+            "test": test_name,
+            "n_queries": n,
+            "missing": args.missing,
+            "baseline": {"run": args.runs[0], "mean": base.mean[args.metric]},
+            "comparisons": [
+                {
+                    "run": path, "mean": c.mean_b, "baseline_mean": c.mean_a,
+                    "difference": c.difference, "statistic": c.result.statistic,
+                    "p_value": c.p_value, "ci_low": c.ci.low, "ci_high": c.ci.high,
+                }
+                for path, c in rows
+            ],
+        }
+        print(json.dumps(doc), file=out)
+        return 0
+    header = ["run", args.metric, "diff", "p-value", "95% CI of diff"]
+    table = [[args.runs[0], f"{base.mean[args.metric]:.4f}", "(baseline)", "", ""]]
+    for path, c in rows:
+        table.append([
+            path, f"{c.mean_b:.4f}", f"{c.difference:+.4f}", f"{c.p_value:.4g}",
+            f"[{c.ci.low:+.4f}, {c.ci.high:+.4f}]",
+        ])
+    widths = [max(len(r[i]) for r in [header, *table]) for i in range(len(header))]
+    for r in [header, *table]:
+        print("  ".join([r[0].ljust(widths[0]),
+                         *(c.rjust(w) for c, w in zip(r[1:], widths[1:]))]).rstrip(), file=out)
+    detail = f"{test_name}, two-sided"
+    if args.test == "randomization":
+        detail += f", {rows[0][1].result.n_resamples} sign patterns"
+        if rows[0][1].result.seed is not None:
+            detail += f", seed {args.seed}"
+    print(f"{n} queries (missing: {args.missing}); diff = run - {args.runs[0]}; "
+          f"{detail}; CI: percentile bootstrap, {args.n_resamples} resamples, "
+          f"seed {args.seed}", file=out)
+    return 0
+
+
+# ----------------------------------------------------------------- main
+
+def main(argv=None):
+    """Run the command line; return the exit status (0 ok, 2 error).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments, without the program name; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        0 on success; 2 for a usage error, an unknown metric, or a missing or
+        malformed file (the message goes to stderr, without a traceback).
+    """
+    parser = _build_parser()
+    try:
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help
+            return int(exc.code or 0)
+        command = _cmd_evaluate if args.command == "evaluate" else _cmd_compare
+        return command(args, sys.stdout)
+    except _UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, OSError) as exc:
+        message = str(exc)
+        if isinstance(exc, OSError) and exc.filename is not None:
+            message = f"{exc.filename}: {exc.strerror or exc}"
+        print(f"{PROG}: error: {message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

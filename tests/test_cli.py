@@ -1,0 +1,286 @@
+"""The command line, checked against pytrec_eval (trec_eval's C code) and scipy."""
+
+import csv
+import io
+import json
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import pytrec_eval
+from scipy import stats
+
+import ragmetrics_edu as rm
+from ragmetrics_edu.__main__ import main
+from ragmetrics_edu.datasets import load_cranfield
+from ragmetrics_edu.retrievers import bm25_run
+
+# our name -> pytrec_eval's measure
+TREC_NAMES = {
+    "P@10": "P_10", "P@5": "P_5", "recall@100": "recall_100", "ndcg@10": "ndcg_cut_10",
+    "ndcg": "ndcg", "map": "map", "mrr": "recip_rank", "map@100": "map_cut_100",
+    "hit_rate@10": "success_10",
+}
+
+
+def _parse_qrels(path):
+    """The qrels file read independently of ragmetrics_edu.trec."""
+    qrels = {}
+    for line in open(path):
+        q, _, d, g = line.split()
+        qrels.setdefault(q, {})[d] = int(g)
+    return qrels
+
+
+def _parse_run(path):
+    run = {}
+    for line in open(path):
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+    return run
+
+
+def _trec(qrels_path, run_path, names):
+    """pytrec_eval's per-query values, keyed by its own names ("P_10", "ndcg_cut_10")."""
+    # pytrec_eval takes a cut-off as "P.10" and reports it as "P_10"
+    measures = {_dotted(TREC_NAMES[n]) for n in names}
+    evaluator = pytrec_eval.RelevanceEvaluator(_parse_qrels(qrels_path), measures)
+    return evaluator.evaluate(_parse_run(run_path))
+
+
+def _dotted(name):
+    base, _, cut = name.rpartition("_")
+    return f"{base}.{cut}" if cut.isdigit() else name
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """Cranfield qrels, a BM25 run written with rm.write_run, and a random run."""
+    folder = tmp_path_factory.mktemp("cli")
+    cran = load_cranfield()
+    qrels = folder / "qrels.txt"
+    with open(qrels, "w") as f:
+        for q, judged in cran.qrels.items():
+            for d, g in judged.items():
+                f.write(f"{q} 0 {d} {g}\n")
+    bm25 = folder / "bm25.run"
+    rm.write_run(bm25_run(cran.docs, cran.queries, top_k=100), bm25, tag="bm25")
+    weak = folder / "bm25_weak.run"
+    rm.write_run(bm25_run(cran.docs, cran.queries, k1=0.3, b=0.1, top_k=100), weak, tag="weak")
+    # a random run: 50 random documents per query, scores rounded to create ties,
+    # queries 7 and 8 left out, and an unjudged query 999
+    rng = np.random.default_rng(0)
+    docids = np.array(list(cran.docs))
+    random_run = {}
+    for q in cran.queries:
+        if q in ("7", "8"):
+            continue
+        picked = rng.choice(docids, size=50, replace=False)
+        # make sure some relevant documents are retrieved
+        rel = list(cran.qrels[q])[:3]
+        picked = list(dict.fromkeys(rel[: int(rng.integers(0, 4))] + list(picked)))
+        random_run[q] = {d: float(np.round(rng.random(), 2)) for d in picked}
+    random_run["999"] = {"1": 1.0}
+    rnd = folder / "random.run"
+    rm.write_run(random_run, rnd, tag="random")
+    return {"dir": folder, "qrels": qrels, "bm25": bm25, "weak": weak, "random": rnd,
+            "cran": cran}
+
+
+def _json_of(capsys, argv):
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    return json.loads(out)
+
+
+# ---------------------------------------------------------------- evaluate vs trec_eval
+
+@pytest.mark.parametrize("which", ["bm25", "random"])
+def test_evaluate_json_equals_pytrec_eval(files, capsys, which):
+    metrics = ["P@10", "P@5", "recall@100", "ndcg@10", "ndcg", "map", "mrr", "map@100",
+               "hit_rate@10"]
+    out = _json_of(capsys, ["evaluate", str(files["qrels"]), str(files[which]),
+                            "--metrics", *metrics, "--format", "json"])
+    ref = _trec(files["qrels"], files[which], metrics)
+    judged_in_run = sorted(set(ref))
+    assert sorted(out["per_query"]) == judged_in_run
+    for q in judged_in_run:
+        for m in metrics:
+            assert out["per_query"][q][m] == pytest.approx(ref[q][TREC_NAMES[m]], abs=1e-12), (q, m)
+    for m in metrics:
+        mean = sum(ref[q][TREC_NAMES[m]] for q in judged_in_run) / len(judged_in_run)
+        assert out["mean"][m] == pytest.approx(mean, abs=1e-12)
+    if which == "random":
+        assert len(judged_in_run) == 223
+        assert out["missing_queries"] == ["7", "8"]
+        assert out["unjudged_queries"] == ["999"]
+
+
+def test_evaluate_missing_zero_counts_missing_queries(files, capsys):
+    out = _json_of(capsys, ["evaluate", str(files["qrels"]), str(files["random"]),
+                            "--metrics", "map", "--format", "json", "--missing", "zero"])
+    ref = _trec(files["qrels"], files["random"], ["map"])
+    # 223 scored queries plus 7 and 8 at 0, over 225 (trec_eval -c)
+    assert out["per_query"]["7"] == {"map": 0.0}
+    assert out["mean"]["map"] == pytest.approx(sum(v["map"] for v in ref.values()) / 225,
+                                               abs=1e-12)
+
+
+def test_default_metrics_and_table(files, capsys):
+    assert main(["evaluate", str(files["qrels"]), str(files["bm25"])]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["qid", "P@10", "ndcg@10", "map", "mrr"]
+    assert out[2].split()[0] == "mean" and len(out) == 4  # no per-query rows
+    assert "ragmetrics_edu" in out[3] and "missing:ignore" in out[3]
+    ref = _trec(files["qrels"], files["bm25"], ["P@10"])
+    assert out[2].split()[1] == f"{sum(v['P_10'] for v in ref.values()) / 225:.4f}"
+
+
+def test_per_query_table_and_csv(files, capsys):
+    assert main(["evaluate", str(files["qrels"]), str(files["random"]), "--metrics",
+                 "P@10", "map", "--per-query"]) == 0
+    table = capsys.readouterr().out
+    rows = [line.split()[0] for line in table.splitlines()[2:]]
+    assert "1" in rows and "225" in rows and "7" not in rows and "mean" in rows
+    assert "judged but not in the run (ignore): 7 8" in table
+    assert "in the run without judgements (not scored): 999" in table
+
+    assert main(["evaluate", str(files["qrels"]), str(files["random"]), "--metrics",
+                 "P@10", "map", "--per-query", "--format", "csv"]) == 0
+    table = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert table[0] == ["qid", "P@10", "map"]
+    ref = _trec(files["qrels"], files["random"], ["P@10", "map"])
+    body = {r[0]: r for r in table[1:]}
+    assert len(body) == 224  # 223 queries and the mean
+    for q, values in ref.items():
+        assert float(body[q][1]) == pytest.approx(values["P_10"], abs=1e-12)
+        assert float(body[q][2]) == pytest.approx(values["map"], abs=1e-12)
+    mean_map = sum(v["map"] for v in ref.values()) / len(ref)
+    assert float(body["mean"][2]) == pytest.approx(mean_map, abs=1e-12)
+
+
+# ---------------------------------------------------------------- errors
+
+def test_unknown_metric_exits_2_listing_known(files, capsys):
+    assert main(["evaluate", str(files["qrels"]), str(files["bm25"]), "--metrics", "bleu"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown metric 'bleu'" in err
+    for known in ("P@k", "recall@k", "ndcg", "map", "mrr"):
+        assert known in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("which, lineno, bad", [
+    ("qrels", 3, "1 0 184\n"),           # three fields
+    ("qrels", 2, "1 0 184 two\n"),       # grade not an integer
+    ("run", 4, "1 Q0 184 1 high bm25\n"),  # score not a number
+])
+def test_malformed_file_names_file_and_line(files, capsys, tmp_path, which, lineno, bad):
+    src = files["qrels"] if which == "qrels" else files["bm25"]
+    lines = open(src).readlines()
+    lines[lineno - 1] = bad
+    broken = tmp_path / f"broken_{which}.txt"
+    broken.write_text("".join(lines))
+    argv = ["evaluate", str(broken), str(files["bm25"])] if which == "qrels" else \
+        ["evaluate", str(files["qrels"]), str(broken)]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"{broken}, line {lineno}" in captured.err
+    assert "Traceback" not in captured.err
+
+
+def test_binary_file_is_named(files, capsys, tmp_path):
+    binary = tmp_path / "run.bin"
+    binary.write_bytes(b"1 Q0 184 1 2.5 x\n\xff\xfe\x00\n")
+    assert main(["evaluate", str(files["qrels"]), str(binary)]) == 2
+    err = capsys.readouterr().err
+    assert f"{binary}: not a UTF-8 text file" in err and "Traceback" not in err
+
+
+def test_missing_file_and_usage_errors(files, capsys, tmp_path):
+    assert main(["evaluate", str(files["qrels"]), str(tmp_path / "nope.run")]) == 2
+    assert "nope.run: No such file or directory" in capsys.readouterr().err
+    assert main([]) == 2
+    assert "usage: ragmetrics-edu" in capsys.readouterr().err
+    assert main(["evaluate", str(files["qrels"]), str(files["bm25"]), "--format", "xml"]) == 2
+    assert "invalid choice: 'xml'" in capsys.readouterr().err
+    assert main(["--help"]) == 0
+    assert "evaluate" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- compare
+
+def test_compare_t_test_equals_scipy(files, capsys):
+    out = _json_of(capsys, ["compare", str(files["qrels"]), str(files["bm25"]),
+                            str(files["weak"]), "--metric", "ndcg@10", "--format", "json"])
+    a = _trec(files["qrels"], files["bm25"], ["ndcg@10"])
+    b = _trec(files["qrels"], files["weak"], ["ndcg@10"])
+    qids = sorted(set(a) | set(b) | set(files["cran"].qrels))
+    # --missing zero (the default of compare): a query a run lacks scores 0
+    va = np.array([a.get(q, {}).get("ndcg_cut_10", 0.0) for q in qids])
+    vb = np.array([b.get(q, {}).get("ndcg_cut_10", 0.0) for q in qids])
+    [c] = out["comparisons"]
+    assert out["n_queries"] == 225
+    assert out["baseline"]["mean"] == pytest.approx(va.mean(), abs=1e-12)
+    assert c["mean"] == pytest.approx(vb.mean(), abs=1e-12)
+    assert c["difference"] == pytest.approx(vb.mean() - va.mean(), abs=1e-12)
+    ref = stats.ttest_rel(vb, va)
+    assert c["p_value"] == pytest.approx(ref.pvalue, rel=1e-10)
+    assert c["statistic"] == pytest.approx(ref.statistic, rel=1e-10)
+    assert c["ci_low"] < c["difference"] < c["ci_high"]
+
+
+def test_compare_randomization_table(files, capsys):
+    argv = ["compare", str(files["qrels"]), str(files["bm25"]), str(files["weak"]),
+            str(files["random"]), "--metric", "map", "--test", "randomization",
+            "--n-resamples", "2000", "--seed", "3"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert main(argv) == 0
+    assert capsys.readouterr().out == out  # seeded
+    lines = out.splitlines()
+    assert lines[0].split() == ["run", "map", "diff", "p-value", "95%", "CI", "of", "diff"]
+    assert "(baseline)" in lines[1]
+    assert len(lines) == 5
+    assert "randomization (Monte Carlo), two-sided, 2000 sign patterns, seed 3" in lines[4]
+    # the random run is far worse than BM25: the smallest Monte Carlo p, 1 / 2001
+    assert lines[3].split()[3] == f"{1 / 2001:.4g}"
+
+
+def test_compare_errors(files, capsys):
+    assert main(["compare", str(files["qrels"]), str(files["bm25"])]) == 2
+    assert "at least two runs" in capsys.readouterr().err
+    # with --missing ignore the random run covers two queries fewer
+    assert main(["compare", str(files["qrels"]), str(files["bm25"]), str(files["random"]),
+                 "--metric", "map", "--missing", "ignore"]) == 2
+    err = capsys.readouterr().err
+    assert "only in report_a: '7', '8'" in err and "--missing zero" in err
+    assert main(["compare", str(files["qrels"]), str(files["bm25"]), str(files["weak"]),
+                 "--metric", "ndgc@10"]) == 2
+    assert "unknown metric 'ndgc@10'" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- as a program
+
+def test_python_dash_m_and_console_script(files, capsys):
+    argv = ["evaluate", str(files["qrels"]), str(files["bm25"]), "--metrics", "ndcg@10",
+            "map", "--format", "json"]
+    expected = _json_of(capsys, argv)
+    proc = subprocess.run([sys.executable, "-m", "ragmetrics_edu", *argv],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == expected
+    bad = subprocess.run([sys.executable, "-m", "ragmetrics_edu", "evaluate",
+                          str(files["qrels"]), str(files["bm25"]), "--metrics", "P@0"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2
+    assert "Traceback" not in bad.stderr and "P@0" in bad.stderr
+    script = shutil.which("ragmetrics-edu", path=str(__import__("pathlib").Path(sys.executable).parent))
+    if script is None:
+        pytest.skip("the ragmetrics-edu console script is not installed (pip install -e .)")
+    proc = subprocess.run([script, *argv], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == expected
