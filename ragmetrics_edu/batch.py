@@ -1,0 +1,876 @@
+r"""Evaluate many queries at once, with trec_eval's conventions.
+
+:func:`evaluate` takes relevance judgements and a run in the dictionary
+format that trec_eval's Python binding (pytrec_eval) and ranx share::
+
+    qrels = {"q1": {"d1": 2, "d7": 0, "d9": 1}}      # qid -> docid -> grade
+    run   = {"q1": {"d1": 0.9, "d3": 0.8, "d9": 0.5}}  # qid -> docid -> score
+
+and returns a :class:`Report` with one value per query and metric, their
+means, and the list of queries that could not be scored.  Every score is
+"higher is better"; ``dcg@k`` is an unbounded gain, the others are in [0, 1].
+
+The conventions of trec_eval
+----------------------------
+The numbers equal trec_eval's (``P_k``, ``recall_k``, ``ndcg``,
+``ndcg_cut_k``, ``map``, ``map_cut_k``, ``recip_rank``, ``success_k``), which
+is what papers report.  That is only true if every one of the following rules
+is followed; each one has been checked against pytrec_eval, which runs
+trec_eval's own C code.
+
+1. **Order.**  Documents are ranked by score, highest first.  The rank column
+   of a run file is ignored: only the scores count.
+2. **Scores are compared as 32-bit floats.**  trec_eval stores a score in a C
+   ``float``, so ``1.0`` and ``1.0 + 1e-12`` are the *same* score for it (a
+   tie), and so are ``1e300`` and ``1e301`` (both overflow to infinity).
+3. **Ties are broken by document id, in descending string order.**  Among
+   equal scores, ``"b"`` comes before ``"a"`` and ``"9"`` before ``"10"``
+   (strings are compared character by character: ``"9" > "1"``).  The order
+   in which the documents were written does not matter.
+4. **Relevant means grade >= 1.**  Grades are integers.  Grade 0 is judged
+   not relevant; a negative grade (some TREC collections use -1 or -2 for
+   spam or junk) is also not relevant and brings no gain to DCG.  A document
+   that is not in the qrels is not relevant either.
+5. **nDCG** uses the grade itself as the gain (``gain="linear"``) and
+   :math:`\log_2(rank + 1)` as the discount.  The ideal DCG is built from
+   *all* the judged documents of the query, retrieved or not, sorted by
+   grade; ``ndcg@k`` cuts both the run and the ideal ranking at ``k``.
+6. **AP** divides by *all* the relevant documents of the query in the qrels,
+   retrieved or not; ``map@k`` only sums over the top ``k`` but keeps that
+   denominator.  ``recall@k`` uses the same denominator.
+7. **P@k** divides by ``k``, even when fewer than ``k`` documents were
+   retrieved.
+8. **Which queries are scored.**  Only the queries that are both in the
+   qrels and in the run.  A query of the run without judgements is skipped
+   (trec_eval cannot score it); it is listed in
+   :attr:`Report.unjudged_queries`.  A judged query missing from the run is
+   listed in :attr:`Report.missing_queries`; by default (``missing="ignore"``)
+   it is left out of the means, as trec_eval does; ``missing="zero"``
+   scores it 0 for every metric and counts it in the means, as
+   ``trec_eval -c`` does.
+9. **A judged query without any relevant document** scores 0 for every
+   metric (recall and AP would be 0/0) and *is* counted in the means, as
+   trec_eval does; it is listed in :attr:`Report.queries_without_relevant`.
+   (A query judged only with negative grades is one of them; pytrec_eval
+   0.5.11 crashes on such a query, trec_eval's own rules give 0.)
+   A query whose judgement dictionary is empty, ``{}``, has no judgements.
+
+``mrr@k`` (reciprocal rank, 0 if the first relevant document is below rank
+``k``), ``f1@k`` and ``dcg@k`` are not trec_eval measures; they follow the
+same rules.
+
+How the fast path works
+-----------------------
+Python dictionaries are slow to loop over one document at a time, so the code
+works on flat NumPy arrays.  It uses one observation: only the *relevant*
+retrieved documents contribute to P, recall, AP, RR and DCG, so it is enough
+to know the rank of each of them.  The rank of a document is
+
+.. math::
+
+    rank(d) = 1 + \#\{d' : s'_{32} > s_{32}\}
+                + \#\{d' : s'_{32} = s_{32} \text{ and } d' > d\}
+
+over the documents :math:`d'` of the same query (rules 2 and 3).  The first
+count comes from one sort of all the scores of all queries and a binary
+search; the second only has to look at the few groups of tied scores.  With
+the ranks :math:`r_1 < r_2 < \dots` of the relevant documents of a query:
+
+* P@k = #{i : r_i <= k} / k,  recall@k = #{i : r_i <= k} / R,
+* RR = 1 / r_1,  AP = (1 / R) * sum_i i / r_i,
+* DCG@k = sum_{r_i <= k} gain_i / log2(r_i + 1),
+
+which NumPy computes for every query at once with ``np.bincount``.  The
+readable one-query functions of :mod:`ragmetrics_edu.order_unaware`,
+:mod:`~ragmetrics_edu.order_aware` and :mod:`~ragmetrics_edu.graded` are
+the reference the tests compare this path with.
+
+Examples
+--------
+>>> import ragmetrics_edu as rm
+>>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1}}
+>>> run = {"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.7}, "q2": {"d5": 0.3, "d4": 0.1}}
+>>> report = rm.evaluate(qrels, run, ["P@2", "mrr", "map"])
+>>> report.per_query["q1"]["map"]  # relevant at ranks 1 and 3: (1/1 + 2/3) / 2
+0.8333333333333333
+>>> round(report.mean["mrr"], 4)  # (1/1 + 1/2) / 2
+0.75
+"""
+
+import math
+import numbers
+from collections.abc import Mapping
+from itertools import chain, islice, repeat
+
+import numpy as np
+
+from ._validation import check_choice, check_k
+
+__all__ = ["evaluate", "Report", "METRICS"]
+
+METRICS = {
+    # name: (cut-off "required" / "optional", what it is, trec_eval's name)
+    "P": ("required", "precision at k", "P_k"),
+    "recall": ("required", "recall at k", "recall_k"),
+    "f1": ("required", "harmonic mean of P@k and recall@k", None),
+    "hit_rate": ("required", "1 if a relevant document is in the top k", "success_k"),
+    "mrr": ("optional", "reciprocal rank of the first relevant document", "recip_rank"),
+    "map": ("optional", "average precision", "map / map_cut_k"),
+    "ndcg": ("optional", "normalized discounted cumulative gain", "ndcg / ndcg_cut_k"),
+    "dcg": ("required", "discounted cumulative gain at k", None),
+}
+"""The metric families :func:`evaluate` knows, by the name written before ``@k``."""
+
+MISSING_POLICIES = ("ignore", "zero")
+"""What :func:`evaluate` does with judged queries missing from the run."""
+
+GAINS = ("linear", "exponential")
+"""Gain of a grade ``g`` in DCG: ``g`` (trec_eval) or ``2**g - 1`` (Burges et al.)."""
+
+
+def _known_metrics():
+    """Return the list of metric name patterns, for error messages."""
+    names = []
+    for base, (cut, _, _) in METRICS.items():
+        names.append(f"{base}@k" if cut == "required" else f"{base}, {base}@k")
+    return ", ".join(names)
+
+
+def _parse_metric(name):
+    """Split a metric name such as ``"ndcg@10"`` into ``("ndcg", 10)``.
+
+    The cut-off is None when the name has none (``"map"``).
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"metric names must be strings, got {name!r}")
+    base, at, k_text = name.partition("@")
+    if base not in METRICS:
+        raise ValueError(
+            f"unknown metric {name!r}; the known metrics are: {_known_metrics()} "
+            f"(k a positive integer, e.g. 'ndcg@10')"
+        )
+    if not at:
+        if METRICS[base][0] == "required":
+            raise ValueError(
+                f"metric {name!r} needs a cut-off k, e.g. '{base}@10'"
+            )
+        return base, None
+    # "P@10": the cut-off must be written as a positive integer
+    if not (k_text.isascii() and k_text.isdigit()):
+        raise ValueError(
+            f"k must be a positive integer, got {k_text!r} in metric {name!r}"
+        )
+    try:
+        k = check_k(int(k_text))
+    except ValueError:
+        raise ValueError(
+            f"k must be a positive integer, got {int(k_text)} in metric {name!r}"
+        ) from None
+    return base, k
+
+
+def _check_metrics(metrics):
+    """Return the metric names as a list of ``(name, base, k)``, without repeats."""
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if not hasattr(metrics, "__iter__"):
+        raise TypeError(f"metrics must be a list of metric names, got {metrics!r}")
+    parsed = []
+    seen = set()
+    for name in metrics:
+        base, k = _parse_metric(name)
+        if name not in seen:
+            seen.add(name)
+            parsed.append((name, base, k))
+    if not parsed:
+        raise ValueError(
+            f"metrics must name at least one metric; the known metrics are: "
+            f"{_known_metrics()}"
+        )
+    return parsed
+
+
+def _check_nested(mapping, name, what):
+    """Raise unless ``mapping`` is a dict ``{str: dict}``.
+
+    The common case is checked in C (the set of the types met); the loop
+    that names the culprit only runs when something is wrong.
+    """
+    if not isinstance(mapping, Mapping):
+        raise TypeError(
+            f"{name} must be a dict {{qid: {{docid: {what}}}}}, got {type(mapping).__name__}"
+        )
+    key_types = set(map(type, mapping))
+    inner_types = set(map(type, mapping.values()))
+    if all(issubclass(t, str) for t in key_types) and all(
+        issubclass(t, Mapping) for t in inner_types
+    ):
+        return
+    for qid, inner in mapping.items():
+        if not isinstance(qid, str):
+            raise TypeError(
+                f"{name} query ids must be strings (as in a TREC file), got {qid!r}"
+            )
+        if not isinstance(inner, Mapping):
+            raise TypeError(
+                f"{name}[{qid!r}] must be a dict {{docid: {what}}}, got {inner!r}"
+            )
+
+
+def _check_docids(docids, where, name):
+    """Raise unless every document id is a string.
+
+    ``set(map(type, ...))`` runs in C; the slow loop only runs to name the
+    culprit.  ``where(i)`` gives ``(qid, docid)`` of the i-th id.
+    """
+    docids = list(docids)
+    if all(issubclass(t, str) for t in set(map(type, docids))):
+        return
+    for i, d in enumerate(docids):
+        if not isinstance(d, str):
+            qid = where(i)[0] if where else "?"
+            raise TypeError(
+                f"{name} document ids must be strings (as in a TREC file), "
+                f"got {d!r} in query {qid!r}"
+            )
+
+
+def _as_dicts(mappings):
+    """The list of mappings, with any that is not a plain dict copied into one."""
+    if all(type(m) is dict for m in mappings):
+        return mappings
+    return [m if type(m) is dict else dict(m) for m in mappings]
+
+
+def _to_float32(scores):
+    """Round scores to 32-bit floats, as trec_eval stores them (1e300 -> inf)."""
+    with np.errstate(over="ignore"):
+        return np.asarray(scores).astype(np.float32)
+
+
+def _sortable(scores32):
+    """Map float32 scores to uint32 keys whose integer order is the float order.
+
+    ``+ 0`` turns ``-0.0`` into ``0.0`` (the two are equal scores).  Then the
+    IEEE bit pattern is made sortable as an unsigned integer: a negative
+    float has all its bits flipped, a positive one only its sign bit.
+    """
+    bits = (scores32 + np.float32(0.0)).view(np.uint32)
+    # sign bit 1 -> mask 0xFFFFFFFF, sign bit 0 -> mask 0x80000000
+    # (computed in place: with a million scores, every temporary is 4 MB)
+    mask = bits >> np.uint32(31)
+    np.negative(mask, out=mask)
+    mask |= np.uint32(0x80000000)
+    bits ^= mask
+    return bits
+
+
+def _gain(grades, gain):
+    """Gain of each relevant grade (all >= 1) for DCG."""
+    if gain == "linear":
+        return grades.astype(np.float64)
+    return np.exp2(grades.astype(np.float64)) - 1.0
+
+
+def _dcg_terms(gains, ranks):
+    """Discounted gain of each document, ``gain / log2(rank + 1)`` as trec_eval writes it."""
+    return gains / np.log2(ranks + 1.0)
+
+
+def evaluate(qrels, run, metrics, *, missing="ignore", gain="linear"):
+    r"""Score a run of many queries against relevance judgements, as trec_eval does.
+
+    Parameters
+    ----------
+    qrels : dict of str to dict of str to int
+        Relevance judgements, ``{qid: {docid: grade}}``.  Grades are
+        integers; a grade >= 1 is relevant, 0 or negative is not.
+    run : dict of str to dict of str to float
+        Retrieval scores, ``{qid: {docid: score}}``; higher is better.
+        Scores are converted as ``float()`` does (``"0.5"`` is read as in a
+        run file).  The order of the dictionaries does not matter (see the
+        module docstring for how scores and ties are ordered).
+    metrics : list of str
+        Names among ``"P@k"``, ``"recall@k"``, ``"f1@k"``, ``"hit_rate@k"``,
+        ``"mrr"``, ``"mrr@k"``, ``"map"``, ``"map@k"``, ``"ndcg"``,
+        ``"ndcg@k"``, ``"dcg@k"``, with ``k`` a positive integer written in
+        the name (``"ndcg@10"``).  A single string is accepted too.
+    missing : {"ignore", "zero"}, default "ignore"
+        A query judged in ``qrels`` but absent from ``run``: ``"ignore"``
+        leaves it out of the means (trec_eval's default); ``"zero"`` gives
+        it 0 for every metric and counts it in the means (``trec_eval -c``).
+        Either way it is listed in :attr:`Report.missing_queries`.
+    gain : {"linear", "exponential"}, default "linear"
+        Gain of a relevant grade ``g`` in DCG and nDCG: ``g`` (trec_eval,
+        ranx's ``ndcg``) or ``2**g - 1`` (Burges et al. 2005, ranx's
+        ``ndcg_burges``).  Only DCG and nDCG depend on it.
+
+    Returns
+    -------
+    Report
+        ``per_query`` ``{qid: {metric: float}}``, ``mean`` ``{metric:
+        float}``, the lists of missing, unjudged and relevant-less queries,
+        and a ``signature`` saying which conventions produced the numbers.
+
+    Raises
+    ------
+    ValueError
+        Unknown metric name or bad cut-off (the message lists the known
+        metrics); a NaN score (naming the query and document); a grade that
+        is not an integer; no query both judged and run.
+    TypeError
+        Query or document ids that are not strings, scores or grades that
+        are not numbers.
+
+    See Also
+    --------
+    ragmetrics_edu.order_unaware.precision_at_k : P@k of one ranking, readable.
+    ragmetrics_edu.order_aware.average_precision : AP of one ranking, readable.
+    ragmetrics_edu.graded.ndcg_at_k : nDCG of one ranking, readable.
+    ragmetrics_edu.trec.read_qrels, ragmetrics_edu.trec.read_run : TREC files.
+
+    Notes
+    -----
+    With :math:`r_1 < r_2 < \dots < r_m` the ranks of the relevant retrieved
+    documents of a query (ties ordered as trec_eval does) and :math:`R` the
+    number of relevant documents in its qrels:
+
+    .. math::
+
+        P@k = \frac{|\{i : r_i \le k\}|}{k}, \quad
+        recall@k = \frac{|\{i : r_i \le k\}|}{R}, \quad
+        RR = \frac{1}{r_1}, \quad
+        AP = \frac{1}{R} \sum_{i} \frac{i}{r_i},
+
+    .. math::
+
+        DCG@k = \sum_{r_i \le k} \frac{gain(g_i)}{\log_2(r_i + 1)}, \quad
+        nDCG@k = \frac{DCG@k}{IDCG@k},
+
+    where IDCG@k is the DCG@k of all judged documents of the query sorted by
+    grade.  Metrics whose denominator is 0 (no relevant document) are 0.
+
+    References
+    ----------
+    .. [1] NIST, trec_eval, https://github.com/usnistgov/trec_eval
+    .. [2] C. Van Gysel and M. de Rijke, "Pytrec_eval: An Extremely Fast
+       Python Interface to trec_eval", SIGIR 2018.
+    .. [3] K. Järvelin and J. Kekäläinen, "Cumulated gain-based evaluation of
+       IR techniques", ACM TOIS 20(4), 2002.
+
+    Examples
+    --------
+    >>> from ragmetrics_edu.batch import evaluate
+    >>> qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"x": 1}, "q3": {"y": 1}}
+    >>> run = {"q1": {"a": 0.5, "b": 0.5, "c": 0.1}, "q2": {"x": 1.0}}
+    >>> report = evaluate(qrels, run, ["P@2", "map", "ndcg@3"])
+    >>> # the tie between a and b: "b" > "a", so b is ranked first: b, a, c
+    >>> report.per_query["q1"]["P@2"]  # one of b, a is relevant
+    0.5
+    >>> round(report.per_query["q1"]["map"], 4)  # (1/2 + 2/3) / 2
+    0.5833
+    >>> report.missing_queries  # judged but not in the run
+    ('q3',)
+    >>> round(report.mean["map"], 4)  # q3 ignored: (0.5833 + 1) / 2
+    0.7917
+    >>> zero = evaluate(qrels, run, ["map"], missing="zero")
+    >>> round(zero.mean["map"], 4)  # q3 counts as 0: (0.5833 + 1 + 0) / 3
+    0.5278
+    """
+    parsed = _check_metrics(metrics)
+    check_choice(missing, MISSING_POLICIES, name="missing")
+    check_choice(gain, GAINS, name="gain")
+    _check_nested(qrels, "qrels", "grade")
+    _check_nested(run, "run", "score")
+
+    # --- 1. Which queries are scored -------------------------------------
+    # A query with an empty judgement dict has no judgements (a TREC qrels
+    # file cannot even express it; pytrec_eval drops it too).
+    judged = {qid for qid, docs in qrels.items() if len(docs) > 0}
+    scored = [qid for qid in run if qid in judged]
+    unjudged = tuple(qid for qid in run if qid not in judged)
+    missing_queries = tuple(qid for qid in qrels if qid in judged and qid not in run)
+    if not scored:
+        raise ValueError(
+            f"no query is both in qrels ({len(judged)} judged queries) and in "
+            f"run ({len(run)} queries): there is nothing to score (trec_eval "
+            f"stops with the same error)"
+        )
+
+    # --- 2. Flatten the dictionaries into arrays --------------------------
+    # No Python statement runs once per document: ``chain``, ``map`` and
+    # ``list`` loop in C.  (Plain dicts: ``dict.get`` below needs them.)
+    n_queries = len(scored)
+    rankings = _as_dicts([run[qid] for qid in scored])
+    judgements = _as_dicts([qrels[qid] for qid in scored])
+    run_sizes = np.fromiter(map(len, rankings), dtype=np.int64, count=n_queries)
+    judged_sizes = np.fromiter(map(len, judgements), dtype=np.int64, count=n_queries)
+    judged_docids = list(chain.from_iterable(judgements))
+    judged_grades = list(chain.from_iterable(map(dict.values, judgements)))
+
+    # where each query's documents start in the flat arrays, and which query
+    # each flat entry belongs to
+    run_starts = np.cumsum(run_sizes) - run_sizes
+    judged_starts = np.cumsum(judged_sizes) - judged_sizes
+    judged_query = np.repeat(np.arange(n_queries), judged_sizes)
+
+    def run_where(i):
+        # (qid, docid) of the i-th run entry, read back from the dicts (for errors)
+        q = int(np.searchsorted(run_starts, i, side="right") - 1)
+        return scored[q], list(rankings[q])[i - run_starts[q]]
+
+    def judged_where(i):
+        q = int(np.searchsorted(judged_starts, i, side="right") - 1)
+        return scored[q], judged_docids[i]
+
+    # Document ids must be strings: an int id would silently never match.
+    # Every judged id is checked; of the run, the first id of each query (a
+    # run keyed by ints is caught) and, below, every id that ties.
+    _check_docids(judged_docids, judged_where, "qrels")
+    _check_docids(map(next, map(iter, rankings), repeat("")), None, "run")
+    scores32 = _check_scores(rankings, int(run_sizes.sum()), run_where)
+    grades = _check_grades(judged_grades, judged_where)
+
+    # --- 3. The relevant documents: how many per query, and their score ----
+    relevant = np.flatnonzero(grades >= 1)  # trec_eval's default relevance level
+    n_relevant = np.bincount(judged_query[relevant], minlength=n_queries)
+    # Look each relevant document up in its query's run: its score, or NaN if
+    # it was not retrieved.  Only relevant documents can change a metric, so
+    # the (often many) non-relevant judgements are never looked up.
+    relevant_scores = np.fromiter(
+        map(
+            dict.get,
+            map(rankings.__getitem__, judged_query[relevant].tolist()),
+            map(judged_docids.__getitem__, relevant.tolist()),
+            repeat(math.nan),
+        ),
+        dtype=np.float64,
+        count=len(relevant),
+    )
+
+    # --- 4. The rank of every relevant retrieved document ----------------
+    # One uint64 key per document: its query in the high 32 bits, its
+    # float32 score (made sortable) in the low 32 bits.  Sorting the keys
+    # sorts by query, then by score, ascending.
+    query_bits = np.arange(n_queries, dtype=np.uint64) << np.uint64(32)
+    run_keys = np.repeat(query_bits, run_sizes)
+    run_keys |= _sortable(scores32)
+    run_keys.sort()
+    # Documents of query q now occupy run_keys[start_q : start_q + size_q].
+
+    # A "hit" is a relevant document that the run retrieved.  Hits are put
+    # in key order: binary searches with sorted needles are much faster.
+    retrieved = ~np.isnan(relevant_scores)
+    hit_positions = relevant[retrieved]  # positions in the judged arrays
+    hit_scores32 = _to_float32(relevant_scores[retrieved])
+    hit_keys = query_bits[judged_query[hit_positions]] | _sortable(hit_scores32)
+    order = np.argsort(hit_keys, kind="stable")
+    hit_positions, hit_keys, hit_scores32 = (
+        hit_positions[order], hit_keys[order], hit_scores32[order])
+    hit_query = judged_query[hit_positions]
+    first_equal = np.searchsorted(run_keys, hit_keys, side="left")
+    after_equal = np.searchsorted(run_keys, hit_keys, side="right")
+    query_end = run_starts[hit_query] + run_sizes[hit_query]
+    hit_ranks = 1 + (query_end - after_equal)  # 1 + number of higher scores
+    # Tied scores: documents with a larger id come first (trec_eval).
+    tied = (after_equal - first_equal) > 1
+    if tied.any():
+        tied_docids = [judged_docids[i] for i in hit_positions[tied].tolist()]
+        hit_ranks[tied] += _count_larger_ids(
+            rankings, scores32, run_starts, run_sizes,
+            hit_query[tied], hit_scores32[tied], tied_docids,
+        )
+
+    # Sort the hits by (query, rank): bincount then adds them in rank order,
+    # the order in which trec_eval sums, so even the rounding is the same.
+    order = np.lexsort((hit_ranks, hit_query))
+    hit_query, hit_ranks = hit_query[order], hit_ranks[order]
+    hit_grades = grades[hit_positions][order]
+    # i = 1, 2, ... : the position of each hit among its query's hits
+    hits_per_query = np.bincount(hit_query, minlength=n_queries)
+    hit_starts = np.concatenate(([0], np.cumsum(hits_per_query)[:-1]))
+    hit_index = np.arange(len(hit_query)) - hit_starts[hit_query] + 1
+
+    # Ideal ranking: the relevant grades of each query, best first.
+    ideal_query = judged_query[relevant]
+    ideal_grades = grades[relevant]
+    ideal_order = np.lexsort((-ideal_grades, ideal_query))
+    ideal_query, ideal_grades = ideal_query[ideal_order], ideal_grades[ideal_order]
+    ideal_starts = np.concatenate(([0], np.cumsum(n_relevant)[:-1]))
+    ideal_ranks = np.arange(len(ideal_query)) - ideal_starts[ideal_query] + 1
+
+    # --- 5. The metrics, for every query at once ---------------------------
+    def per_query_sum(query, weights):
+        return np.bincount(query, weights=weights, minlength=n_queries)
+
+    def safe_divide(num, den):
+        # 0 where the denominator is 0 (no relevant document): trec_eval's rule
+        out = np.zeros(n_queries)
+        np.divide(num, den, out=out, where=den > 0)
+        return out
+
+    hit_gains = _gain(hit_grades, gain)
+    ideal_gains = _gain(ideal_grades, gain)
+    hit_dcg = _dcg_terms(hit_gains, hit_ranks)
+    ideal_dcg = _dcg_terms(ideal_gains, ideal_ranks)
+    first_rank = np.full(n_queries, np.inf)
+    first_rank[hit_query[hit_index == 1]] = hit_ranks[hit_index == 1]
+
+    values = {}
+    for name, base, k in parsed:
+        in_top = np.ones(len(hit_ranks), bool) if k is None else hit_ranks <= k
+        n_in_top = per_query_sum(hit_query, in_top)
+        if base == "P":
+            v = n_in_top / k
+        elif base == "recall":
+            v = safe_divide(n_in_top, n_relevant)
+        elif base == "f1":
+            p, r = n_in_top / k, safe_divide(n_in_top, n_relevant)
+            v = safe_divide(2 * p * r, p + r)
+        elif base == "hit_rate":
+            v = (n_in_top > 0).astype(np.float64)
+        elif base == "mrr":
+            v = 1.0 / first_rank  # 1 / inf = 0 when nothing relevant was found
+            if k is not None:
+                v[first_rank > k] = 0.0
+        elif base == "map":
+            v = safe_divide(per_query_sum(hit_query, (hit_index / hit_ranks) * in_top), n_relevant)
+        elif base in ("dcg", "ndcg"):
+            dcg = per_query_sum(hit_query, hit_dcg * in_top)
+            if base == "dcg":
+                v = dcg
+            else:
+                ideal_in_top = True if k is None else ideal_ranks <= k
+                idcg = per_query_sum(ideal_query, ideal_dcg * ideal_in_top)
+                v = safe_divide(dcg, idcg)
+        values[name] = v
+
+    # --- 6. The report ----------------------------------------------------
+    names = [name for name, _, _ in parsed]
+    table = np.column_stack([values[name] for name in names])
+    rows = table.tolist()
+    per_query = dict(zip(scored, map(dict, map(zip, repeat(names), rows))))
+    if missing == "zero":
+        for qid in missing_queries:
+            per_query[qid] = dict.fromkeys(names, 0.0)
+        denominator = n_queries + len(missing_queries)
+    else:
+        denominator = n_queries
+    # trec_eval sums the per-query values and divides by the number of queries
+    mean = {name: float(np.sum(values[name]) / denominator) for name in names}
+    without_relevant = tuple(scored[q] for q in np.flatnonzero(n_relevant == 0).tolist())
+    return Report(
+        per_query=per_query,
+        mean=mean,
+        metrics=tuple(names),
+        missing_queries=missing_queries,
+        unjudged_queries=unjudged,
+        queries_without_relevant=without_relevant,
+        missing=missing,
+        gain=gain,
+    )
+
+
+def _check_scores(rankings, n_scores, where):
+    """Return all run scores, query after query, as float32; or raise naming the bad one.
+
+    Scores are converted as ``float()`` converts them (a numeric string such
+    as ``"0.5"`` reads as in a run file), then rounded to 32-bit floats as
+    trec_eval stores them (``1e300`` becomes inf); NaN is refused.
+    """
+    values = chain.from_iterable(map(dict.values, rankings))
+    try:
+        with np.errstate(over="ignore"):
+            array = np.fromiter(values, dtype=np.float32, count=n_scores)
+    except (TypeError, ValueError):
+        # find the culprit, to name it (the slow loop only runs on error)
+        for i, s in enumerate(chain.from_iterable(map(dict.values, rankings))):
+            try:
+                float(s)
+            except (TypeError, ValueError):
+                qid, docid = where(i)
+                raise TypeError(
+                    f"run scores must be numbers, got {s!r} for document "
+                    f"{docid!r} of query {qid!r}"
+                ) from None
+        raise
+    nan = np.flatnonzero(np.isnan(array))
+    if len(nan):
+        i = int(nan[0])
+        qid, docid = where(i)
+        value = next(islice(chain.from_iterable(map(dict.values, rankings)), i, None))
+        if value is None:  # NumPy reads None as NaN; say what it really was
+            raise TypeError(
+                f"run scores must be numbers, got None for document {docid!r} "
+                f"of query {qid!r}"
+            )
+        raise ValueError(
+            f"run scores must not be NaN, got NaN for document {docid!r} "
+            f"of query {qid!r} ({len(nan)} NaN scores in all)"
+        )
+    return array
+
+
+def _check_grades(grades, where):
+    """Return the qrels grades as int64, or raise naming the bad one."""
+    array = np.asarray(grades) if grades else np.zeros(0, dtype=np.int64)
+    if array.dtype.kind not in "iuf" or array.ndim != 1:
+        for i, g in enumerate(grades):
+            if isinstance(g, bool) or not isinstance(g, numbers.Real):
+                qid, docid = where(i)
+                raise TypeError(
+                    f"qrels grades must be integers, got {g!r} for document "
+                    f"{docid!r} of query {qid!r}"
+                )
+        array = np.asarray(grades, dtype=np.float64)
+    if array.dtype.kind == "f":
+        # 2.0 is accepted as 2; trec_eval reads integer relevance levels
+        bad = np.flatnonzero(~np.isfinite(array) | (array != np.round(array)))
+        if len(bad):
+            i = int(bad[0])
+            qid, docid = where(i)
+            raise ValueError(
+                f"qrels grades must be integers (trec_eval's relevance levels), "
+                f"got {grades[i]!r} for document {docid!r} of query {qid!r}"
+            )
+    return array.astype(np.int64)
+
+
+def _unique(values):
+    """Sorted distinct values and, for each value, the index of its distinct value.
+
+    What ``np.unique(values, return_inverse=True)`` returns; written out
+    because ``np.unique`` imports ``numpy.ma`` on first use (20 ms).
+    """
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    is_new = np.ones(len(values), dtype=bool)
+    is_new[1:] = ordered[1:] != ordered[:-1]
+    inverse = np.empty(len(values), dtype=np.int64)
+    inverse[order] = np.cumsum(is_new) - 1
+    return ordered[is_new], inverse
+
+
+def _count_larger_ids(rankings, scores32, run_starts, run_sizes,
+                      hit_query, hit_scores32, hit_docids, max_pairs=200_000):
+    """For each tied hit, count the documents of its query with the same score and a larger id.
+
+    A *tie group* is the set of documents of one query with one float32
+    score.  Steps: find the members of every tie group that holds a hit
+    (one pass over the scores of the queries concerned); read their ids back
+    from the run's dicts; compare each hit's id with the ids of its group,
+    as strings (code point by code point, the order of C's ``strcmp`` on
+    UTF-8).  The comparisons are done ``max_pairs`` at a time to bound the
+    memory.
+    """
+    # the tie groups, as (query, score) keys; group_of_hit[j] is hit j's group
+    query_bits = np.arange(len(run_sizes), dtype=np.uint64) << np.uint64(32)
+    hit_keys = query_bits[hit_query] | _sortable(hit_scores32)
+    groups, group_of_hit = _unique(hit_keys)
+
+    # every document of the queries concerned, and its key
+    queries, _ = _unique(hit_query)
+    sizes = run_sizes[queries]
+    within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    positions = np.repeat(run_starts[queries], sizes) + within
+    keys = np.repeat(query_bits[queries], sizes) | _sortable(scores32[positions])
+    # keep the documents whose key is one of the groups
+    slot = np.minimum(np.searchsorted(groups, keys), len(groups) - 1)
+    is_member = groups[slot] == keys
+    member_group = slot[is_member]
+    # their ids: the queries' ids in dict order are exactly ``positions``' order
+    all_ids = list(chain.from_iterable(map(rankings.__getitem__, queries.tolist())))
+    member_ids = [all_ids[i] for i in np.flatnonzero(is_member).tolist()]
+    del all_ids, positions, keys, within  # large when a run is full of ties
+    _check_docids(member_ids, None, "run")
+    member_ids = np.array(member_ids, dtype=str)
+    # members sorted by group: group g is member_ids[start[g] : start[g] + size[g]]
+    by_group = np.argsort(member_group, kind="stable")
+    member_ids = member_ids[by_group]
+    group_size = np.bincount(member_group, minlength=len(groups))
+    group_start = np.cumsum(group_size) - group_size
+
+    hit_ids = np.array(hit_docids, dtype=str)
+    counts = np.zeros(len(hit_query), dtype=np.int64)
+    pairs_of_hit = group_size[group_of_hit]
+    # hits [lo, hi) are compared together, about max_pairs pairs at a time
+    bounds = np.searchsorted(np.cumsum(pairs_of_hit), np.arange(max_pairs, pairs_of_hit.sum(), max_pairs))
+    for lo, hi in zip([0, *bounds.tolist()], [*bounds.tolist(), len(hit_query)]):
+        n = pairs_of_hit[lo:hi]
+        owner = np.repeat(np.arange(lo, hi), n)
+        offset = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+        member = group_start[group_of_hit[owner]] + offset
+        larger = member_ids[member] > hit_ids[owner]
+        counts[lo:hi] = np.bincount(owner - lo, weights=larger, minlength=hi - lo)
+    return counts
+
+
+class Report:
+    """The result of :func:`evaluate`: values per query, means, and what was left out.
+
+    Attributes
+    ----------
+    per_query : dict of str to dict of str to float
+        ``{qid: {metric: value}}`` for every scored query (and, with
+        ``missing="zero"``, every missing query, all zeros).
+    mean : dict of str to float
+        ``{metric: mean over the queries of per_query}``.
+    metrics : tuple of str
+        The metric names, in the order asked.
+    missing_queries : tuple of str
+        Judged queries absent from the run.
+    unjudged_queries : tuple of str
+        Queries of the run without judgements; never scored.
+    queries_without_relevant : tuple of str
+        Scored queries whose judgements hold no relevant document; every
+        metric is 0 for them, and they count in the means.
+    signature : str
+        The conventions that produced the numbers, to print beside them.
+
+    Examples
+    --------
+    >>> from ragmetrics_edu.batch import evaluate
+    >>> report = evaluate({"q1": {"a": 1}}, {"q1": {"a": 0.3, "b": 0.9}}, ["mrr"])
+    >>> report.per_query
+    {'q1': {'mrr': 0.5}}
+    >>> print(report.to_table())  # b (0.9) is ranked above the relevant a
+    qid      mrr
+    ----  ------
+    q1    0.5000
+    ----  ------
+    mean  0.5000
+    """
+
+    def __init__(self, per_query, mean, metrics, missing_queries=(),
+                 unjudged_queries=(), queries_without_relevant=(),
+                 missing="ignore", gain="linear"):
+        self.per_query = per_query
+        self.mean = mean
+        self.metrics = tuple(metrics)
+        self.missing_queries = tuple(missing_queries)
+        self.unjudged_queries = tuple(unjudged_queries)
+        self.queries_without_relevant = tuple(queries_without_relevant)
+        self.missing = missing
+        self.gain = gain
+
+    @property
+    def n_queries(self):
+        """Number of queries the means are taken over."""
+        return len(self.per_query)
+
+    @property
+    def signature(self):
+        """One line naming every convention behind the numbers (sacrebleu style).
+
+        Examples
+        --------
+        >>> from ragmetrics_edu.batch import evaluate
+        >>> signature = evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["map"]).signature
+        >>> for part in signature.split("|")[1:]:
+        ...     print(part)
+        order:score(float32) desc,docid desc
+        rel:grade>=1
+        gain:linear
+        idcg:all judged
+        ap:all relevant
+        p@k:/k
+        missing:ignore
+        nq:1
+        missing_q:0
+        unjudged_q:0
+        no_rel_q:0
+        """
+        from . import __version__
+
+        gain = "linear" if self.gain == "linear" else "2^g-1"
+        return (
+            f"ragmetrics_edu {__version__} evaluate"
+            f"|order:score(float32) desc,docid desc"
+            f"|rel:grade>=1|gain:{gain}|idcg:all judged|ap:all relevant|p@k:/k"
+            f"|missing:{self.missing}|nq:{self.n_queries}"
+            f"|missing_q:{len(self.missing_queries)}"
+            f"|unjudged_q:{len(self.unjudged_queries)}"
+            f"|no_rel_q:{len(self.queries_without_relevant)}"
+        )
+
+    def to_dict(self):
+        """Return everything as plain dicts and lists (e.g. to save as JSON)."""
+        return {
+            "per_query": {q: dict(v) for q, v in self.per_query.items()},
+            "mean": dict(self.mean),
+            "metrics": list(self.metrics),
+            "missing_queries": list(self.missing_queries),
+            "unjudged_queries": list(self.unjudged_queries),
+            "queries_without_relevant": list(self.queries_without_relevant),
+            "signature": self.signature,
+        }
+
+    def to_table(self, per_query=True, digits=4):
+        """Return a plain-text table: one row per query (if asked), then the mean.
+
+        Parameters
+        ----------
+        per_query : bool, default True
+            Include one row per query above the ``mean`` row.
+        digits : int, default 4
+            Digits after the decimal point.
+        """
+        header = ["qid", *self.metrics]
+        rows = []
+        if per_query:
+            for qid, values in self.per_query.items():
+                rows.append([qid, *(f"{values[m]:.{digits}f}" for m in self.metrics)])
+        mean_row = ["mean", *(f"{self.mean[m]:.{digits}f}" for m in self.metrics)]
+        widths = [
+            max(len(r[i]) for r in [header, *rows, mean_row]) for i in range(len(header))
+        ]
+
+        def line(cells):
+            first = cells[0].ljust(widths[0])
+            rest = (c.rjust(w) for c, w in zip(cells[1:], widths[1:]))
+            return "  ".join([first, *rest]).rstrip()
+
+        rule = line(["-" * w for w in widths])
+        out = [line(header), rule]
+        if rows:
+            out += [line(r) for r in rows] + [rule]
+        out.append(line(mean_row))
+        return "\n".join(out)
+
+    def to_dataframe(self, mean_row=True):
+        """Return a pandas DataFrame, one row per query (index ``qid``), then ``mean``.
+
+        pandas is imported here, on first use.
+        """
+        import pandas as pd
+
+        frame = pd.DataFrame.from_dict(self.per_query, orient="index", columns=list(self.metrics))
+        if mean_row:
+            frame.loc["mean"] = [self.mean[m] for m in self.metrics]
+        frame.index.name = "qid"
+        return frame
+
+    def __repr__(self):
+        return (
+            f"<Report: {len(self.metrics)} metrics over {self.n_queries} queries; "
+            f"{len(self.missing_queries)} missing, {len(self.unjudged_queries)} unjudged>"
+        )
+
+    def __str__(self):
+        lines = [self.to_table(per_query=False), self.signature]
+        if self.missing_queries:
+            lines.append(f"judged but not in the run ({self.missing}): "
+                         f"{_preview(self.missing_queries)}")
+        if self.unjudged_queries:
+            lines.append(f"in the run without judgements (not scored): "
+                         f"{_preview(self.unjudged_queries)}")
+        if self.queries_without_relevant:
+            lines.append(f"no relevant document (every metric 0): "
+                         f"{_preview(self.queries_without_relevant)}")
+        return "\n".join(lines)
+
+
+def _preview(qids, limit=10):
+    """``'q1', 'q2', ... (12 in all)``, for printing long lists."""
+    shown = ", ".join(repr(q) for q in qids[:limit])
+    return shown if len(qids) <= limit else f"{shown}, ... ({len(qids)} in all)"

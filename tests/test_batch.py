@@ -1,0 +1,419 @@
+"""Tests of rm.evaluate and its Report.
+
+Three kinds of expected values: hand arithmetic (written in the comments),
+the readable one-query functions of order_unaware / order_aware / graded on
+many random queries, and (in test_crosscheck_trec_eval.py) pytrec_eval.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ragmetrics_edu as rm
+from ragmetrics_edu.batch import METRICS, evaluate
+from ragmetrics_edu.graded import dcg_at_k, ndcg_at_k
+from ragmetrics_edu.order_aware import average_precision, reciprocal_rank
+from ragmetrics_edu.order_unaware import (
+    f1_at_k,
+    hit_rate_at_k,
+    precision_at_k,
+    recall_at_k,
+)
+
+# ---------------------------------------------------------------------------
+# The fast path against the readable functions, on many random queries
+# ---------------------------------------------------------------------------
+
+
+def _trec_ranked_grades(ranking, judgements):
+    """Grades in trec_eval's order, written independently of the library.
+
+    Sort by float32 score descending, ties by docid descending; a grade
+    below 1 or an unjudged document gives 0 (not relevant, no gain).
+    """
+    keyed = sorted(
+        ranking.items(),
+        key=lambda item: (float(np.float32(item[1])), item[0]),
+        reverse=True,
+    )
+    return [max(judgements.get(docid, 0), 0) for docid, _ in keyed]
+
+
+def _random_collection(seed, n_queries=200):
+    rng = np.random.default_rng(seed)
+    pool = [str(i) for i in range(40)] + list("abcdefghijklmnop")
+    qrels, run = {}, {}
+    for q in range(n_queries):
+        qid = f"q{q}"
+        n_ret = int(rng.integers(0, 30))
+        docs = [pool[i] for i in rng.choice(len(pool), n_ret, replace=False)]
+        # half the queries use coarse scores, so ties are common
+        if rng.random() < 0.5:
+            run[qid] = {d: float(rng.integers(0, 5)) for d in docs}
+        else:
+            run[qid] = {d: float(rng.normal()) for d in docs}
+        n_judged = int(rng.integers(1, 15))
+        judged = [pool[i] for i in rng.choice(len(pool), n_judged, replace=False)]
+        qrels[qid] = {d: int(rng.integers(-1, 4)) for d in judged}
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+def test_matches_the_readable_functions(seed, gain):
+    qrels, run = _random_collection(seed)
+    ks = [1, 3, 5, 10, 40]
+    metrics = ["mrr", "map", "ndcg"]
+    for k in ks:
+        metrics += [f"{m}@{k}" for m in ("P", "recall", "f1", "hit_rate", "mrr", "map", "ndcg", "dcg")]
+    report = evaluate(qrels, run, metrics, gain=gain)
+    assert set(report.per_query) == set(run)
+    for qid, values in report.per_query.items():
+        rels = _trec_ranked_grades(run[qid], qrels[qid])
+        judged_grades = [max(g, 0) for g in qrels[qid].values()]
+        n_rel = sum(g >= 1 for g in qrels[qid].values())
+        expected = {
+            "mrr": reciprocal_rank(rels),
+            "map": average_precision(rels, n_rel),
+            "ndcg": ndcg_at_k(rels, None, gain=gain, ideal=judged_grades),
+        }
+        for k in ks:
+            expected[f"P@{k}"] = precision_at_k(rels, k)
+            expected[f"recall@{k}"] = recall_at_k(rels, k, n_rel)
+            expected[f"f1@{k}"] = f1_at_k(rels, k, n_rel)
+            expected[f"hit_rate@{k}"] = hit_rate_at_k(rels, k)
+            expected[f"mrr@{k}"] = reciprocal_rank(rels, k=k)
+            expected[f"map@{k}"] = average_precision(rels, n_rel, k=k)
+            expected[f"ndcg@{k}"] = ndcg_at_k(rels, k, gain=gain, ideal=judged_grades)
+            expected[f"dcg@{k}"] = dcg_at_k(rels, k, gain=gain)
+        for name, value in expected.items():
+            assert values[name] == pytest.approx(value, abs=1e-12), (qid, name)
+
+
+def test_tie_resolution_in_small_chunks(monkeypatch):
+    # the tie counting works a bounded number of comparisons at a time;
+    # chunks of 3 pairs must give the same ranks as the readable path
+    from ragmetrics_edu import batch
+
+    monkeypatch.setattr(batch._count_larger_ids, "__defaults__", (3,))
+    qrels, run = _random_collection(11, n_queries=60)
+    run = {q: {d: float(int(s) % 2) for d, s in r.items()} for q, r in run.items()}
+    report = evaluate(qrels, run, ["map", "ndcg"])
+    for qid, values in report.per_query.items():
+        rels = _trec_ranked_grades(run[qid], qrels[qid])
+        n_rel = sum(g >= 1 for g in qrels[qid].values())
+        assert values["map"] == pytest.approx(average_precision(rels, n_rel), abs=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# Hand arithmetic
+# ---------------------------------------------------------------------------
+
+
+def test_hand_example_every_metric():
+    qrels = {"q": {"d1": 1, "d2": 0, "d3": 2, "d9": 3}}  # d9 relevant, never retrieved
+    run = {"q": {"d1": 0.9, "d2": 0.8, "d3": 0.7, "d4": 0.6}}
+    # order d1 (1), d2 (0), d3 (2), d4 (unjudged); R = 3 relevant: d1, d3, d9
+    r = evaluate(qrels, run, ["P@2", "recall@3", "f1@2", "hit_rate@1", "mrr",
+                               "map", "map@1", "dcg@3", "ndcg@3", "ndcg"]).per_query["q"]
+    assert r["P@2"] == 0.5  # 1 relevant of 2
+    assert r["recall@3"] == pytest.approx(2 / 3)  # d1, d3 of 3 relevant
+    assert r["f1@2"] == pytest.approx(2 * 0.5 * (1 / 3) / (0.5 + 1 / 3))  # P=1/2, R=1/3
+    assert r["hit_rate@1"] == 1.0
+    assert r["mrr"] == 1.0
+    assert r["map"] == pytest.approx((1 / 1 + 2 / 3) / 3)  # d9 counts in the denominator
+    assert r["map@1"] == pytest.approx(1 / 3)  # (1/1) / 3
+    dcg3 = 1 / math.log2(2) + 2 / math.log2(4)  # 1 + 2/2 = 2
+    assert r["dcg@3"] == pytest.approx(dcg3)
+    idcg3 = 3 / math.log2(2) + 2 / math.log2(3) + 1 / math.log2(4)  # grades 3, 2, 1
+    assert r["ndcg@3"] == pytest.approx(dcg3 / idcg3)
+    assert r["ndcg"] == pytest.approx(dcg3 / idcg3)  # nothing relevant after rank 3
+
+
+def test_exponential_gain_by_hand():
+    qrels = {"q": {"a": 3, "b": 1}}
+    run = {"q": {"b": 2.0, "a": 1.0}}
+    r = evaluate(qrels, run, ["dcg@2", "ndcg@2"], gain="exponential").per_query["q"]
+    dcg = (2**1 - 1) / 1 + (2**3 - 1) / math.log2(3)  # b then a
+    idcg = (2**3 - 1) / 1 + (2**1 - 1) / math.log2(3)  # a then b
+    assert r["dcg@2"] == pytest.approx(dcg)
+    assert r["ndcg@2"] == pytest.approx(dcg / idcg)
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [("b", "a"), ("9", "10"), ("z", "Z"), ("10", "1"), ("d2", "d10")],
+)
+def test_ties_go_to_the_larger_document_id(first, second):
+    # equal scores: trec_eval ranks the larger string first; the dict order
+    # (second written first) must not matter
+    qrels = {"q": {second: 1}}
+    run = {"q": {second: 1.0, first: 1.0}}
+    assert first > second  # string order, e.g. "9" > "10"
+    assert evaluate(qrels, run, ["mrr"]).per_query["q"]["mrr"] == 0.5  # relevant at rank 2
+
+
+def test_scores_equal_as_float32_are_ties():
+    # trec_eval keeps scores in a C float: 1 + 1e-12 == 1.0, so "b" goes first
+    qrels = {"q": {"a": 1}}
+    assert evaluate(qrels, {"q": {"a": 1.0 + 1e-12, "b": 1.0}}, ["mrr"]).mean["mrr"] == 0.5
+    # 1e301 and 1e300 both overflow to inf: a tie again
+    assert evaluate(qrels, {"q": {"a": 1e301, "b": 1e300}}, ["mrr"]).mean["mrr"] == 0.5
+    # -0.0 and 0.0 are the same score
+    assert evaluate(qrels, {"q": {"a": 0.0, "b": -0.0}}, ["mrr"]).mean["mrr"] == 0.5
+    # 1 + 1e-6 is a different float32: a is ahead
+    assert evaluate(qrels, {"q": {"a": 1.0 + 1e-6, "b": 1.0}}, ["mrr"]).mean["mrr"] == 1.0
+
+
+def test_infinite_scores_are_ordered():
+    qrels = {"q": {"c": 1}}
+    run = {"q": {"a": -math.inf, "b": math.inf, "c": 0.0}}
+    # b (inf), c (0), a (-inf): the relevant c is second
+    assert evaluate(qrels, run, ["mrr"]).mean["mrr"] == 0.5
+
+
+def test_negative_and_zero_grades_are_not_relevant():
+    qrels = {"q": {"a": -1, "b": 0, "c": 2}}
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    r = evaluate(qrels, run, ["P@3", "map", "ndcg", "dcg@3"]).per_query["q"]
+    assert r["P@3"] == pytest.approx(1 / 3)  # only c
+    assert r["map"] == pytest.approx(1 / 3)  # c at rank 3: (1/3) / 1
+    assert r["dcg@3"] == pytest.approx(2 / math.log2(4))  # -1 brings no (negative) gain
+    assert r["ndcg"] == pytest.approx((2 / 2) / 2)  # ideal: c first, 2/1
+
+
+def test_query_without_relevant_document_scores_zero_and_counts():
+    qrels = {"q1": {"a": 0, "b": -2}, "q2": {"x": 1}}
+    run = {"q1": {"a": 1.0}, "q2": {"x": 1.0}}
+    report = evaluate(qrels, run, ["P@1", "recall@1", "map", "ndcg", "mrr"])
+    assert report.per_query["q1"] == dict.fromkeys(report.metrics, 0.0)
+    assert report.queries_without_relevant == ("q1",)
+    assert report.mean["map"] == 0.5  # (0 + 1) / 2: q1 counts
+    assert "no_rel_q:1" in report.signature
+
+
+def test_missing_queries_ignore_and_zero():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+    run = {"q1": {"a": 1.0}, "q2": {"z": 1.0, "b": 0.5}}
+    ignore = evaluate(qrels, run, ["mrr"])
+    assert ignore.missing_queries == ("q3",)
+    assert set(ignore.per_query) == {"q1", "q2"}
+    assert ignore.mean["mrr"] == pytest.approx((1 + 0.5) / 2)
+    zero = evaluate(qrels, run, ["mrr"], missing="zero")  # trec_eval -c
+    assert zero.missing_queries == ("q3",)
+    assert zero.per_query["q3"] == {"mrr": 0.0}
+    assert zero.mean["mrr"] == pytest.approx((1 + 0.5 + 0) / 3)
+    assert "missing:zero" in zero.signature
+
+
+def test_unjudged_queries_are_listed_not_scored():
+    qrels = {"q1": {"a": 1}, "q2": {}}  # an empty dict: no judgements
+    run = {"q1": {"a": 1.0}, "q2": {"a": 1.0}, "q9": {"a": 1.0}}
+    report = evaluate(qrels, run, ["map"], missing="zero")
+    assert report.unjudged_queries == ("q2", "q9")
+    assert report.missing_queries == ()
+    assert set(report.per_query) == {"q1"}
+    assert "unjudged_q:2" in report.signature
+
+
+def test_empty_ranking_of_a_judged_query_scores_zero():
+    report = evaluate({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": {}, "q2": {"b": 1.0}}, ["map", "P@5"])
+    assert report.per_query["q1"] == {"map": 0.0, "P@5": 0.0}
+    assert report.mean["map"] == 0.5
+
+
+def test_k_larger_than_the_ranking():
+    r = evaluate({"q": {"a": 1, "b": 1}}, {"q": {"a": 1.0}}, ["P@10", "recall@10", "ndcg@10"]).per_query["q"]
+    assert r["P@10"] == 0.1  # 1 / 10: trec_eval divides by k
+    assert r["recall@10"] == 0.5
+    assert r["ndcg@10"] == pytest.approx(1 / (1 + 1 / math.log2(3)))
+
+
+def test_dict_order_does_not_matter():
+    qrels, run = _random_collection(7, n_queries=30)
+    metrics = ["map", "ndcg@5", "mrr", "P@3"]
+    base = evaluate(qrels, run, metrics).per_query
+    rng = np.random.default_rng(0)
+    shuffled_run = {}
+    for qid in reversed(list(run)):
+        items = list(run[qid].items())
+        rng.shuffle(items)
+        shuffled_run[qid] = dict(items)
+    again = evaluate(qrels, shuffled_run, metrics).per_query
+    assert again == base
+
+
+def test_any_mapping_is_accepted():
+    from collections import OrderedDict
+    from types import MappingProxyType
+
+    qrels = MappingProxyType({"q": OrderedDict(a=1, b=2)})
+    run = {"q": MappingProxyType({"a": 1.0, "b": 0.5})}
+    # a then b, both relevant: AP = (1/1 + 2/2) / 2
+    assert evaluate(qrels, run, ["map"]).mean["map"] == 1.0
+
+
+def test_grades_as_integer_floats_and_numpy_numbers():
+    qrels = {"q": {"a": 1.0, "b": np.int64(2)}}
+    run = {"q": {"a": np.float32(0.5), "b": 2}}
+    assert evaluate(qrels, run, ["map"]).mean["map"] == 1.0  # b then a, both relevant
+
+
+# ---------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------
+
+QRELS = {"q": {"a": 1}}
+RUN = {"q": {"a": 1.0}}
+
+
+def test_unknown_metric_lists_the_known_ones():
+    with pytest.raises(ValueError) as info:
+        evaluate(QRELS, RUN, ["precision@10"])
+    message = str(info.value)
+    assert "precision@10" in message
+    for base in METRICS:
+        assert base in message
+
+
+@pytest.mark.parametrize("name", ["P@0", "P@-1", "P@1.5", "P@x", "ndcg@", "map@00"])
+def test_bad_cutoff(name):
+    with pytest.raises(ValueError, match="k must be a positive integer"):
+        evaluate(QRELS, RUN, [name])
+
+
+@pytest.mark.parametrize("name", ["P", "recall", "f1", "hit_rate", "dcg"])
+def test_metrics_that_need_a_cutoff(name):
+    with pytest.raises(ValueError, match="needs a cut-off"):
+        evaluate(QRELS, RUN, [name])
+
+
+def test_nan_score_names_query_and_document():
+    with pytest.raises(ValueError, match=r"NaN.*'d2'.*'q7'"):
+        evaluate({"q7": {"d1": 1}}, {"q7": {"d1": 1.0, "d2": math.nan}}, ["map"])
+
+
+def test_bad_grades_and_scores():
+    with pytest.raises(ValueError, match=r"integers.*0.5.*'a'.*'q'"):
+        evaluate({"q": {"a": 0.5}}, RUN, ["map"])
+    with pytest.raises(TypeError, match="grades must be integers"):
+        evaluate({"q": {"a": "1"}}, RUN, ["map"])
+    with pytest.raises(TypeError, match="grades must be integers"):
+        evaluate({"q": {"a": True}}, RUN, ["map"])
+    with pytest.raises(TypeError, match=r"scores must be numbers, got 'high'.*'b'.*'q'"):
+        evaluate(QRELS, {"q": {"a": 0.5, "b": "high"}}, ["map"])
+    # a numeric string reads as float() reads it, as in a run file
+    assert evaluate(QRELS, {"q": {"b": "0.75", "a": "1e3"}}, ["mrr"]).mean["mrr"] == 1.0
+    with pytest.raises(TypeError, match="scores must be numbers"):
+        evaluate(QRELS, {"q": {"a": None}}, ["map"])
+
+
+def test_ids_must_be_strings():
+    with pytest.raises(TypeError, match="query ids must be strings"):
+        evaluate({1: {"a": 1}}, RUN, ["map"])
+    with pytest.raises(TypeError, match="document ids must be strings"):
+        evaluate({"q": {1: 1}}, {"q": {1: 1.0}}, ["map"])
+    with pytest.raises(TypeError, match="document ids must be strings"):
+        evaluate(QRELS, {"q": {7: 1.0}}, ["map"])  # would never match "a"
+
+
+def test_bad_options_and_inputs():
+    with pytest.raises(ValueError, match="missing must be one of"):
+        evaluate(QRELS, RUN, ["map"], missing="drop")
+    with pytest.raises(ValueError, match="gain must be one of"):
+        evaluate(QRELS, RUN, ["ndcg"], gain="log")
+    with pytest.raises(ValueError, match="nothing to score"):
+        evaluate({"q1": {"a": 1}}, {"q2": {"a": 1.0}}, ["map"])
+    with pytest.raises(ValueError, match="at least one metric"):
+        evaluate(QRELS, RUN, [])
+    with pytest.raises(TypeError, match="qrels must be a dict"):
+        evaluate([("q", "a", 1)], RUN, ["map"])
+    with pytest.raises(TypeError, match=r"run\['q'\] must be a dict"):
+        evaluate(QRELS, {"q": ["a"]}, ["map"])
+
+
+# ---------------------------------------------------------------------------
+# The report
+# ---------------------------------------------------------------------------
+
+
+def _small_report():
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}, "q3": {"d": 1}}
+    run = {"q1": {"a": 0.2, "b": 0.9}, "q2": {"c": 0.5}, "q4": {"x": 1.0}}
+    return evaluate(qrels, run, ["P@1", "mrr"])
+
+
+def test_report_table_dict_and_signature():
+    report = _small_report()
+    # q1: b then a -> P@1 = 0, RR = 1/2; q2: c first -> P@1 = 1, RR = 1
+    assert report.per_query == {"q1": {"P@1": 0.0, "mrr": 0.5}, "q2": {"P@1": 1.0, "mrr": 1.0}}
+    assert report.mean == {"P@1": 0.5, "mrr": 0.75}
+    table = report.to_table()
+    assert table.splitlines()[0].split() == ["qid", "P@1", "mrr"]
+    assert table.splitlines()[2].split() == ["q1", "0.0000", "0.5000"]
+    assert table.splitlines()[-1].split() == ["mean", "0.5000", "0.7500"]
+    assert len(report.to_table(per_query=False).splitlines()) == 3
+    d = report.to_dict()
+    assert d["missing_queries"] == ["q3"] and d["unjudged_queries"] == ["q4"]
+    assert d["mean"] == report.mean and d["signature"] == report.signature
+    for convention in ("float32", "docid desc", "grade>=1", "gain:linear",
+                       "idcg:all judged", "ap:all relevant", "missing:ignore"):
+        assert convention in report.signature
+    text = str(report)
+    assert "'q3'" in text and "'q4'" in text and report.signature in text
+    assert "2 metrics over 2 queries" in repr(report)
+
+
+def test_report_dataframe():
+    pd = pytest.importorskip("pandas")
+    frame = _small_report().to_dataframe()
+    assert list(frame.columns) == ["P@1", "mrr"]
+    assert list(frame.index) == ["q1", "q2", "mean"]
+    assert frame.loc["mean", "mrr"] == 0.75
+    assert frame.loc[["q1", "q2"]].mean().to_dict() == {"P@1": 0.5, "mrr": 0.75}
+    assert isinstance(_small_report().to_dataframe(mean_row=False), pd.DataFrame)
+
+
+def test_public_names():
+    assert rm.evaluate is evaluate
+    assert rm.Report is type(_small_report())
+
+
+# ---------------------------------------------------------------------------
+# Properties
+# ---------------------------------------------------------------------------
+
+_ids = st.sampled_from(["a", "b", "c", "9", "10", "d1", "d10"])
+_ranking = st.dictionaries(_ids, st.sampled_from([0.0, 0.5, 1.0, 2.5, -1.0]), max_size=7)
+_judgements = st.dictionaries(_ids, st.integers(-1, 3), min_size=1, max_size=7)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    qrels=st.dictionaries(st.sampled_from(["q1", "q2", "q3"]), _judgements, min_size=1),
+    run=st.dictionaries(st.sampled_from(["q1", "q2", "q3", "q4"]), _ranking, min_size=1),
+    missing=st.sampled_from(["ignore", "zero"]),
+)
+def test_properties(qrels, run, missing):
+    metrics = ["P@3", "recall@2", "f1@2", "hit_rate@1", "mrr", "mrr@2", "map", "map@3", "ndcg", "ndcg@2"]
+    if not set(qrels) & set(run):
+        with pytest.raises(ValueError):
+            evaluate(qrels, run, metrics, missing=missing)
+        return
+    report = evaluate(qrels, run, metrics, missing=missing)
+    # nothing dropped silently: every query is accounted for
+    accounted = set(report.per_query) | set(report.unjudged_queries) | set(report.missing_queries)
+    assert accounted == set(qrels) | set(run)
+    for name in metrics:
+        column = [v[name] for v in report.per_query.values()]
+        assert all(0.0 <= x <= 1.0 for x in column)
+        assert report.mean[name] == pytest.approx(sum(column) / len(column))
+    for qid in report.queries_without_relevant:
+        assert set(report.per_query[qid].values()) == {0.0}
+    # recall <= hit rate, and mrr@k <= mrr
+    for v in report.per_query.values():
+        assert v["mrr@2"] <= v["mrr"]
+        assert v["map@3"] <= v["map"] + 1e-15
