@@ -1,0 +1,227 @@
+"""What every widget of :mod:`ragmetrics_edu.widgets` shares.
+
+* :func:`require_widgets` imports ipywidgets at first use, with a clear
+  message when it is missing.
+* :class:`FigureView` owns one matplotlib figure for the whole life of a
+  widget.  Callbacks update its artists (``set_ydata``, ``set_height``) and
+  call :meth:`FigureView.refresh`:
+
+  - with matplotlib's inline backend (the default in JupyterLab 4 and
+    Notebook 7) the figure is rendered to PNG and *assigned* to an
+    ``Output`` widget's ``outputs``.  That travels as a widget message, not
+    as a cell output, so nothing lands in the cell's output when nbval
+    runs the notebook, and no callback prints;
+  - with ipympl (``%matplotlib widget``) the figure's canvas is itself a
+    widget placed in the layout, and a refresh is ``draw_idle()``.
+
+* :class:`Explorer` is the object a widget constructor returns: it holds
+  the controls as named attributes, the last computed numbers in
+  ``.values``, and displays as its ipywidgets layout.  Its plain-text
+  representation names the explorer and its inputs, so the text a notebook
+  saves for it is the same on every run.
+"""
+
+import base64
+import io
+
+FIGURE_DPI = 72
+"""Resolution of the rendered figures (kept low so an update stays fast)."""
+
+
+def require_widgets():
+    """Import and return :mod:`ipywidgets`, or raise an ImportError saying how to get it."""
+    try:
+        import ipywidgets
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "the widgets need ipywidgets>=8 and matplotlib: "
+            "pip install 'ragmetrics-edu[notebooks]'"
+        ) from exc
+    return ipywidgets
+
+
+def _ipympl_active():
+    import matplotlib
+
+    # Without resolving an unset backend (get_backend() would import pyplot).
+    getter = getattr(matplotlib.rcParams, "_get_backend_or_none", None)
+    backend = (getter() if getter else matplotlib.rcParams["backend"]) or ""
+    backend = backend.lower()
+    return "ipympl" in backend or backend.endswith("widget")
+
+
+class FigureView:
+    """One figure, shown in a notebook and redrawn in place.
+
+    Parameters
+    ----------
+    figsize : tuple of float
+        Width and height in inches.
+    ncols : int
+        Number of side-by-side axes.
+    """
+
+    def __init__(self, figsize=(6.4, 3.2), ncols=1):
+        widgets = require_widgets()
+        if _ipympl_active():  # pragma: no cover - ipympl is optional
+            import matplotlib.pyplot as plt
+
+            with plt.ioff():
+                self.figure = plt.figure(figsize=figsize, dpi=FIGURE_DPI)
+            self.widget = self.figure.canvas
+            self._interactive = True
+        else:
+            from matplotlib.backends.backend_agg import FigureCanvasAgg
+            from matplotlib.figure import Figure
+
+            # Not created through pyplot: the inline backend does not show it
+            # at the end of the cell, and no "<Figure size ...>" is printed.
+            self.figure = Figure(figsize=figsize, dpi=FIGURE_DPI)
+            FigureCanvasAgg(self.figure)
+            self.widget = widgets.Output()
+            self._interactive = False
+        axes = self.figure.subplots(1, ncols)
+        self.axes = list(axes) if ncols > 1 else [axes]
+        self.n_renders = 0
+        self._dynamic = []
+        self._background = None
+
+    def animate(self, *artists):
+        """Mark the artists that updates change; the rest is drawn once and reused.
+
+        A full Agg draw is mostly text (ticks, labels, legend).  The static
+        part is rendered once and kept as a bitmap; an update restores it and
+        draws only these artists on top (blitting).  Call :meth:`invalidate`
+        after changing anything static (axis limits, labels).  Without a call
+        to ``animate`` every refresh draws the whole figure.
+        """
+        for artist in artists:
+            if not self._interactive:
+                artist.set_animated(True)
+            self._dynamic.append(artist)
+
+    def invalidate(self):
+        """Forget the cached static bitmap (after axis limits or labels change)."""
+        self._background = None
+
+    def draw(self):
+        """Render the whole figure with Agg, static and dynamic parts (no cache)."""
+        self.invalidate()
+        self._render()
+
+    def _render(self):
+        canvas = self.figure.canvas
+        if not self._dynamic:  # nothing marked by animate(): draw it all, every time
+            canvas.draw()
+            return
+        if self._background is None:
+            canvas.draw()  # draws everything but the animated artists
+            self._background = canvas.copy_from_bbox(self.figure.bbox)
+        else:
+            canvas.restore_region(self._background)
+        for artist in self._dynamic:
+            self.figure.draw_artist(artist)
+
+    def png(self):
+        """The figure's current state as PNG bytes (cached static part, fast encoding)."""
+        from PIL import Image
+
+        self._render()
+        canvas = self.figure.canvas
+        width, height = canvas.get_width_height(physical=True)
+        image = Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        buf = io.BytesIO()
+        image.save(buf, format="png", compress_level=1)
+        return buf.getvalue()
+
+    def refresh(self):
+        """Show the figure's current state (after its artists were updated)."""
+        self.n_renders += 1
+        if self._interactive:  # pragma: no cover - ipympl is optional
+            self.figure.canvas.draw_idle()
+            return
+        w, h = self.figure.get_size_inches() * FIGURE_DPI
+        self.widget.outputs = ({
+            "output_type": "display_data",
+            "data": {
+                "image/png": base64.b64encode(self.png()).decode("ascii"),
+                "text/plain": f"<Figure size {w:.0f}x{h:.0f} with {len(self.figure.axes)} Axes>",
+            },
+            "metadata": {},
+        },)
+
+
+class Explorer:
+    """Base of the objects returned by the widget constructors.
+
+    Subclasses build ``self.widget`` (the ipywidgets layout), compute the
+    numbers in ``update`` and describe their inputs in ``_describe``.
+    """
+
+    widget = None
+    values = None
+
+    def _describe(self):  # pragma: no cover - overridden
+        return ""
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._describe()})"
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = repr(self)
+        return bundle
+
+
+def fmt(x, digits=4):
+    """A number for a table: integers plain, others rounded (``0.6667``)."""
+    x = float(x)
+    if x == int(x) and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.{digits}f}"
+
+
+def html_table(header, rows, highlight=None, caption=None):
+    """A small HTML table; row number ``highlight`` (0-based) is shaded."""
+    style = "border-collapse:collapse;font-family:monospace;font-size:12px"
+    cell = "padding:2px 8px;border-bottom:1px solid #ddd;text-align:right"
+    parts = [f'<table style="{style}">']
+    if caption:
+        parts.append(f'<caption style="text-align:left;font-weight:bold">{caption}</caption>')
+    parts.append("<tr>" + "".join(f'<th style="{cell}">{h}</th>' for h in header) + "</tr>")
+    for i, row in enumerate(rows):
+        shade = ' style="background:#fff3c4"' if i == highlight else ""
+        parts.append(f"<tr{shade}>" + "".join(f'<td style="{cell}">{v}</td>' for v in row)
+                     + "</tr>")
+    parts.append("</table>")
+    return "".join(parts)
+
+
+class UpdateGuard:
+    """Run ``update`` once when several controls change together.
+
+    ``with guard: ...`` suspends updates; the last exit runs one update.
+    """
+
+    def __init__(self, update):
+        self._update = update
+        self._depth = 0
+        self._pending = False
+
+    def __enter__(self):
+        self._depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        self._depth -= 1
+        if self._depth == 0 and self._pending:
+            self._pending = False
+            self._update()
+        return False
+
+    def request(self, *_):
+        """Observer callback: update now, or when the outermost ``with`` ends."""
+        if self._depth:
+            self._pending = True
+        else:
+            self._update()

@@ -1,0 +1,235 @@
+"""Two functions every lesson notebook uses.
+
+* :func:`seed_table` shows seed worked examples (:mod:`ragmetrics_edu.examples`)
+  beside the library's number, with an erratum box where the seed slips.  A
+  seed's number is written once, in ``ragmetrics_edu.examples``; notebooks
+  read it from there.
+* :func:`check_exercise` compares a student's function with the library's on
+  several inputs and says in words what is wrong.
+
+Both need neither matplotlib nor ipywidgets.
+"""
+
+import html
+from fractions import Fraction
+import math
+import numbers
+
+__all__ = ["seed_table", "check_exercise", "SeedTable"]
+
+
+def _num(x, digits=4):
+    """A computed number as the lessons print it: ``round(x, 4)``."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        return str(x)
+    return repr(round(float(x), digits))
+
+
+def _stated_value(stated):
+    """The seed's number as a float: a float as is, "3/4" as 0.75; None otherwise."""
+    if isinstance(stated, bool):
+        return None
+    if isinstance(stated, numbers.Real):
+        return float(stated)
+    if isinstance(stated, str):
+        try:
+            return float(Fraction(stated.replace(" ", "")))
+        except (ValueError, ZeroDivisionError):
+            return None
+    return None
+
+
+def _stated(x):
+    """The seed's number as the seed prints it (0.29 stays 0.29, "3/4" stays "3/4")."""
+    if x is None:
+        return "(not printed)"
+    if isinstance(x, float):
+        return repr(x)
+    return str(x)
+
+
+class SeedTable:
+    """Seed examples beside the library's numbers (see :func:`seed_table`).
+
+    Attributes
+    ----------
+    rows : list of dict
+        One per example: ``key``, ``metric``, ``seed``, ``where``,
+        ``stated``, ``ours`` (recomputed with the library), ``correct``,
+        ``agrees`` (True: the seed's number is ours at the seed's rounding;
+        False: it differs or has an erratum; None: the seed gives no single
+        number to compare) and ``erratum``.
+    """
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def _verdict(self, row):
+        if row["erratum"]:
+            return "erratum"
+        if row["stated"] is None:
+            return "the seed prints no value"
+        if row["agrees"] is None:
+            return "as the seed writes it"
+        return "agrees" if row["agrees"] else "differs"
+
+    def __repr__(self):
+        lines = []
+        for r in self.rows:
+            lines.append(f"{r['metric']} ({r['seed']}: {r['where']})")
+            lines.append(f"    seed: {_stated(r['stated'])}    ragmetrics_edu: "
+                         f"{_num(r['ours'])}    {self._verdict(r)}")
+            if r["erratum"]:
+                lines.append(f"    Erratum: {r['erratum']}")
+        return "\n".join(lines)
+
+    def _repr_html_(self):
+        cell = "padding:3px 8px;border-bottom:1px solid #ddd;text-align:left"
+        head = ["example", "where in the seed", "the seed says", "ragmetrics_edu", ""]
+        out = ['<table style="border-collapse:collapse;font-size:13px">', "<tr>"]
+        out += [f'<th style="{cell}">{h}</th>' for h in head]
+        out.append("</tr>")
+        boxes = []
+        for r in self.rows:
+            verdict = self._verdict(r)
+            mark = {"agrees": "&#10003;", "erratum": "&#9888; erratum"}.get(verdict, verdict)
+            out.append("<tr>" + "".join(
+                f'<td style="{cell}">{v}</td>' for v in (
+                    html.escape(r["metric"]),
+                    f"{html.escape(r['seed'])}: {html.escape(r['where'])}",
+                    f"<code>{html.escape(_stated(r['stated']))}</code>",
+                    f"<b><code>{_num(r['ours'])}</code></b>",
+                    mark)) + "</tr>")
+            if r["erratum"]:
+                boxes.append(
+                    '<div style="border-left:4px solid #d9822b;background:#fff6e5;'
+                    'padding:6px 10px;margin:6px 0">'
+                    f"<b>Erratum ({html.escape(r['metric'])}).</b> "
+                    f"{html.escape(r['erratum'])}</div>")
+        out.append("</table>")
+        return "".join(out + boxes)
+
+
+def seed_table(*keys):
+    """Show seed worked examples beside the library's number.
+
+    Parameters
+    ----------
+    *keys : str
+        Keys of :func:`ragmetrics_edu.examples.get` (``"precision_at_2"``).
+
+    Returns
+    -------
+    SeedTable
+        Displays as an HTML table with an erratum box under it where the
+        seed slips; its plain text (what a notebook saves and nbval compares)
+        lists the same numbers.
+
+    Examples
+    --------
+    >>> from ragmetrics_edu.widgets import seed_table
+    >>> print(seed_table("precision_at_2"))  # doctest: +NORMALIZE_WHITESPACE
+    Precision@2 (slides: Non-Rank Based, Precision@k: 'Precision@2 = 1/(1+1)')
+        seed: 0.5    ragmetrics_edu: 0.5    agrees
+    """
+    from .. import examples
+
+    if not keys:
+        raise ValueError("seed_table needs at least one example key")
+    rows = []
+    for key in keys:
+        ex = examples.get(key)
+        ours = ex.recompute()
+        value = _stated_value(ex.stated)
+        if ex.erratum:
+            agrees = False
+        elif value is None:
+            agrees = None
+        else:
+            agrees = abs(value - ours) <= ex.tolerance + 1e-12
+        rows.append({
+            "key": key, "metric": ex.metric, "seed": ex.seed, "where": ex.where,
+            "stated": ex.stated, "ours": ours, "correct": ex.correct,
+            "agrees": agrees, "erratum": ex.erratum,
+        })
+    return SeedTable(rows)
+
+
+def _call_text(name, args, kwargs):
+    parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+def _same(got, want, tol):
+    if isinstance(want, numbers.Real) and not isinstance(want, bool):
+        if isinstance(got, bool) or not isinstance(got, numbers.Real):
+            return False
+        if math.isnan(want):
+            return math.isnan(got)
+        return abs(float(got) - float(want)) <= tol * max(1.0, abs(float(want)))
+    if isinstance(want, (list, tuple)):
+        return (isinstance(got, (list, tuple)) and len(got) == len(want)
+                and all(_same(g, w, tol) for g, w in zip(got, want)))
+    return got == want
+
+
+def check_exercise(func, reference, cases, *, name=None, tol=1e-9):
+    """Compare a student's function with the library's, case by case.
+
+    Parameters
+    ----------
+    func : callable
+        The student's function.
+    reference : callable
+        The library's function (the expected results).
+    cases : sequence
+        Each case is ``(args, kwargs)``, ``(args, kwargs, hint)``, a tuple of
+        positional arguments, or a dict of keyword arguments.  The hint says
+        what the case tests ("k larger than the ranking").
+    name : str, optional
+        The function's name in messages; default ``func.__name__``.
+    tol : float
+        Relative tolerance for numbers.
+
+    Returns
+    -------
+    None
+        Prints a one-line summary ("precision_at_k agrees with the library
+        on 6 inputs.").
+
+    Raises
+    ------
+    AssertionError
+        At the first case that differs, saying which call, what it returned,
+        what the library returns, and the case's hint.
+    NotImplementedError
+        Unchanged, if the student's function still raises it.
+    """
+    name = name or getattr(func, "__name__", "your function")
+    n = 0
+    for case in cases:
+        hint = ""
+        if isinstance(case, dict):
+            args, kwargs = (), dict(case)
+        elif (isinstance(case, tuple) and len(case) in (2, 3) and isinstance(case[0], tuple)
+              and isinstance(case[1], dict)):
+            args, kwargs = case[0], case[1]
+            hint = case[2] if len(case) == 3 else ""
+        else:
+            args, kwargs = tuple(case), {}
+        want = reference(*args, **kwargs)
+        call = _call_text(name, args, kwargs)
+        try:
+            got = func(*args, **kwargs)
+        except NotImplementedError:
+            raise
+        except Exception as exc:
+            raise AssertionError(
+                f"{call} raised {type(exc).__name__}: {exc}; the library returns "
+                f"{want!r}." + (f" This case: {hint}." if hint else "")) from None
+        if not _same(got, want, tol):
+            raise AssertionError(
+                f"{call} returned {got!r}, but the library returns {want!r}."
+                + (f" This case: {hint}." if hint else ""))
+        n += 1
+    print(f"{name} agrees with the library on {n} inputs.")

@@ -1,0 +1,424 @@
+"""The retrieval widgets (notebooks 01-03): their pure computations, and the
+widgets driven from Python (set a control, read the numbers shown).
+
+Expected values are hand arithmetic (written in the comments) or the seeds'.
+"""
+
+import subprocess
+import sys
+from math import log2
+
+import pytest
+
+pytest.importorskip("ipywidgets")
+pytest.importorskip("matplotlib")
+
+from ragmetrics_edu.widgets import (  # noqa: E402
+    average_precision_explorer,
+    graded_breakdown,
+    ndcg_explorer,
+    order_aware_breakdown,
+    order_unaware_curves,
+    precision_recall_explorer,
+)
+
+L3, L5, L6 = log2(3), log2(5), log2(6)  # discounts of ranks 2, 4, 5
+
+
+def approx(x):
+    return pytest.approx(x, abs=1e-12)
+
+
+def _mime(explorer):
+    return explorer._repr_mimebundle_()
+
+
+# ---------------------------------------------------------------- imports
+
+def test_importing_the_widgets_package_loads_neither_matplotlib_nor_ipywidgets():
+    code = ("import sys, ragmetrics_edu.widgets as w; w.order_unaware_curves; "
+            "print('matplotlib' in sys.modules, 'ipywidgets' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_unknown_name_raises_attribute_error():
+    import ragmetrics_edu.widgets as w
+
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        w.nope
+
+
+# ---------------------------------------------------------- 01 order-unaware
+
+def test_curves_on_the_slides_ranking():
+    # [1, 0, 1, 0, 1], 10 relevant in the collection
+    c = order_unaware_curves([1, 0, 1, 0, 1], 10)
+    assert c["k"] == [1, 2, 3, 4, 5]
+    assert c["hits"] == [1, 1, 2, 2, 3]
+    assert c["precision"] == [approx(1), approx(1 / 2), approx(2 / 3), approx(2 / 4),
+                              approx(3 / 5)]
+    assert c["recall"] == [approx(x / 10) for x in (1, 1, 2, 2, 3)]
+    # F1@3 = 2 * (2/3) * (2/10) / (2/3 + 2/10) = 0.3077 (the slides' 0.29 is an erratum)
+    assert c["f1"][2] == approx(2 * (2 / 3) * 0.2 / (2 / 3 + 0.2))
+    assert c["hit_rate"] == [1.0] * 5
+
+
+def test_curves_cat_in_a_box_recall_table():
+    # article 004: relevant at 2, 4, 5, 7 of 8, 4 relevant -> 0, .25, .25, .5, .75, .75, 1, 1
+    c = order_unaware_curves([0, 1, 0, 1, 1, 0, 1, 0], 4)
+    assert c["recall"] == [approx(x) for x in (0, .25, .25, .5, .75, .75, 1, 1)]
+    assert c["hit_rate"] == [0.0] + [1.0] * 7
+
+
+def test_curves_reject_too_few_relevant():
+    with pytest.raises(ValueError, match="n_relevant"):
+        order_unaware_curves([1, 1, 1], 2)
+
+
+def test_precision_recall_explorer_driven_from_python():
+    w = precision_recall_explorer([1, 0, 1, 0, 1], n_relevant=10, k=2)
+    assert w.values["at_k"]["precision"] == approx(1 / 2)  # slides' Precision@2
+    assert "Precision@2 = 0.5000" in w.summary.value
+    fig, line = w.view.figure, w.lines["precision"]
+    renders = w.view.n_renders
+
+    w.toggles[1].value = True  # now [1, 1, 1, 0, 1]: top 2 all relevant
+    assert w.rels == [1, 1, 1, 0, 1]
+    assert w.values["at_k"]["precision"] == approx(1.0)
+    assert w.values["at_k"]["recall"] == approx(2 / 10)
+    # the same figure and line, with new data: P@k = 1, 1, 1, 3/4, 4/5
+    assert w.view.figure is fig and w.lines["precision"] is line
+    assert list(line.get_ydata()) == [approx(x) for x in (1, 1, 1, 3 / 4, 4 / 5)]
+    assert w.view.n_renders == renders + 1  # one toggle, one redraw
+    assert "<td" in w.table.value and "0.7500" in w.table.value
+    png = w.view.widget.outputs[0]["data"]["image/png"]
+    assert isinstance(png, str) and len(png) > 100
+
+    w.k.value = 4
+    assert "Precision@4 = 0.7500" in w.summary.value
+    assert list(w.cursor.get_xdata()) == [4, 4]
+
+
+def test_precision_recall_explorer_raises_n_relevant_to_what_was_found():
+    w = precision_recall_explorer([1, 0, 0], n_relevant=1, k=3)
+    for t in w.toggles:
+        t.value = True
+    assert w.n_relevant.value == 3
+    assert w.values["at_k"]["recall"] == approx(1.0)
+
+
+def test_precision_recall_explorer_text_is_deterministic():
+    w = precision_recall_explorer([1, 0, 1], n_relevant=4, k=2)
+    bundle = _mime(w)
+    assert bundle["text/plain"] == "PrecisionRecallExplorer(rels=[1, 0, 1], n_relevant=4, k=2)"
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert w.k.continuous_update is False and w.n_relevant.continuous_update is False
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"rels": []}, "at least one"),
+    ({"rels": [1, 0], "k": 3}, "k must be at most"),
+    ({"rels": [1, 1], "n_relevant": 1}, "n_relevant"),
+    ({"rels": [1, 0], "k": 0}, "k must be a positive integer"),
+])
+def test_precision_recall_explorer_validates(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        precision_recall_explorer(**kwargs)
+
+
+# ------------------------------------------------------------ 02 order-aware
+
+def test_breakdown_slides_ap_examples():
+    b = order_aware_breakdown([[1, 0, 1, 0, 1], [1, 1, 1, 0, 0]], [10, 10])
+    q1, q2 = b["queries"]
+    assert q1["relevant_ranks"] == [1, 3, 5] and q1["hits"] == [1, 2, 3]
+    assert q1["precisions"] == [approx(1), approx(2 / 3), approx(3 / 5)]
+    assert q1["norm"] == 10
+    assert q1["ap"] == approx((1 + 2 / 3 + 3 / 5) / 10)  # 0.2267
+    assert q2["ap"] == approx((1 + 1 + 1) / 10)  # 0.3
+    assert b["map"] == approx(((1 + 2 / 3 + 3 / 5) / 10 + 0.3) / 2)
+    assert b["mrr"] == approx(1.0)
+
+
+def test_breakdown_slides_mrr():
+    # first relevant at rank 1 and rank 2: (1/1 + 1/2) / 2 = 3/4
+    b = order_aware_breakdown([[1, 0, 1, 0, 1], [0, 1, 0, 0, 0]], [10, 10])
+    assert [q["first_rank"] for q in b["queries"]] == [1, 2]
+    assert b["mrr"] == approx(3 / 4)
+
+
+def test_breakdown_cat_in_a_box():
+    cats = [[0, 1, 0, 1, 1, 0, 1, 0], [1, 0, 0, 1, 1, 0, 1, 0], [0, 0, 0, 0, 1, 0, 0, 1]]
+    b = order_aware_breakdown(cats, [4, 4, 2], k=8)
+    ap = [(1 / 2 + 2 / 4 + 3 / 5 + 4 / 7) / 4, (1 + 2 / 4 + 3 / 5 + 4 / 7) / 4,
+          (1 / 5 + 2 / 8) / 2]
+    assert [q["ap"] for q in b["queries"]] == [approx(x) for x in ap]
+    assert b["map"] == approx(sum(ap) / 3)  # 0.4786, the article's 0.48
+    assert b["mrr"] == approx((1 / 2 + 1 + 1 / 5) / 3)  # 0.5667, the article's 0.57
+
+
+@pytest.mark.parametrize("denominator, norm", [
+    ("all_relevant", 10), ("retrieved_relevant", 3), ("min_k_relevant", 5)])
+def test_breakdown_denominators(denominator, norm):
+    # (1 + 2/3 + 3/5) = 2.2667 divided by 10, by the 3 found, by min(5, 10)
+    b = order_aware_breakdown([[1, 0, 1, 0, 1]], [10], denominator=denominator)
+    q = b["queries"][0]
+    assert q["norm"] == norm
+    assert q["ap"] == approx((1 + 2 / 3 + 3 / 5) / norm)
+
+
+def test_breakdown_cutoff_and_nothing_found():
+    b = order_aware_breakdown([[1, 0, 1, 0, 1], [0, 0, 0, 1]], [10, 2], k=3)
+    q1, q2 = b["queries"]
+    assert q1["relevant_ranks"] == [1, 3]
+    assert q1["ap"] == approx((1 + 2 / 3) / 10)
+    assert q2["first_rank"] is None and q2["rr"] == 0.0 and q2["ap"] == 0.0
+
+
+def test_breakdown_validates():
+    with pytest.raises(ValueError, match="one entry per query"):
+        order_aware_breakdown([[1, 0]], [1, 2])
+    with pytest.raises(ValueError, match="denominator"):
+        order_aware_breakdown([[1, 0]], [1], denominator="mean")
+
+
+def test_average_precision_explorer_driven_from_python():
+    w = average_precision_explorer()  # the slides' two AP examples, 10 relevant each
+    assert "AP = (1/1 + 2/3 + 3/5) / 10 = 2.2667 / 10 = 0.2267" in w.lines[0].value
+    assert "RR = 1/1 = 1" in w.lines[0].value
+    bars = list(w.ap_bars)
+    w.toggles[1][0].value = False  # query 2 becomes [0, 1, 1, 0, 0]
+    assert "RR = 1/2 = 0.5000" in w.lines[1].value
+    # AP = (1/2 + 2/3) / 10 = 0.1167; MRR = (1 + 1/2) / 2 = 0.75
+    assert w.values["queries"][1]["ap"] == approx((1 / 2 + 2 / 3) / 10)
+    assert w.values["mrr"] == approx(0.75)
+    assert list(w.ap_bars) == bars  # same artists, new heights
+    assert w.ap_bars[1].get_height() == approx((1 / 2 + 2 / 3) / 10)
+    assert w.rr_bars[1].get_height() == approx(0.5)
+    assert list(w.mrr_line.get_ydata()) == [approx(0.75)] * 2
+    assert "MRR</b> = (1 + 0.5000) / 2 = 0.7500" in w.summary.value
+
+    w.k.value = 3  # AP@3 of query 1: (1 + 2/3) / 10
+    assert w.values["queries"][0]["ap"] == approx((1 + 2 / 3) / 10)
+    assert "MAP@3" in w.summary.value
+    w.denominator.value = "retrieved_relevant"  # (1 + 2/3) / 2
+    assert w.values["queries"][0]["ap"] == approx((1 + 2 / 3) / 2)
+
+
+def test_average_precision_explorer_n_relevant_follows_toggles():
+    w = average_precision_explorer([[1, 0, 0]], n_relevants=[1])
+    w.toggles[0][1].value = True
+    w.toggles[0][2].value = True
+    assert w.n_relevants[0].value == 3
+    assert w.values["queries"][0]["ap"] == approx(1.0)  # (1/1 + 2/2 + 3/3) / 3
+
+
+def test_average_precision_explorer_text_is_deterministic():
+    w = average_precision_explorer([[1, 0], [0, 1]], n_relevants=[2, 1])
+    assert _mime(w)["text/plain"] == (
+        "AveragePrecisionExplorer(queries=[[1, 0], [0, 1]], n_relevants=[2, 1], k=None, "
+        "denominator='all_relevant')")
+
+
+# ---------------------------------------------------------------- 03 graded
+
+def test_graded_breakdown_slides():
+    # slides' grades [5, 3, 5, 0, 2]; ideal order [5, 5, 3, 2, 0]
+    b = graded_breakdown([5, 3, 5, 0, 2], k=3)
+    assert b["discount"] == [approx(1), approx(L3), approx(2), approx(L5), approx(L6)]
+    assert b["gain"] == [5, 3, 5, 0, 2]
+    assert b["discounted"][1] == approx(3 / L3)
+    dcg3 = 5 + 3 / L3 + 5 / 2  # 9.3928
+    idcg3 = 5 + 5 / L3 + 3 / 2  # 9.6546
+    assert b["dcg_at_k"] == approx(dcg3)
+    assert b["idcg_at_k"] == approx(idcg3)
+    assert b["ndcg_at_k"] == approx(dcg3 / idcg3)  # 0.9729
+    assert b["cg_at_k"] == 13.0  # 5 + 3 + 5
+    assert b["ideal_grade"] == [5, 5, 3, 2, 0]
+    dcg5 = dcg3 + 0 / L5 + 2 / L6  # 10.1664
+    idcg5 = idcg3 + 2 / L5 + 0  # 10.5160
+    assert b["dcg"][4] == approx(dcg5) and b["idcg"][4] == approx(idcg5)
+    assert b["ndcg"][4] == approx(dcg5 / idcg5)  # 0.9668
+
+
+def test_graded_breakdown_exponential_gain():
+    # gains 2^g - 1: [7, 3, 7, 0, 1]
+    b = graded_breakdown([3, 2, 3, 0, 1], gain="exponential")
+    assert b["gain"] == [7, 3, 7, 0, 1]
+    assert b["dcg"][2] == approx(7 + 3 / L3 + 7 / 2)
+
+
+def test_graded_breakdown_ideal_from_all_judged():
+    # an unretrieved judged document of grade 3: ideal [3, 3, 3, 2, 1]
+    b = graded_breakdown([3, 2, 3, 0, 1], ideal=[3, 2, 3, 0, 1, 3], k=2)
+    assert b["ideal_grade"] == [3, 3, 3, 2, 1]
+    assert b["idcg_at_k"] == approx(3 + 3 / L3)
+    assert b["ndcg_at_k"] == approx((3 + 2 / L3) / (3 + 3 / L3))
+
+
+def test_graded_breakdown_swapped_pair():
+    # article 004: DCG@2 of [0, 4] is 4/log2(3) = 2.52; swapped [4, 0] it is 4
+    assert graded_breakdown([0, 4])["dcg"][1] == approx(4 / L3)
+    assert graded_breakdown([4, 0])["dcg"][1] == approx(4.0)
+
+
+def test_ndcg_explorer_driven_from_python():
+    w = ndcg_explorer([5, 3, 5, 0, 2], unretrieved=[5], k=3)
+    assert w.values["dcg_at_k"] == approx(5 + 3 / L3 + 5 / 2)
+    assert "DCG@3 = 9.3928" in w.summary.value
+    assert "9.6546" in w.table.value  # IDCG@3 in the table
+    bars = list(w.bars)
+
+    w.sliders[1].value = 5  # [5, 5, 5, 0, 2]: DCG@3 = 5 + 5/1.585 + 5/2
+    assert w.values["dcg_at_k"] == approx(5 + 5 / L3 + 5 / 2)
+    assert w.values["ndcg_at_k"] == approx(1.0)  # ideal from the retrieved list
+    assert list(w.bars) == bars
+    assert w.bars[1].get_height() == approx(5 / L3)
+
+    w.ideal_source.value = "judged"  # the unretrieved 5: ideal [5, 5, 5, 5, 2]
+    assert w.values["ideal_grade"] == [5, 5, 5, 5, 2]
+    assert w.values["ndcg_at_k"] == approx(1.0)  # top 3 are still 5, 5, 5
+    w.k.value = 5
+    dcg5 = 5 + 5 / L3 + 5 / 2 + 0 + 2 / L6
+    idcg5 = 5 + 5 / L3 + 5 / 2 + 5 / L5 + 2 / L6
+    assert w.values["ndcg_at_k"] == approx(dcg5 / idcg5)
+    assert w.ideal_bars[3].get_height() == approx(5 / L5)
+
+    w.gain.value = "exponential"  # 31 for a grade 5
+    assert w.values["gain"][0] == 31
+    assert w.values["dcg_at_k"] == approx(31 + 31 / L3 + 31 / 2 + 0 + 3 / L6)
+
+
+def test_ndcg_explorer_bad_unretrieved_text_falls_back():
+    w = ndcg_explorer([3, 2, 3, 0, 1], ideal_source="judged")
+    w.unretrieved.value = "3, x"
+    assert "numbers separated by commas" in w.message.value
+    assert w.values["ideal"] is None
+    w.unretrieved.value = "3, 3"
+    assert w.message.value == ""
+    assert w.values["ideal_grade"] == [3, 3, 3, 3, 2]
+
+
+def test_ndcg_explorer_controls_and_text():
+    w = ndcg_explorer()
+    assert all(s.continuous_update is False and s.min == 0 and s.max == 5 for s in w.sliders)
+    assert w.k.continuous_update is False
+    assert _mime(w)["text/plain"] == (
+        "NDCGExplorer(rels=[3, 2, 3, 0, 1], gain='linear', ideal_source='retrieved', "
+        "unretrieved=[3], k=5)")
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"rels": [6, 1]}, "0 to 5"),
+    ({"rels": [1.5]}, "0 to 5"),
+    ({"gain": "cubic"}, "gain"),
+    ({"ideal_source": "oracle"}, "ideal_source"),
+    ({"k": 9}, "k must be at most"),
+])
+def test_ndcg_explorer_validates(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        ndcg_explorer(**kwargs)
+
+
+# ------------------------------------------------------ figure updated in place
+
+def _pixels(explorer):
+    import io
+
+    from PIL import Image
+
+    return Image.open(io.BytesIO(explorer.view.png())).convert("RGBA").tobytes()
+
+
+def test_redrawn_figure_matches_a_fresh_one():
+    # the cached static part plus the updated artists must look exactly like
+    # a widget built directly in the final state
+    moved = precision_recall_explorer([1, 0, 1, 0, 1], n_relevant=10, k=3)
+    moved.toggles[1].value = True
+    moved.k.value = 2
+    fresh = precision_recall_explorer([1, 1, 1, 0, 1], n_relevant=10, k=2)
+    assert _pixels(moved) == _pixels(fresh)
+
+
+def test_redrawn_figure_matches_after_axis_limits_change():
+    moved = ndcg_explorer([1, 1, 1], unretrieved=[], k=2)
+    moved.sliders[0].value = 5  # taller bars: new y limits, static part redrawn
+    fresh = ndcg_explorer([5, 1, 1], unretrieved=[], k=2)
+    assert _pixels(moved) == _pixels(fresh)
+    moved2 = average_precision_explorer([[1, 0], [0, 1]], n_relevants=[2, 2])
+    moved2.toggles[0][1].value = True
+    fresh2 = average_precision_explorer([[1, 1], [0, 1]], n_relevants=[2, 2])
+    assert _pixels(moved2) == _pixels(fresh2)
+
+
+# ------------------------------------------------- seed tables and exercise checks
+
+def test_seed_table_shows_the_seed_beside_ours_with_the_erratum():
+    from ragmetrics_edu.widgets import seed_table
+
+    t = seed_table("precision_at_2", "f1_at_3")
+    p2, f1 = t.rows
+    assert p2["stated"] == 0.5 and p2["ours"] == approx(0.5) and p2["agrees"] is True
+    # F1@3 = 2 * (2/3) * 0.2 / (2/3 + 0.2) = 0.3077, the slides print 0.29
+    assert f1["stated"] == 0.29 and f1["ours"] == approx(2 * (2 / 3) * 0.2 / (2 / 3 + 0.2))
+    assert f1["agrees"] is False and f1["erratum"]
+    text = repr(t)
+    assert "seed: 0.29    ragmetrics_edu: 0.3077    erratum" in text
+    assert "Erratum: " in text
+    html_text = t._repr_html_()
+    assert "<table" in html_text and "Erratum (F1@3)" in html_text
+
+
+def test_seed_table_fractions_and_missing_values():
+    from ragmetrics_edu.widgets import seed_table
+
+    mrr, blog = seed_table("mrr_slides", "dcg_at_5_blog").rows
+    assert mrr["stated"] == "3/4" and mrr["agrees"] is True  # 3/4 = (1/1 + 1/2) / 2
+    assert blog["stated"] is None and blog["agrees"] is None
+    with pytest.raises(ValueError, match="at least one"):
+        seed_table()
+    with pytest.raises(KeyError, match="no seed example"):
+        seed_table("not_a_key")
+
+
+def test_check_exercise_passes_and_explains_failures(capsys):
+    from ragmetrics_edu import precision_at_k
+    from ragmetrics_edu.widgets import check_exercise
+
+    def good(rels, k):
+        return sum(1 for r in rels[:k] if r > 0) / k
+
+    def divides_by_retrieved(rels, k):
+        return sum(1 for r in rels[:k] if r > 0) / len(rels[:k])
+
+    cases = [(([1, 0, 1], 2), {}), ({"rels": [1, 0], "k": 5}), (([1, 0], 5), {}, "k beyond")]
+    check_exercise(good, precision_at_k, cases)
+    assert capsys.readouterr().out == "good agrees with the library on 3 inputs.\n"
+    with pytest.raises(AssertionError) as err:
+        check_exercise(divides_by_retrieved, precision_at_k, cases, name="precision_at_k")
+    # [1, 0] at k = 5: 1/5 = 0.2 from the library, 1/2 from dividing by what is there
+    assert str(err.value) == ("precision_at_k(rels=[1, 0], k=5) returned 0.5, but the "
+                              "library returns 0.2.")
+
+
+def test_check_exercise_hints_errors_and_not_implemented():
+    from ragmetrics_edu import precision_at_k
+    from ragmetrics_edu.widgets import check_exercise
+
+    def crashes(rels, k):
+        return rels[k]
+
+    def returns_text(rels, k):
+        return "0.5"
+
+    def todo(rels, k):
+        raise NotImplementedError()
+
+    with pytest.raises(AssertionError, match=r"raised IndexError.*This case: k beyond the end"):
+        check_exercise(crashes, precision_at_k, [(([1, 0], 5), {}, "k beyond the end")])
+    with pytest.raises(AssertionError, match="returned '0.5'"):
+        check_exercise(returns_text, precision_at_k, [(([1, 0], 2), {})])
+    with pytest.raises(NotImplementedError):
+        check_exercise(todo, precision_at_k, [(([1, 0], 2), {})])

@@ -1,0 +1,274 @@
+"""Write the student notebooks (``notebooks/``) from the solved ones (``solutions/``).
+
+``solutions/`` is the single source.  A solved notebook marks each answer with
+nbgrader's markers::
+
+    def precision_at_k(rels, k):
+        ### BEGIN SOLUTION
+        return sum(rels[:k]) / k
+        ### END SOLUTION
+
+and this script writes the student notebook with the region replaced, at the
+marker's indentation, by::
+
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+(in a Markdown cell the region becomes ``YOUR ANSWER HERE``).
+
+Rules, so that ``pytest --nbval`` passes on both folders:
+
+* A code cell holding a solution region is an *exercise cell*.
+* A code cell whose source starts with a docstring beginning with "Check"
+  (``\"\"\"Check that ...``), or that carries the tag ``check``, is a
+  *check cell*: it compares the student's function with the library and
+  says in words what is wrong.
+* In the student notebook, exercise and check cells get the tag
+  ``raises-exception`` (nbval then allows their ``NotImplementedError``).
+  Everything else (sources, cell ids, cell metadata, notebook metadata) is
+  copied unchanged.
+* Without ``--execute``, a student notebook whose sources, tags and metadata
+  are already right is left alone (its saved outputs kept); otherwise it is
+  rewritten with the solution's outputs for ordinary cells and its exercise
+  and check cells unrun (nbval runs them but compares no output).  With
+  ``--execute``, both folders are executed in place with nbclient (kernel
+  ``python3``), so the saved outputs are exactly what nbval reproduces.
+
+Usage::
+
+    python tools/make_student.py                  # regenerate notebooks/ from solutions/
+    python tools/make_student.py --execute        # execute solutions/, regenerate, execute notebooks/
+    python tools/make_student.py --execute 04 05  # only notebooks whose name starts with 04 or 05
+    python tools/make_student.py --check          # exit 1 if notebooks/ is out of date (no writing)
+    python tools/make_student.py --out /tmp/nb    # write the student notebooks elsewhere
+"""
+
+import argparse
+import copy
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+NOTEBOOKS = ROOT / "notebooks"
+
+KERNELSPEC = {
+    "name": "python3",
+    "display_name": "Python 3 (ipykernel)",
+    "language": "python",
+}
+"""The kernelspec every notebook carries."""
+
+BEGIN = "### BEGIN SOLUTION"
+END = "### END SOLUTION"
+CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
+MARKDOWN_STUB = ("YOUR ANSWER HERE",)
+STUDENT_TAG = "raises-exception"
+CHECK_TAG = "check"
+EXECUTE_TIMEOUT = 600
+
+_CHECK_DOCSTRING = re.compile(r'^\s*[rRuU]?("""|\'\'\')\s*check', re.IGNORECASE)
+
+
+class SolutionMarkerError(ValueError):
+    """A solution region is malformed (unbalanced or nested markers)."""
+
+
+def strip_solutions(source, stub):
+    """Return ``(new_source, n_regions)`` with every solution region replaced.
+
+    ``stub`` is a sequence of lines written, at the indentation of the
+    ``### BEGIN SOLUTION`` line, in place of the region (markers included).
+    """
+    out, n, inside, indent = [], 0, False, ""
+    for lineno, line in enumerate(source.split("\n"), start=1):
+        stripped = line.strip()
+        if stripped == BEGIN:
+            if inside:
+                raise SolutionMarkerError(f"nested {BEGIN!r} at line {lineno}")
+            inside, n = True, n + 1
+            indent = line[: len(line) - len(line.lstrip())]
+            out.extend(indent + s for s in stub)
+        elif stripped == END:
+            if not inside:
+                raise SolutionMarkerError(f"{END!r} without {BEGIN!r} at line {lineno}")
+            inside = False
+        elif not inside:
+            out.append(line)
+    if inside:
+        raise SolutionMarkerError(f"{BEGIN!r} without {END!r}")
+    return "\n".join(out), n
+
+
+def is_check_cell(cell):
+    """True for a check cell: a docstring starting with "Check", or the tag ``check``."""
+    if cell.cell_type != "code":
+        return False
+    if CHECK_TAG in cell.get("metadata", {}).get("tags", []):
+        return True
+    return bool(_CHECK_DOCSTRING.match(cell.source))
+
+
+def _add_tag(cell, tag):
+    tags = list(cell.metadata.get("tags", []))
+    if tag not in tags:
+        tags.append(tag)
+    cell.metadata["tags"] = tags
+
+
+def make_student(solution):
+    """Return the student notebook for the solved notebook ``solution`` (not modified)."""
+    nb = copy.deepcopy(solution)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.source, n = strip_solutions(cell.source, CODE_STUB)
+            if n or is_check_cell(cell):
+                _add_tag(cell, STUDENT_TAG)
+                cell.outputs = []
+                cell.execution_count = None
+        elif cell.cell_type == "markdown":
+            cell.source, _ = strip_solutions(cell.source, MARKDOWN_STUB)
+    return nb
+
+
+VOLATILE_METADATA = ("widgets", "language_info")
+"""Notebook metadata written by execution, not by the author; not compared."""
+
+
+def comparable(nb):
+    """What the student notebook must match: sources, cell ids, tags, metadata (not outputs).
+
+    Notebook metadata written by the kernel at execution (``language_info``,
+    which carries the Python version) and saved widget state are left out.
+    """
+    meta = {k: v for k, v in nb.metadata.items() if k not in VOLATILE_METADATA}
+    cells = [
+        {
+            "cell_type": c.cell_type,
+            "id": c.get("id"),
+            "source": c.source,
+            "metadata": dict(c.get("metadata", {})),
+        }
+        for c in nb.cells
+    ]
+    return {"nbformat": (nb.nbformat, nb.nbformat_minor), "metadata": meta, "cells": cells}
+
+
+def differences(expected, actual):
+    """Human-readable differences between two notebooks' :func:`comparable` forms."""
+    a, b = comparable(expected), comparable(actual)
+    out = []
+    if a["nbformat"] != b["nbformat"]:
+        out.append(f"nbformat {b['nbformat']} should be {a['nbformat']}")
+    if a["metadata"] != b["metadata"]:
+        out.append(f"notebook metadata {b['metadata']} should be {a['metadata']}")
+    if len(a["cells"]) != len(b["cells"]):
+        out.append(f"{len(b['cells'])} cells, should be {len(a['cells'])}")
+    for i, (ca, cb) in enumerate(zip(a["cells"], b["cells"])):
+        for key in ("cell_type", "id", "source", "metadata"):
+            if ca[key] != cb[key]:
+                out.append(f"cell {i}: {key} differs")
+    return out
+
+
+def read(path):
+    return nbformat.read(str(path), as_version=4)
+
+
+def write(nb, path):
+    """Write ``nb`` without run-to-run noise (widget state, execution timestamps)."""
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+    nbformat.validate(nb)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        nbformat.write(nb, f)
+
+
+def execute(path, timeout=EXECUTE_TIMEOUT):
+    """Execute the notebook at ``path`` in place (kernel ``python3``, cwd its folder)."""
+    from nbclient import NotebookClient
+
+    path = Path(path)
+    nb = read(path)
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name=KERNELSPEC["name"],
+        resources={"metadata": {"path": str(path.parent)}},
+        store_widget_state=True,  # nbclient needs it for Output widgets; write() drops it
+        record_timing=False,
+    )
+    client.execute()
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    write(nb, path)
+
+
+def solution_paths(patterns=(), solutions=SOLUTIONS):
+    """The solved notebooks, optionally only those whose name starts with a pattern."""
+    paths = sorted(Path(solutions).glob("*.ipynb"))
+    if patterns:
+        paths = [p for p in paths if any(p.name.startswith(s) for s in patterns)]
+    return paths
+
+
+def _show(path):
+    path = Path(path).resolve()
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*",
+                        help="only notebooks whose file name starts with one of these")
+    parser.add_argument("--execute", action="store_true",
+                        help="execute solutions/ and the written student notebooks in place")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 if the student notebooks are out of date")
+    parser.add_argument("--solutions", type=Path, default=SOLUTIONS, help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, default=NOTEBOOKS,
+                        help="folder for the student notebooks (default notebooks/)")
+    args = parser.parse_args(argv)
+
+    paths = solution_paths(args.names, args.solutions)
+    if not paths:
+        parser.error(f"no solved notebook matches {args.names or '*'} in {args.solutions}")
+
+    if args.check:
+        stale = []
+        for path in paths:
+            target = args.out / path.name
+            if not target.exists():
+                stale.append(f"{target}: missing")
+                continue
+            for d in differences(make_student(read(path)), read(target)):
+                stale.append(f"{target}: {d}")
+        for line in stale:
+            print(line)
+        if stale:
+            print("run: python tools/make_student.py --execute")
+        return 1 if stale else 0
+
+    for path in paths:
+        target = args.out / path.name
+        if args.execute:
+            print(f"executing {_show(path)}", flush=True)
+            execute(path)
+        student = make_student(read(path))
+        if not args.execute and target.exists() and not differences(student, read(target)):
+            print(f"up to date: {_show(target)}", flush=True)
+            continue
+        write(student, target)
+        print(f"wrote {_show(target)}", flush=True)
+        if args.execute:
+            execute(target)
+            print(f"executed {_show(target)}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
