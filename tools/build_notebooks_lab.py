@@ -1,0 +1,855 @@
+"""Build the solved notebooks solutions/07_rag_lab and solutions/08_conventions.
+
+Like ``build_notebooks_retrieval.py``, this only writes the solved notebooks
+(unexecuted); the student twins and the outputs come from make_student::
+
+    python tools/build_notebooks_lab.py            # writes solutions/07 and 08
+    python tools/make_student.py --execute 07 08   # executes them, writes notebooks/
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from build_notebooks_retrieval import code, md, write_notebook  # noqa: E402
+
+LESSONS = [
+    ("06_llm_as_judge", "LLM as a judge"),
+    ("07_rag_lab", "RAG lab"),
+    ("08_conventions", "Conventions"),
+]
+
+
+def nav(stem):
+    """The navigation line: previous / contents / next, as in notebooks 00-06."""
+    stems = [s for s, _ in LESSONS]
+    i = stems.index(stem)
+    p, pt = LESSONS[i - 1]
+    parts = [f"[← {p[:2]} {pt}]({p}.ipynb)", "[Contents](00_introduction.ipynb#Contents)"]
+    if i + 1 < len(LESSONS):
+        n, nt = LESSONS[i + 1]
+        parts.append(f"[{n[:2]} {nt} →]({n}.ipynb)")
+    return md(" &nbsp;|&nbsp; ".join(parts))
+
+
+# ===================================================================== 08
+
+def conventions():
+    stem = "08_conventions"
+    return stem, [
+        nav(stem),
+        md(r"""
+# 08 · Conventions: why two libraries report different numbers
+
+**Intuition.**  Notebooks 01-03 wrote each metric as one formula.  A library
+has to decide a few more things the formula does not say: which of two
+documents with the *same score* comes first, whether the ideal ranking behind
+IDCG contains the documents the system never found, whether Average Precision
+divides by all relevant documents or only by those retrieved, what P@10 is
+when only 4 documents came back, and what a query missing from the run
+counts for.  Each choice is reasonable; together they move "NDCG@5" on the
+same run from 0.39 to 0.78 below.
+
+This notebook scores **one run** under every convention, next to what
+pytrec_eval (trec_eval's C code), ranx and scikit-learn really report, and
+shows which step makes the numbers differ.  The library keeps each choice in
+a **preset** (`rm.conventions.PRESETS`) with a link to where the library makes
+it, and `rm.conventions.evaluate_as(qrels, run, metrics, conventions=...)`
+recomputes the numbers with the readable functions of notebooks 01-03.
+"""),
+        code(r"""
+import math
+import warnings
+
+import ragmetrics_edu as rm
+from ragmetrics_edu import conventions as rc
+
+# four judged queries; q4 was never run.  Grades 0-3.
+qrels = {
+    "q1": {"d1": 3, "d2": 0, "d3": 2, "d4": 1, "d9": 3},   # d9 (grade 3) is never retrieved
+    "q2": {"d10": 1, "d9": 0, "d5": 0, "d6": 2},            # d6 (grade 2) is never retrieved
+    "q3": {"d7": 2, "d8": 1},
+    "q4": {"d6": 1},
+}
+run = {
+    "q1": {"d2": 0.9, "d1": 0.8, "d3": 0.8, "d5": 0.4, "d4": 0.3},  # d1 and d3 tie
+    "q2": {"d10": 0.7, "d9": 0.7, "d5": 0.2},                       # d10 and d9 tie
+    "q3": {"d8": 0.5, "d7": 0.3},                                   # only 2 documents
+}
+metrics = ["P@5", "map", "ndcg@5"]
+"""),
+        md(r"""
+## The presets
+
+One dataclass per library.  `where` says in which file or page the library
+makes its choices.
+"""),
+        code(r"""
+fields = ["ties", "scores", "gain", "ideal", "ap_denominator", "precision_denominator", "missing"]
+print(f"{'preset':<12}" + "".join(f"{f:<22}" for f in fields))
+for name, preset in rc.PRESETS.items():
+    print(f"{name:<12}" + "".join(f"{getattr(preset, f):<22}" for f in fields))
+print()
+print("ranx:", rc.PRESETS["ranx"].where)
+"""),
+        md(r"""
+## One run, every convention, one step at a time
+
+Start from trec_eval's conventions and change **one field per row**, keeping
+the changes above it: three paths, toward ranx, toward scikit-learn, and the
+P@k padding.  A value in `[brackets]` changed at that row; the column
+`changed` names the field that did it.
+"""),
+        code(r"""
+trec = rc.PRESETS["trec_eval"]
+toward_ranx = [
+    ("missing=zero (trec_eval -c)", dict(missing="zero")),
+    ("ties=input (= ranx)", dict(ties="input", scores="float64")),
+    ("gain=exponential", dict(gain="exponential")),
+]
+toward_sklearn = [
+    ("ideal=retrieved (seeds)", dict(ideal="retrieved")),
+    ("ap=retrieved_relevant", dict(ap_denominator="retrieved_relevant")),
+    ("ties=average (= sklearn)", dict(ties="average", scores="float64")),
+]
+padding = [("precision=retrieved", dict(precision_denominator="retrieved"))]
+
+print(f"{'changed':<30}" + "".join(f"{m:>12}" for m in metrics))
+for chain in (toward_ranx, toward_sklearn, padding):
+    preset, changes = trec, {}
+    previous = rc.evaluate_as(qrels, run, metrics, trec).mean
+    print(f"{'trec_eval':<30}" + "".join(f"{previous[m]:>12.4f}" for m in metrics))
+    for label, change in chain:
+        changes.update(change)  # each row keeps the changes above it
+        mean = rc.evaluate_as(qrels, run, metrics, trec.replace(**changes)).mean
+        cells = [f"{mean[m]:.4f}" if math.isclose(mean[m], previous[m]) else f"[{mean[m]:.4f}]"
+                 for m in metrics]
+        print(f"{label:<30}" + "".join(f"{c:>12}" for c in cells))
+        previous = mean
+    print()
+"""),
+        md(r"""
+Read it row by row:
+
+* **missing=zero**: q4 is judged but absent from the run.  trec_eval leaves
+  it out of the mean (over 3 queries); `trec_eval -c` and ranx (with
+  `make_comparable=True`) count it as 0 (over 4).  Every mean drops by a
+  quarter.
+* **ties=input**: in q1, d1 and d3 tie at 0.8; in q2, d10 and d9 tie at 0.7.
+  trec_eval orders ties by document id, *descending as strings*: d3 before
+  d1, and "d9" before "d10" (the character "9" is larger than "1").  ranx
+  keeps the order of the run: d1 before d3, d10 before d9.  MAP and NDCG
+  move; P@5 cannot (the same documents are in the top 5).
+* **gain=exponential**: $2^g - 1$ instead of $g$ (ranx's `ndcg_burges`).
+* **ideal=retrieved**: the ideal ranking of q1 and q2 no longer contains the
+  documents the system missed (d9, d6): NDCG jumps.  It judges only the
+  order of what came back.
+* **ap=retrieved_relevant**: AP divides by the relevant documents *found*:
+  missing a relevant document costs nothing.
+* **ties=average**: scikit-learn gives tied documents the average of their
+  gains (NDCG) and treats them as one threshold (AP).
+* **precision=retrieved**: q3 returned only 2 documents; dividing by 2
+  instead of 5 raises its P@5 from 0.4 to 1.0.
+"""),
+        md(r"""
+## What the libraries really report
+
+The same `qrels` and `run`, given to pytrec_eval, ranx and scikit-learn.
+
+ranx compiles its functions with numba the first time they run, which can
+take 20-60 seconds (later calls, and later sessions, are fast): we call it
+once for all three metrics.
+"""),
+        code(r"""
+import numpy as np
+import pytrec_eval
+import ranx
+from sklearn.metrics import average_precision_score, ndcg_score
+
+warnings.filterwarnings("ignore", category=UserWarning, module="ranx")  # an 'unsafe cast' notice
+
+trec = pytrec_eval.RelevanceEvaluator(qrels, {"P_5", "map", "ndcg_cut_5"}).evaluate(run)
+trec_mean = {m: np.mean([v[t] for v in trec.values()])
+             for m, t in zip(metrics, ["P_5", "map", "ndcg_cut_5"])}
+
+ranx_mean = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), ["precision@5", "map", "ndcg@5"],
+                          make_comparable=True)
+ranx_mean = dict(zip(metrics, ranx_mean.values()))
+
+
+def sklearn_inputs(qid):
+    # scikit-learn sees only the items it is passed: the retrieved documents
+    docs = list(run[qid])
+    return [qrels[qid].get(d, 0) for d in docs], [run[qid][d] for d in docs]
+
+
+sk = {"map": [], "ndcg@5": []}
+for qid in sorted(set(qrels) & set(run)):
+    y_true, y_score = sklearn_inputs(qid)
+    sk["map"].append(average_precision_score([int(g >= 1) for g in y_true], y_score))
+    sk["ndcg@5"].append(ndcg_score([y_true], [y_score], k=5))
+sk_mean = {"P@5": None, "map": np.mean(sk["map"]), "ndcg@5": np.mean(sk["ndcg@5"])}
+
+ours = rc.compare(qrels, run, metrics, ["trec_eval", "ranx", "sklearn"])
+print(f"{'':<24}" + "".join(f"{m:>10}" for m in metrics))
+for label, row in [("pytrec_eval", trec_mean), ("preset 'trec_eval'", ours["trec_eval"]),
+                   ("ranx", ranx_mean), ("preset 'ranx'", ours["ranx"]),
+                   ("scikit-learn", sk_mean), ("preset 'sklearn'", ours["sklearn"])]:
+    print(f"{label:<24}" + "".join(f"{'-' if row[m] is None else round(float(row[m]), 4):>10}"
+                                   for m in metrics))
+"""),
+        md(r"""
+Each preset reproduces its library (the tests in `tests/test_conventions.py`
+check this on 300 random queries with ties, missing queries and queries
+without relevant documents).  `rm.evaluate`, the fast path used in the
+other notebooks, follows trec_eval:
+"""),
+        code(r"""
+report = rm.evaluate(qrels, run, metrics)
+print({m: round(v, 4) for m, v in report.mean.items()})
+print(report.signature)
+"""),
+        md(r"""
+## RAG names and IR names
+
+RAG libraries renamed several classic metrics.  The formulas are the same;
+the conventions are not always.
+
+| RAG library name | classic IR name | convention to watch |
+| --- | --- | --- |
+| context precision (ragas, DeepEval) | Average Precision | divides by the relevant chunks **retrieved**, not by all relevant documents (`ap_denominator="retrieved_relevant"`, preset `"ragas"`) |
+| context recall (ragas, DeepEval) | Recall@k | a judge cannot know the relevant documents never retrieved; ragas measures the reference answer's sentences instead |
+| hit rate (LlamaIndex, many tutorials) | Success@k (trec_eval `success_k`), ranx `hit_rate@k` | 1 if *any* relevant document is in the top k: not Recall@k, which is the *fraction* found |
+| MRR (LlamaIndex) | reciprocal rank | the first relevant document only |
+| NDCG (sklearn, tutorials) | NDCG | IDCG from the retrieved list, or from all judged documents |
+
+Context precision and AP over retrieved relevant documents are the same
+number:
+"""),
+        code(r"""
+verdicts = [0, 1, 0, 1]  # the judge said chunks 2 and 4 are relevant
+print("rm.rag.context_precision:          ", rm.rag.context_precision(verdicts))
+print("AP, retrieved-relevant denominator:",
+      rm.average_precision(verdicts, n_relevant=sum(verdicts), denominator="retrieved_relevant"))
+print("AP, 5 relevant in the collection:  ", rm.average_precision(verdicts, n_relevant=5))
+
+# hit rate vs recall at 3, on q1 of our run (4 relevant documents judged)
+ranked = rc.rank(run["q1"], "trec_eval")
+rels = [qrels["q1"].get(d, 0) for d in ranked]
+print("q1 ranked:", ranked, "grades:", rels)
+print("hit rate@3 =", rm.hit_rate_at_k(rels, 3), "  recall@3 =", round(rm.recall_at_k(rels, 3, 4), 4))
+"""),
+        md(r"""
+## The seeds' errata, collected
+
+Every slip found in our sources while writing notebooks 01-06, from
+`rm.examples.errata()`: the source's number, the right one, and why.
+"""),
+        code(r"""
+for ex in rm.examples.errata():
+    correct = round(ex.correct, 4)
+    print(f"{ex.key} ({ex.seed}): stated {ex.stated!r}, correct {correct}")
+    print(f"    {ex.erratum}")
+"""),
+        md(r"""
+## Pitfalls users really hit
+
+### 1. The tie order changes MAP between trec_eval and ranx
+
+Runs from dense retrievers or BM25 with few query terms often have tied
+scores.  The two libraries order ties differently: above, `trec_eval -c`
+and ranx score the same four queries with the same rules except the tie
+order, and report MAP 0.4229 and 0.4854.  ranx sorts with numba's
+quicksort, which keeps the run's order for ties in rankings of at most 15
+documents and reorders them unpredictably in longer rankings:
+"""),
+        code(r"""
+docs = [f"d{i:02d}" for i in range(20)]
+positions = []
+for target in docs:  # where does each tied document end up?
+    mrr = ranx.evaluate(ranx.Qrels({"q": {target: 1}}), ranx.Run({"q": {d: 1.0 for d in docs}}), "mrr")
+    positions.append(round(1 / mrr))
+print("20 tied documents, given in order d00..d19; ranx ranks them at:", positions)
+print("trec_eval ranks d00 at", rc.rank({d: 1.0 for d in docs}, "trec_eval").index("d00") + 1,
+      "(ids descending)")
+"""),
+        md(r"""
+The cure: break ties yourself before evaluating (Exercise 2), and report
+which tool you used.
+
+### 2. ranx with plain dictionaries pairs queries by position
+
+`ranx.evaluate` accepts plain dicts.  It checks that the *sets* of query ids
+match, then pairs the i-th query of the qrels with the i-th query of the
+run.  A run whose queries come in another order is scored against the wrong
+judgements:
+"""),
+        code(r"""
+small_qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+small_run = {"q2": {"b": 1.0, "x": 0.5}, "q1": {"a": 1.0, "y": 0.5}}  # both right at rank 1
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    plain = ranx.evaluate(small_qrels, small_run, "mrr", return_mean=False)
+    objects = ranx.evaluate(ranx.Qrels(small_qrels), ranx.Run(small_run), "mrr", return_mean=False)
+print("ranx, plain dicts:        ", [float(x) for x in plain])
+print("ranx, Qrels/Run objects:  ", [float(x) for x in objects])
+print("rm.evaluate:              ", {q: v["mrr"] for q, v in rm.evaluate(small_qrels, small_run, ["mrr"]).per_query.items()})
+"""),
+        md(r"""
+MRR 0.0 where 1.0 is right, without an error.  Build `ranx.Qrels` and
+`ranx.Run` (they sort the query ids), or sort your dicts by query id.
+
+### 3. scikit-learn sees only the items it is passed
+
+`ndcg_score` and `average_precision_score` know nothing of the documents
+the system did not return.  For q1, the grade-3 document d9 was never
+retrieved; scikit-learn's NDCG@5 ignores it:
+"""),
+        code(r"""
+y_true, y_score = sklearn_inputs("q1")
+print("passed to sklearn: grades", y_true, "scores", y_score)
+print("sklearn ndcg@5:", round(ndcg_score([y_true], [y_score], k=5), 4))
+print("trec_eval ndcg@5:", round(trec["q1"]["ndcg_cut_5"], 4), "(its ideal ranking starts with d1, d9: grades 3, 3)")
+"""),
+        md(r"""
+## Exercises
+
+### Exercise 1: which convention did this library use?
+
+A colleague's tool printed these numbers for our run.  Find the preset (a
+name from `rc.PRESETS`) that reproduces *all* of them, and make
+`which_preset(numbers)` return its name.  Reason from the numbers: is q4
+counted?  Is q3's P@5 over 5 or over 2?  Are the ties ordered by id?
+"""),
+        code(r"""
+mystery = {"P@5": 0.3, "map": 0.4854, "ndcg@5": 0.4396}
+print(mystery)
+"""),
+        code(r"""
+def which_preset(numbers):
+    ### BEGIN SOLUTION
+    # P@5 = 0.3 = (0.6 + 0.2 + 0.4 + 0) / 4: q4 counted as 0 (missing="zero"),
+    # and MAP differs from trec_eval_c's 0.4229: ties kept in the run's order
+    return "ranx"
+    ### END SOLUTION
+"""),
+        code(r'''
+"""Check that the preset named by which_preset(mystery) reproduces every mystery number."""
+answer = which_preset(mystery)
+got = rc.evaluate_as(qrels, run, metrics, answer).mean
+wrong = {m: round(got[m], 4) for m in metrics if round(got[m], 4) != mystery[m]}
+assert not wrong, f"the preset {answer!r} gives {wrong}, not {mystery}"
+print(f"{answer!r} reproduces", mystery)
+'''),
+        md(r"""
+### Exercise 2: make two tools agree
+
+ranx and trec_eval disagree on runs with tied scores.  Write
+`break_ties(doc_scores)`: given one query's `{docid: score}`, return new
+scores with **no ties** that rank the documents exactly as trec_eval does
+(score descending, then document id descending as strings).  Then ranx, which
+keeps any strict order, reports trec_eval's numbers.
+"""),
+        code(r"""
+def break_ties(doc_scores):
+    ### BEGIN SOLUTION
+    ranked = sorted(doc_scores, key=lambda d: (doc_scores[d], d), reverse=True)
+    return {d: float(len(ranked) - i) for i, d in enumerate(ranked)}
+    ### END SOLUTION
+"""),
+        code(r'''
+"""Check break_ties: no ties left, trec_eval's order, and ranx then equals trec_eval."""
+for qid, doc_scores in run.items():
+    new = break_ties(doc_scores)
+    assert set(new) == set(doc_scores), f"{qid}: break_ties must keep the same documents"
+    assert len(set(new.values())) == len(new), f"{qid}: ties left in {new}"
+    assert sorted(new, key=new.get, reverse=True) == rc.rank(doc_scores, "trec_eval"), (
+        f"{qid}: order {sorted(new, key=new.get, reverse=True)}, trec_eval's is "
+        f"{rc.rank(doc_scores, 'trec_eval')} (ids descending: 'd9' > 'd10')")
+fixed_run = {qid: break_ties(s) for qid, s in run.items()}
+as_ranx = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(fixed_run), ["map", "ndcg@5"],
+                        make_comparable=True)
+as_trec = rc.evaluate_as(qrels, run, ["map", "ndcg@5"], "trec_eval_c").mean  # ranx counts q4 too
+for m in ("map", "ndcg@5"):
+    assert math.isclose(float(as_ranx[m]), as_trec[m]), (m, float(as_ranx[m]), as_trec[m])
+print("ranx on the tie-free run:", {m: round(float(v), 4) for m, v in as_ranx.items()},
+      "= trec_eval -c")
+'''),
+        md(r"""
+### Exercise 3: why does scikit-learn report a different NDCG?
+
+scikit-learn's `ndcg_score` builds its ideal ranking from the items it is
+passed.  Write `sklearn_rows(judged, doc_scores, k)` returning `(y_true,
+y_score)` for one query such that `ndcg_score([y_true], [y_score], k=k)`
+equals trec_eval's NDCG@k.  Pass the retrieved documents with their grades,
+*and* the judged documents never retrieved, with scores below every
+retrieved one, so that they enter the ideal ranking.  Careful: they must not
+add to the DCG, so none of them may land in the top `k`; if fewer than `k`
+documents were retrieved, first pad with grade-0 fillers (trec_eval's P@k
+does the same in spirit: missing ranks count as not relevant).  Assume
+distinct scores.
+"""),
+        code(r"""
+def sklearn_rows(judged, doc_scores, k):
+    ### BEGIN SOLUTION
+    docs = list(doc_scores)
+    y_true = [judged.get(d, 0) for d in docs]
+    y_score = [doc_scores[d] for d in docs]
+    lowest = min(y_score, default=0.0)
+    fillers = max(k - len(docs), 0)  # grade-0 documents down to rank k
+    y_true += [0] * fillers
+    y_score += [lowest - 1.0 - i for i in range(fillers)]
+    lowest = min(y_score, default=0.0)
+    for i, (d, grade) in enumerate(sorted(judged.items())):
+        if d not in doc_scores:  # judged, never retrieved: below rank k
+            y_true.append(grade)
+            y_score.append(lowest - 1.0 - i)
+    return y_true, y_score
+    ### END SOLUTION
+"""),
+        code(r'''
+"""Check sklearn_rows: sklearn's ndcg_score on its rows equals pytrec_eval's ndcg_cut_k."""
+check_run = {"q1": {"d2": 0.9, "d1": 0.8, "d3": 0.7, "d5": 0.4, "d4": 0.3},
+             "q2": {"d10": 0.7, "d9": 0.6, "d5": 0.2}, "q3": {"d8": 0.5, "d7": 0.3}}
+for k in (1, 3, 5):
+    want = pytrec_eval.RelevanceEvaluator(qrels, {f"ndcg_cut_{k}"}).evaluate(check_run)
+    for qid, doc_scores in check_run.items():
+        y_true, y_score = sklearn_rows(qrels[qid], doc_scores, k)
+        got = ndcg_score([y_true], [y_score], k=k)
+        assert math.isclose(got, want[qid][f"ndcg_cut_{k}"]), (
+            f"{qid}, k={k}: sklearn gives {got:.4f} on your rows, trec_eval "
+            f"{want[qid][f'ndcg_cut_{k}']:.4f}; unretrieved judged documents in the ideal, none of them in the top k?")
+print("sklearn on your rows equals trec_eval's NDCG@1, @3, @5 on every query")
+'''),
+        md(r"""
+### Exercise 4 (discussion): which numbers go in a paper?
+
+You compare two retrievers and report MAP and NDCG@10.  Which conventions
+would you state, and what would you do about tied scores?
+
+### BEGIN SOLUTION
+State the tool and its version (or the signature line: `rm.evaluate` prints
+one), the gain (linear or exponential), that IDCG uses all judged documents,
+that AP divides by all relevant documents, and whether missing queries count
+as 0 (`trec_eval -c`) or are left out.  Tied scores make the number depend on
+the tool's tie order, so break ties deterministically before evaluating (or
+report that there were none), and compare systems with the same tool and
+the same conventions.  trec_eval's conventions are what most IR papers use;
+RAG libraries' "context precision" is a different AP and should be named as
+such.
+### END SOLUTION
+"""),
+        md(r"""
+## Summary
+
+* "MAP" and "NDCG" hide seven choices: tie order, score precision, gain,
+  IDCG source, AP denominator, P@k padding, missing queries.  On one small
+  run they move NDCG@5 between 0.39 and 0.78.
+* `rm.conventions.PRESETS` names the choices of trec_eval, `trec_eval -c`,
+  ranx, scikit-learn, the seeds and ragas, with where each library makes
+  them; `rc.evaluate_as(qrels, run, metrics, conventions=...)` reproduces
+  each library (tested against pytrec_eval, ranx and scikit-learn).
+* Context precision is AP over the relevant chunks *retrieved*; hit rate is
+  Success@k, not recall.
+* Pitfalls: ties (trec_eval orders them by id, ranx by input up to 15
+  documents), ranx pairing plain-dict queries by position, scikit-learn not
+  seeing unretrieved documents.
+* Report the conventions with the number, and break ties before comparing
+  tools.
+"""),
+        nav(stem),
+    ]
+
+
+# ===================================================================== 07
+
+def rag_lab():
+    stem = "07_rag_lab"
+    return stem, [
+        nav(stem),
+        md(r"""
+# 07 · RAG lab: evaluating three retrievers on Cranfield
+
+**Intuition.**  Notebooks 01-03 scored one ranking at a time.  A real
+evaluation scores a *system* on many queries, and then asks two questions
+the single numbers cannot answer: is the difference between two systems
+larger than the noise of the query sample, and do the metrics agree on
+which system is better?
+
+We use the **Cranfield 1400** collection (1,400 aeronautics abstracts, 225
+questions, graded judgements; shipped with the package, nothing is
+downloaded) and three retrievers a RAG pipeline could use:
+
+1. **BM25**, the classic term-matching ranker (`rm.retrievers.bm25_run`,
+   the `bm25s` package);
+2. **dense retrieval** with the all-MiniLM-L6-v2 sentence encoder
+   (`rm.retrievers.dense_run`; the document embeddings are shipped with the
+   package, so nothing is encoded here);
+3. their **reciprocal-rank fusion** (RRF, `rm.retrievers.rrf`).
+
+Then: `rm.evaluate` (trec_eval's conventions, see notebook 08), per-query
+plots, bootstrap confidence intervals, paired significance tests checked
+against scipy, and the queries where the metrics disagree.
+"""),
+        code(r"""
+import os
+
+# the embedding model and its Cranfield embeddings are on disk: never ask the hub
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import base64
+import io
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+from IPython.display import display
+
+import ragmetrics_edu as rm
+from ragmetrics_edu import retrievers as rr
+from ragmetrics_edu import significance as sig
+from ragmetrics_edu.datasets import load_cranfield
+
+cran = load_cranfield()  # grades 1 (minimum interest) ... 4 (complete answer)
+print(cran)
+print("query 1:", cran.queries["1"])
+print("its judged documents:", cran.qrels["1"])
+
+
+def show(fig):
+    # display a figure as a PNG only (no text repr to go stale), then close it
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=80)
+    plt.close(fig)
+    display({"image/png": base64.b64encode(buffer.getvalue()).decode("ascii")}, raw=True)
+"""),
+        md(r"""
+## Three systems
+
+Each retriever returns a *run*, `{qid: {docid: score}}`, with the 100 best
+documents per query.
+"""),
+        code(r"""
+runs = {
+    "bm25": rr.bm25_run(cran.docs, cran.queries, top_k=100),
+    "dense": rr.dense_run(cran.docs, cran.queries, top_k=100),
+}
+runs["rrf"] = rr.rrf([runs["bm25"], runs["dense"]], k=60, top_k=100)
+
+for name, run in runs.items():
+    top = sorted(run["1"], key=run["1"].get, reverse=True)[:5]
+    print(f"{name:<6} top 5 for query 1:", [(d, cran.qrels["1"].get(d, 0)) for d in top])
+"""),
+        md(r"""
+## Evaluate all three
+
+The five metrics most papers report: P@10, recall@100, MRR, MAP and NDCG@10,
+with `rm.evaluate` (equal to trec_eval; its signature names every
+convention).
+"""),
+        code(r"""
+metrics = ["P@10", "recall@100", "mrr", "map", "ndcg@10"]
+reports = {name: rm.evaluate(cran.qrels, run, metrics) for name, run in runs.items()}
+
+print(f"{'system':<8}" + "".join(f"{m:>12}" for m in metrics))
+for name, report in reports.items():
+    print(f"{name:<8}" + "".join(f"{report.mean[m]:>12.4f}" for m in metrics))
+print(reports["rrf"].signature)
+"""),
+        md(r"""
+RRF is best on every metric, and dense retrieval beats BM25.  But these are
+means over 225 queries: how much do they vary from query to query?
+
+## Per query
+
+Left, each bar is one query: NDCG@10 of RRF minus that of BM25, sorted; bars
+above 0 are queries RRF improves.  Right, one point per query: BM25 against
+dense.
+"""),
+        code(r"""
+qids = sorted(reports["bm25"].per_query, key=int)
+
+
+def per_query(name, metric):
+    return np.array([reports[name].per_query[q][metric] for q in qids])
+
+
+diff = per_query("rrf", "ndcg@10") - per_query("bm25", "ndcg@10")
+fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.5))
+_ = left.bar(range(len(diff)), np.sort(diff), width=1.0, color="tab:blue")
+_ = left.axhline(0, color="black", linewidth=0.8)
+_ = left.set(xlabel="queries, sorted", ylabel="NDCG@10: RRF - BM25", title="per-query difference")
+_ = right.scatter(per_query("bm25", "ndcg@10"), per_query("dense", "ndcg@10"), s=10, alpha=0.6)
+_ = right.plot([0, 1], [0, 1], color="gray", linewidth=0.8)
+_ = right.set(xlabel="BM25 NDCG@10", ylabel="dense NDCG@10", title="one point per query")
+fig.tight_layout()
+show(fig)
+print(f"RRF better on {np.sum(diff > 0)} queries, worse on {np.sum(diff < 0)}, equal on {np.sum(diff == 0)}")
+"""),
+        md(r"""
+## Bootstrap confidence intervals
+
+Resample the 225 queries with replacement 10,000 times and take the middle
+95% of the resampled means (`rm.significance.bootstrap_ci`, fixed seed).
+scipy's `bootstrap` (percentile method) draws other random samples, so its
+interval differs in the third decimal.
+"""),
+        code(r"""
+from scipy import stats
+
+for name in runs:
+    values = per_query(name, "ndcg@10")
+    ci = sig.bootstrap_ci(values, confidence=0.95, n_resamples=10_000, seed=0)
+    theirs = stats.bootstrap((values,), np.mean, confidence_level=0.95, n_resamples=10_000,
+                             method="percentile", random_state=0).confidence_interval
+    print(f"{name:<6} {ci}   scipy: [{theirs.low:.4f}, {theirs.high:.4f}]")
+"""),
+        md(r"""
+The intervals of BM25 and RRF just touch, and the interval of dense
+overlaps both.  Yet they hide something: the systems are compared on the
+*same* queries.  A paired test looks at the 225
+differences, which removes the variation between easy and hard queries.
+
+## Paired significance tests
+
+* **Paired t-test**: $t = \bar d / (s_d / \sqrt{n})$ with $n - 1$ degrees of
+  freedom.
+* **Randomization test**: if the systems were interchangeable, each
+  difference $d_i$ could have either sign; flip signs at random and count
+  how often $|\text{mean}|$ reaches the observed one.
+
+Each p-value is checked against scipy (`ttest_rel`; `permutation_test` with
+`permutation_type="samples"`, exact on 12 queries where both enumerate all
+$2^{12}$ sign patterns).
+"""),
+        code(r"""
+def mean_difference(x, y, axis=-1):
+    return np.mean(x - y, axis=axis)
+
+
+for a_name, b_name in [("bm25", "rrf"), ("dense", "rrf"), ("bm25", "dense")]:
+    a, b = per_query(a_name, "ndcg@10"), per_query(b_name, "ndcg@10")
+    t = sig.paired_t_test(a, b)
+    r = sig.randomization_test(a, b, n_resamples=10_000, seed=0)
+    scipy_t = stats.ttest_rel(b, a)
+    assert math.isclose(t.p_value, scipy_t.pvalue, rel_tol=1e-9), (t.p_value, scipy_t.pvalue)
+    print(f"{b_name} - {a_name}: mean diff {t.mean_difference:+.4f}  t = {t.statistic:.3f}  "
+          f"p(t) = {t.p_value:.2e} (scipy {scipy_t.pvalue:.2e})  p(randomization) = {r.p_value:.4f}")
+
+# exact randomization test on the first 12 queries, against scipy
+a, b = per_query("bm25", "ndcg@10")[:12], per_query("dense", "ndcg@10")[:12]
+ours = sig.randomization_test(a, b, exact=True)
+theirs = stats.permutation_test((b, a), mean_difference, permutation_type="samples",
+                                n_resamples=np.inf, alternative="two-sided", vectorized=True)
+assert math.isclose(ours.p_value, theirs.pvalue, rel_tol=1e-12)
+print(f"12 queries, exact: ours p = {ours.p_value:.6f}, scipy p = {theirs.pvalue:.6f}")
+"""),
+        md(r"""
+With 10,000 random sign patterns, the smallest Monte Carlo p-value is
+$1/10001 \approx 0.0001$: "p = 0.0001" means "no random pattern was as
+extreme", not a measured probability.
+
+## Where the metrics disagree
+
+The means agree on the ranking of the systems; single queries often do not.
+For BM25 against dense, count the queries where two metrics prefer
+different systems:
+"""),
+        code(r"""
+pairs = [("P@10", "mrr"), ("P@10", "ndcg@10"), ("mrr", "map"), ("map", "ndcg@10"),
+         ("recall@100", "ndcg@10")]
+sign = {m: np.sign(per_query("dense", m) - per_query("bm25", m)) for m in metrics}
+for m1, m2 in pairs:
+    opposite = np.sum(sign[m1] * sign[m2] < 0)
+    print(f"{m1:>10} vs {m2:<8}: opposite preferences on {opposite:>2} of {len(qids)} queries")
+
+# a few queries where P@10 and MRR disagree
+examples = [q for q, s1, s2 in zip(qids, sign["P@10"], sign["mrr"]) if s1 * s2 < 0][:3]
+for q in examples:
+    print(f"\nquery {q} ({len(cran.qrels[q])} judged relevant): {cran.queries[q][:70]}")
+    for name in ("bm25", "dense"):
+        ranked = sorted(runs[name][q], key=runs[name][q].get, reverse=True)[:10]
+        grades = [cran.qrels[q].get(d, 0) for d in ranked]
+        v = reports[name].per_query[q]
+        print(f"  {name:<6} top-10 grades {grades}  P@10 {v['P@10']:.1f}  MRR {v['mrr']:.3f}")
+"""),
+        md(r"""
+MRR looks only at the first relevant document, P@10 counts the relevant
+documents in the top 10 without looking at their order: one system finds
+the first relevant document earlier, the other finds more of them.  Which
+metric to trust depends on the use: a RAG pipeline that passes the top 10
+passages to the generator cares about how many are useful (P@10, NDCG@10),
+a question-answering box showing one answer about the first (MRR).
+
+## Exercises
+
+### Exercise 1: tune BM25's k1 and b
+
+Tuning on the queries you report on flatters the result.  Split the queries:
+tune on the odd query ids, test on the even ones.  Write
+`tune_bm25(grid)`: for each `(k1, b)` of `grid`, run BM25 on the tuning
+queries (`rr.bm25_run(cran.docs, tune_queries, k1=k1, b=b, top_k=100)`),
+score it with `rm.evaluate(..., ["ndcg@10"])` and return the `(k1, b)` with
+the highest mean NDCG@10 (the first one in grid order if several tie).
+"""),
+        code(r"""
+tune_queries = {q: t for q, t in cran.queries.items() if int(q) % 2 == 1}
+test_queries = {q: t for q, t in cran.queries.items() if int(q) % 2 == 0}
+grid = [(k1, b) for k1 in (0.9, 1.5, 2.0) for b in (0.4, 0.75, 0.9)]
+
+
+def tune_bm25(grid):
+    ### BEGIN SOLUTION
+    best, best_score = None, -1.0
+    for k1, b in grid:
+        run = rr.bm25_run(cran.docs, tune_queries, k1=k1, b=b, top_k=100)
+        score = rm.evaluate(cran.qrels, run, ["ndcg@10"]).mean["ndcg@10"]
+        if score > best_score:
+            best, best_score = (k1, b), score
+    return best
+    ### END SOLUTION
+"""),
+        code(r'''
+"""Check tune_bm25: its (k1, b) has the best tuning NDCG@10 of the grid."""
+tuning = {kb: rm.evaluate(cran.qrels, rr.bm25_run(cran.docs, tune_queries, k1=kb[0], b=kb[1]),
+                          ["ndcg@10"]).mean["ndcg@10"] for kb in grid}
+best = max(grid, key=lambda kb: tuning[kb])  # max keeps the first of equal scores
+chosen = tune_bm25(grid)
+assert chosen in grid, f"tune_bm25 must return one (k1, b) of the grid, got {chosen!r}"
+assert chosen == best, (f"{chosen} scores {tuning[chosen]:.4f} on the tuning queries, "
+                        f"{best} scores {tuning[best]:.4f}")
+print(f"best on the tuning queries: k1={best[0]}, b={best[1]} (NDCG@10 {tuning[best]:.4f}; "
+      f"default k1=1.5, b=0.75: {tuning[(1.5, 0.75)]:.4f})")
+'''),
+        md(r"""
+### Exercise 2: is the gain significant on the test queries?
+
+Write `held_out_gain(k1, b)`: run BM25 with the default `k1=1.5, b=0.75`
+and with the tuned values on `test_queries`, and return `(difference,
+p_t, p_randomization)`: the mean NDCG@10 of tuned minus default, and the
+p-values of `sig.paired_t_test` and `sig.randomization_test` (seed 0,
+10,000 resamples), pairing the queries by id in numeric order
+(`sorted(..., key=int)`: the Monte Carlo p-value depends on which random
+signs meet which query, so the order must be the one the check uses).
+"""),
+        code(r"""
+def held_out_gain(k1, b):
+    ### BEGIN SOLUTION
+    default = rm.evaluate(cran.qrels, rr.bm25_run(cran.docs, test_queries), ["ndcg@10"])
+    tuned = rm.evaluate(cran.qrels, rr.bm25_run(cran.docs, test_queries, k1=k1, b=b), ["ndcg@10"])
+    ids = sorted(default.per_query, key=int)
+    a = [default.per_query[q]["ndcg@10"] for q in ids]
+    t = [tuned.per_query[q]["ndcg@10"] for q in ids]
+    return (tuned.mean["ndcg@10"] - default.mean["ndcg@10"],
+            sig.paired_t_test(a, t).p_value,
+            sig.randomization_test(a, t, n_resamples=10_000, seed=0).p_value)
+    ### END SOLUTION
+"""),
+        code(r'''
+"""Check held_out_gain against rm.significance.compare_systems on the test queries."""
+k1, b = best
+default = rm.evaluate(cran.qrels, rr.bm25_run(cran.docs, test_queries), ["ndcg@10"])
+tuned = rm.evaluate(cran.qrels, rr.bm25_run(cran.docs, test_queries, k1=k1, b=b), ["ndcg@10"])
+want_t = sig.compare_systems(default, tuned, "ndcg@10", test="t")
+want_r = sig.compare_systems(default, tuned, "ndcg@10", test="randomization",
+                             n_resamples=10_000, seed=0)
+got = held_out_gain(k1, b)
+want = (want_t.difference, want_t.p_value, want_r.p_value)
+for name, g, w in zip(("difference", "p_t", "p_randomization"), got, want):
+    assert math.isclose(g, w, rel_tol=1e-9, abs_tol=1e-12), f"{name}: got {g}, want {w}"
+print(f"tuned - default on the test queries: {want[0]:+.4f} NDCG@10, "
+      f"p(t) = {want[1]:.3f}, p(randomization) = {want[2]:.3f}")
+'''),
+        md(r"""
+### Exercise 3: build the fusion yourself
+
+Write `my_rrf(runs, k=60)`: for each query, rank each run's documents as
+trec_eval does (score descending, ties by document id descending:
+`rm.conventions.rank(scores, "trec_eval")` does it), and give each document
+the sum over runs of $1/(k + \text{rank})$.  Keep every document (no top-k
+cut).
+"""),
+        code(r"""
+def my_rrf(runs, k=60):
+    ### BEGIN SOLUTION
+    from ragmetrics_edu.conventions import rank
+
+    fused = {}
+    for run in runs:
+        for qid, doc_scores in run.items():
+            scores = fused.setdefault(qid, {})
+            for r, doc in enumerate(rank(doc_scores, "trec_eval"), start=1):
+                scores[doc] = scores.get(doc, 0.0) + 1.0 / (k + r)
+    return fused
+    ### END SOLUTION
+"""),
+        code(r'''
+"""Check my_rrf against rm.retrievers.rrf on two and three runs and two values of k."""
+cases = [([runs["bm25"], runs["dense"]], 60), ([runs["bm25"], runs["dense"]], 10),
+         ([runs["bm25"], runs["dense"], runs["rrf"]], 60),
+         ([{"q": {"a": 1.0, "b": 1.0, "c": 0.5}}, {"q": {"c": 2.0, "d": 1.0}}], 60)]
+for i, (inputs, k) in enumerate(cases):
+    got, want = my_rrf(inputs, k=k), rr.rrf(inputs, k=k, top_k=None)
+    assert set(got) == set(want), f"case {i}: queries {sorted(set(got) ^ set(want))[:5]} differ"
+    for q in want:
+        assert set(got[q]) == set(want[q]), f"case {i}, query {q}: not the same documents"
+        for d, w in want[q].items():
+            assert math.isclose(got[q][d], w, rel_tol=1e-12), (
+                f"case {i}, query {q}, document {d}: {got[q][d]} vs {w}"
+                + (" (the tie a/b: trec_eval ranks b first)" if q == "q" else ""))
+fused = my_rrf([runs["bm25"], runs["dense"]])
+print("my_rrf agrees with rr.rrf; NDCG@10 of the fusion:",
+      round(rm.evaluate(cran.qrels, fused, ["ndcg@10"]).mean["ndcg@10"], 4))
+'''),
+        md(r"""
+### Exercise 4 (discussion): what does "significant" promise?
+
+The tuned BM25 of Exercise 1 was tested on held-out queries.  Why would
+testing it on the tuning queries be misleading, and what does a p-value
+below 0.05 *not* tell you about a RAG pipeline?
+
+### BEGIN SOLUTION
+On the tuning queries, the chosen `(k1, b)` is the best of nine tries on
+those very queries: part of its gain is fitted noise, so its p-value is too
+small (a multiple-comparison problem).  Held-out queries give an honest
+estimate.  A small p-value says the mean difference is unlikely to be zero
+*for queries like these Cranfield questions*; it does not say the gain is
+large enough to matter (look at the difference and its confidence
+interval), that it carries over to another collection or to real users'
+questions, or that the generated answers improve.
+### END SOLUTION
+"""),
+        md(r"""
+## Summary
+
+* A lab in a few lines: `load_cranfield()`, three runs (`bm25_run`,
+  `dense_run`, `rrf`), `rm.evaluate` with trec_eval's conventions.
+* On Cranfield, dense retrieval beats BM25 and their RRF fusion beats both
+  on every metric.
+* Means hide per-query variation: plot the differences, give bootstrap
+  intervals, and test paired differences (t-test, randomization test), whose
+  p-values match scipy.
+* Metrics disagree on single queries (MRR looks at the first relevant
+  document, P@10 at how many): pick the metric for the use.
+* Tune on some queries, test on others.  Notebook 08 shows why another tool
+  may report different numbers for these same runs.
+"""),
+        nav(stem),
+    ]
+
+
+BUILDERS = {"07": rag_lab, "08": conventions}
+
+
+def main(argv=None):
+    wanted = (argv or sys.argv[1:]) or list(BUILDERS)
+    for key in wanted:
+        stem, cells = BUILDERS[key]()
+        print("wrote", write_notebook(stem, cells))
+
+
+if __name__ == "__main__":
+    main()
