@@ -40,8 +40,13 @@ test-notebooks: $(VENV)/.installed-dev
 student: $(VENV)/.installed-notebooks
 	$(PY) tools/make_student.py
 
+# Speed and memory targets, each printed as a ratio against the reference
+# library measured in the same run (never as timed unit tests).
 bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/bench_retrieval.py
+	$(PY) benchmarks/bench_generation.py --bertscore
+	$(PY) benchmarks/bench_lab.py
+	$(PY) benchmarks/bench_notebooks.py
 
 clean-venv:
 	rm -rf $(VENV)

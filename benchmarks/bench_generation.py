@@ -24,7 +24,6 @@ Usage::
 import argparse
 import gc
 import importlib.util
-import inspect
 import math
 import sys
 import time
@@ -158,20 +157,11 @@ def bench_rouge(n):
 def run_bertscore(quick):
     """Run ``benchmarks/bench_bertscore.py``'s ``main()`` if that file exists."""
     path = Path(__file__).with_name("bench_bertscore.py")
-    if not path.exists():
-        print("\nbench_bertscore.py not found; skipping BERTScore")
-        return
     spec = importlib.util.spec_from_file_location("bench_bertscore", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     print("\nBERTScore (benchmarks/bench_bertscore.py)")
-    params = inspect.signature(module.main).parameters
-    if "quick" in params:
-        module.main(quick=quick)
-    elif params:
-        module.main(["--quick"] if quick else [])  # a main(argv)
-    else:
-        module.main()
+    module.main(quick=quick)
 
 
 def main(argv=None):

@@ -26,6 +26,7 @@ module                 what it holds                               notebook
 ``datasets``           the Cranfield 1400 collection               07
 ``significance``       bootstrap, paired t-test, randomization     07
 ``retrievers``         BM25, dense retrieval, rank fusion          07
+``conventions``        presets: trec_eval, ranx, sklearn, ragas    08
 ``examples``           every worked example of the seeds           all
 =====================  ==========================================  ==========
 """

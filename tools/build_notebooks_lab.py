@@ -12,26 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from build_notebooks_retrieval import code, md, write_notebook  # noqa: E402
-
-LESSONS = [
-    ("06_llm_as_judge", "LLM as a judge"),
-    ("07_rag_lab", "RAG lab"),
-    ("08_conventions", "Conventions"),
-]
-
-
-def nav(stem):
-    """The navigation line: previous / contents / next, as in notebooks 00-06."""
-    stems = [s for s, _ in LESSONS]
-    i = stems.index(stem)
-    p, pt = LESSONS[i - 1]
-    parts = [f"[← {p[:2]} {pt}]({p}.ipynb)", "[Contents](00_introduction.ipynb#Contents)"]
-    if i + 1 < len(LESSONS):
-        n, nt = LESSONS[i + 1]
-        parts.append(f"[{n[:2]} {nt} →]({n}.ipynb)")
-    return md(" &nbsp;|&nbsp; ".join(parts))
-
+from build_notebooks_retrieval import code, md, nav, write_notebook  # noqa: E402
 
 # ===================================================================== 08
 

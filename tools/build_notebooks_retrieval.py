@@ -31,8 +31,10 @@ LESSONS = [
     ("04_ngram_overlap", "N-gram overlap: BLEU and ROUGE"),
     ("05_bertscore", "BERTScore"),
     ("06_llm_as_judge", "LLM as a judge"),
+    ("07_rag_lab", "RAG lab"),
+    ("08_conventions", "Conventions"),
 ]
-"""The notebooks that exist, in order (07_rag_lab and 08_conventions are coming)."""
+"""The notebooks, in order."""
 
 
 def md(text):
@@ -111,8 +113,8 @@ reproducible, and a number computed today can be recomputed exactly tomorrow.
 | [04 N-gram overlap](04_ngram_overlap.ipynb) | BLEU and ROUGE | `ragmetrics_edu.bleu`, `ragmetrics_edu.rouge` |
 | [05 BERTScore](05_bertscore.ipynb) | BERTScore with a real transformer | `ragmetrics_edu.bertscore` |
 | [06 LLM as a judge](06_llm_as_judge.ipynb) | rubrics, verdicts, agreement; RAG metrics | `ragmetrics_edu.judge`, `ragmetrics_edu.rag` |
-| 07 RAG lab (coming) | a whole retrieval evaluation on the Cranfield collection, significance tests | `ragmetrics_edu.datasets`, `ragmetrics_edu.significance` |
-| 08 Conventions (coming) | why two libraries report different numbers for "the same" metric | `ragmetrics_edu.conventions` |
+| [07 RAG lab](07_rag_lab.ipynb) | a whole retrieval evaluation on the Cranfield collection: BM25, dense retrieval, their fusion; significance tests | `ragmetrics_edu.datasets`, `ragmetrics_edu.retrievers`, `ragmetrics_edu.significance` |
+| [08 Conventions](08_conventions.ipynb) | why two libraries report different numbers for "the same" metric | `ragmetrics_edu.conventions` |
 
 Each lesson has the same shape: the intuition, the formula, the worked
 examples of our sources rebuilt with `ragmetrics_edu` (the source's number
