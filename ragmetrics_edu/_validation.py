@@ -4,6 +4,7 @@ Each one states the rule and the value it got, and raises; none uses
 ``assert`` (assertions vanish under ``python -O``).
 """
 
+import collections.abc
 import math
 import numbers
 
@@ -33,6 +34,18 @@ def check_rels(rels, *, name="rels"):
     if isinstance(rels, (str, bytes)) or not hasattr(rels, "__len__"):
         raise TypeError(
             f"{name} must be a sequence of grades in rank order, got {rels!r}"
+        )
+    if isinstance(rels, (collections.abc.Set, collections.abc.Mapping)):
+        # a set has no rank order (and merges equal grades); a dict would be
+        # read by its keys
+        raise TypeError(
+            f"{name} must be a sequence of grades in rank order, got a "
+            f"{type(rels).__name__}: {rels!r}"
+        )
+    if isinstance(rels, np.ndarray) and rels.ndim != 1:
+        raise ValueError(
+            f"{name} must be a 1-D sequence of grades in rank order, got a "
+            f"{rels.ndim}-D array of shape {rels.shape}: {rels!r}"
         )
     values = list(rels.tolist() if isinstance(rels, np.ndarray) else rels)
     for i, g in enumerate(values):

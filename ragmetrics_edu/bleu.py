@@ -61,7 +61,9 @@ Conventions that differ between libraries (each is a keyword here):
 * ``count_empty_orders``: nltk counts a segment with no n-gram of order n as
   0 matches out of 1 (its denominator is ``max(1, t_n)``); sacrebleu and our
   default count it as 0 out of 0.  The two agree whenever every candidate has
-  at least ``max_n`` tokens.
+  at least ``max_n`` tokens.  ``"method6"`` interpolates with the candidate's
+  true n-gram count (0 for an order longer than the candidate) either way,
+  as Chen and Cherry and nltk do.
 * sacrebleu's ``sentence_bleu`` smooths with ``"exp"`` and uses the effective
   order by default; ``corpus_bleu`` smooths with ``"exp"``.  nltk's default
   is no smoothing and weights ``(0.25, 0.25, 0.25, 0.25)``.  Ours: no
@@ -292,6 +294,8 @@ def _check_length(x, name):
 
 def _ngram_counter(tokens, n):
     """Counter of the n-grams (tuples) of a token list."""
+    if n > len(tokens):
+        return Counter()  # no n-gram; and no n slices for a huge n
     if n == 1:
         return Counter(zip(tokens))
     return Counter(zip(*[tokens[i:] for i in range(n)]))
@@ -732,7 +736,11 @@ def _smooth(method, value, counts, totals, cand_len, max_n):
         out = list(p)
         for n in range(2, max_n):
             pi0 = 0.0 if out[n - 2] == 0 else out[n - 1] ** 2 / out[n - 2]
-            out[n] = (counts[n] + value * pi0) / (totals[n] + value)
+            # the true number of (n+1)-grams, as Chen & Cherry and nltk: 0, not
+            # the 1 that count_empty_orders puts in t_n, when the candidate is
+            # shorter than the order (for one segment min(...) is exactly it)
+            t_true = min(totals[n], max(0, cand_len - n))
+            out[n] = (counts[n] + value * pi0) / (t_true + value)
         return out
     raise ValueError(f"unknown smoothing {method!r}")  # pragma: no cover
 
@@ -796,15 +804,24 @@ def score_from_stats(stats, *, max_n=None, weights=None, smoothing="none",
     >>> round(score_from_stats([5, 6, 4, 2, 1, 0, 5, 4, 3, 2], smoothing="exp").score, 4)
     0.3498
     """
-    stats = [int(x) for x in (stats.tolist() if isinstance(stats, np.ndarray) else stats)]
+    if isinstance(stats, (str, bytes)) or not hasattr(stats, "__len__"):
+        raise TypeError(f"stats must be a sequence of integer counts, got {stats!r}")
+    values = stats.tolist() if isinstance(stats, np.ndarray) else list(stats)
+    for i, x in enumerate(values):
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
+            raise TypeError(
+                f"stats must hold integer counts, got {x!r} at position {i}"
+            )
+        if x < 0:
+            raise ValueError(
+                f"stats must hold non-negative counts, got {x!r} at position {i}"
+            )
+    stats = [int(x) for x in values]
     if len(stats) < 4 or len(stats) % 2:
         raise ValueError(
             "stats must be [candidate_len, reference_len, c_1..c_K, t_1..t_K] "
             f"(an even length of at least 4), got {len(stats)} numbers"
         )
-    for x in stats:
-        if x < 0:
-            raise ValueError(f"stats must be non-negative counts, got {stats!r}")
     n_orders = (len(stats) - 2) // 2
     cand_len, ref_len = stats[0], stats[1]
     counts, totals = stats[2:2 + n_orders], stats[2 + n_orders:]
@@ -928,9 +945,23 @@ def bleu(candidate, references, max_n=4, weights=None, smoothing="none", *,
     -----
     Equals ``sacrebleu.sentence_bleu(c, refs, tokenize="none",
     smooth_method=s, use_effective_order=e).score / 100`` and nltk's
-    ``sentence_bleu`` for the matching smoothing.  nltk expects
-    ``references`` as a list of token lists: passing one token list makes
-    it treat every word as a reference; this function refuses that shape.
+    ``sentence_bleu`` for the matching smoothing (with
+    ``count_empty_orders=True`` when the candidate is shorter than
+    ``max_n``).  nltk expects ``references`` as a list of token lists:
+    passing one token list makes it treat every word as a reference; this
+    function refuses that shape.
+
+    Where nltk's ``sentence_bleu`` differs: it leaves out of the geometric
+    mean every order whose precision is still 0 after smoothing, where we
+    score 0 (with a ``reason``).  Without smoothing nltk returns about
+    1e-77 or 0 instead (with a warning); with methods 4-7 the leaving out
+    changes the score, which happens for candidates shorter than ``max_n``:
+    nltk's method4 does not smooth a 1-token candidate (``ln 1 = 0``), so
+    its BLEU is the brevity penalty times ``p_1 ** w_1`` alone, ours 0.
+    nltk's method6 refuses (``AssertionError``) a candidate whose trigram
+    precision is 0; ours interpolates as Chen and Cherry define it, with
+    the candidate's true n-gram count (0 for an order longer than the
+    candidate, whatever ``count_empty_orders`` says), as nltk does.
 
     An empty candidate has score 0 with ``reason="empty candidate"``; an
     empty reference matches nothing, so the score is 0 with the reason "no

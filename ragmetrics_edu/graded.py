@@ -15,7 +15,11 @@ The conventions that differ between libraries, each a keyword away:
   ``ndcg_score``).  ``gain="exponential"`` uses :math:`2^{rel} - 1` (Burges
   et al. 2005; ranx's ``ndcg_burges``), which rewards the top grades more.
 * **Discount.**  Always :math:`1/\log_2(i + 1)` at rank ``i``: rank 1 is not
-  discounted.
+  discounted.  This form is Burges et al. 2005 ("Learning to rank using
+  gradient descent", ICML), used by trec_eval, ranx and scikit-learn.
+  Järvelin & Kekäläinen's original DCG (2002) discounts by
+  :math:`\log_b(i)` only from rank ``b`` on (ranks below ``b`` are not
+  discounted; ``b = 2`` in their examples), which differs from rank 2 on.
 * **The ideal ranking behind IDCG.**  By default it is the *given* grades
   sorted best first: the seeds' convention, and scikit-learn's, which sees
   only the items it is passed.  With ``ideal=`` you pass the grades of *all*
@@ -47,7 +51,15 @@ def _gains(grades, gain):
     """Gain of each grade: the grade (linear) or 2**grade - 1 (exponential)."""
     if gain == "linear":
         return grades
-    return np.power(2.0, grades) - 1.0
+    with np.errstate(over="ignore"):
+        gains = np.power(2.0, grades) - 1.0
+    if not np.all(np.isfinite(gains)):
+        g = grades[~np.isfinite(gains)][0]
+        raise ValueError(
+            f"gain='exponential' overflows a float for grade {g:g}: 2**grade "
+            "exceeds 1.8e308 for grades of 1024 and more; use gain='linear'"
+        )
+    return gains
 
 
 def _discounts(n):
@@ -62,7 +74,14 @@ def _dcg(grades, gain):
     not depend on how the terms are grouped (the batch path is tested
     against it).
     """
-    return math.fsum((_gains(grades, gain) / _discounts(len(grades))).tolist())
+    terms = (_gains(grades, gain) / _discounts(len(grades))).tolist()
+    try:
+        return math.fsum(terms)
+    except OverflowError:
+        raise ValueError(
+            f"DCG overflows a float: the sum of the {gain} gains of the grades "
+            f"{grades.tolist()} exceeds 1.8e308"
+        ) from None
 
 
 def _ideal_grades(rels, ideal):
@@ -138,7 +157,8 @@ def dcg_at_k(rels, k, gain="linear"):
         beyond the end of ``rels`` add nothing.
     gain : {"linear", "exponential"}, default "linear"
         ``"linear"``: the grade :math:`rel_i` (the seeds, ranx ``dcg``).
-        ``"exponential"``: :math:`2^{rel_i} - 1` (ranx ``dcg_burges``).
+        ``"exponential"``: :math:`2^{rel_i} - 1` (ranx ``dcg_burges``); a
+        ``ValueError`` for grades of 1024 and more, where it overflows a float.
 
     Returns
     -------
@@ -158,7 +178,10 @@ def dcg_at_k(rels, k, gain="linear"):
         \sum_{i=1}^{k} \frac{2^{rel_i} - 1}{\log_2(i + 1)}
 
     The discounts :math:`\log_2(i+1)` are 1, 1.585, 2, 2.322, 2.585 for
-    ranks 1 to 5.
+    ranks 1 to 5.  This discount is the one of Burges et al. [2]_, used by
+    trec_eval; Järvelin and Kekäläinen's original DCG [1]_ divides by
+    :math:`\log_b(i)` from rank :math:`i = b` on and leaves the ranks
+    before ``b`` undiscounted (with ``b = 2``: 1, 1, 1.585, 2, 2.322).
 
     References
     ----------

@@ -4,6 +4,10 @@ These metrics still see each document as relevant or not (a grade > 0 is
 relevant), but they reward putting the relevant documents early.  Every
 score here is in [0, 1] and higher is better.
 
+trec_eval (``-l 1``, its default relevance level) and ranx count a grade
+>= 1 as relevant: the same rule for integer grades, but a fractional grade
+in (0, 1) counts as relevant here and not there.
+
 ``rels`` is the grades of the retrieved documents in rank order, e.g.
 ``[1, 0, 1, 0, 1]``; ``k=None`` means the whole ranking.  An empty ranking is
 valid and scores 0.

@@ -9,7 +9,10 @@ Every function takes ``rels``, the grades of the retrieved documents in rank
 order, the way the seeds write an example: ``[1, 0, 1, 0, 1]`` means the
 documents at ranks 1, 3 and 5 are relevant.  Graded lists such as
 ``[5, 3, 5, 0, 2]`` are accepted too: for these binary metrics a grade
-greater than 0 counts as relevant.  An empty ranking is valid and scores 0.
+greater than 0 counts as relevant.  trec_eval (``-l 1``, its default
+relevance level) and ranx count a grade >= 1 as relevant: the same rule for
+integer grades, but a fractional grade in (0, 1) counts as relevant here
+and not there.  An empty ranking is valid and scores 0.
 
 Two conventions differ between libraries and are named here, never picked
 silently:

@@ -321,6 +321,9 @@ def answer_relevancy(question_embedding, generated_embeddings, noncommittal=Fals
         raise ValueError(
             f"generated_embeddings must be an (N, {q.shape[0]}) array with N >= 1, got shape {g.shape}"
         )
+    for arr, name in ((q, "question_embedding"), (g, "generated_embeddings")):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must hold finite numbers, got NaN or inf")
     norms = np.linalg.norm(g, axis=1) * np.linalg.norm(q)
     if np.any(norms == 0):
         raise ValueError("embeddings must not be zero vectors (the cosine is undefined)")

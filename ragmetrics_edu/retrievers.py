@@ -352,7 +352,8 @@ def rrf(runs, k=60, top_k=100):
     ----------
     runs : list of dict, or dict of str to dict
         The runs to fuse, ``{qid: {docid: score}}`` each (their scores are
-        only used to rank).
+        only used to rank).  Document ids must be strings (a ``TypeError``
+        names the run and query otherwise), as in trec_eval runs.
     k : float, default 60
         The constant of Cormack et al.; larger ``k`` flattens the
         difference between top and lower ranks.
@@ -403,6 +404,17 @@ def rrf(runs, k=60, top_k=100):
     if isinstance(k, bool) or not isinstance(k, numbers.Real) or not math.isfinite(k) or k < 0:
         raise ValueError(f"k must be a non-negative number, got {k!r}")
     top_k = _top_k(top_k)
+    for i, run in enumerate(runs):
+        for qid, scores in run.items():
+            if not hasattr(scores, "items"):
+                raise TypeError(f"runs[{i}][{qid!r}] must be a dict {{docid: score}}, got "
+                                f"{type(scores).__name__}")
+            for docid in scores:
+                if not isinstance(docid, str):
+                    raise TypeError(
+                        f"runs[{i}][{qid!r}] must have string document ids (as trec_eval "
+                        f"ranks them by string), got {docid!r} of type {type(docid).__name__}"
+                    )
     fused = {}
     for run in runs:
         for qid, scores in run.items():

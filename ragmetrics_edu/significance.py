@@ -649,7 +649,14 @@ def _per_query(report, metric, name):
             value = scores[metric]
         else:
             value = scores
-        out[str(qid)] = value
+        key = str(qid)
+        if key in out:
+            other = next(q for q in per_query if q != qid and str(q) == key)
+            raise ValueError(
+                f"{name} has two query ids that read the same as text, {other!r} and "
+                f"{qid!r}; query ids are compared as strings, so give each query one id"
+            )
+        out[key] = value
     return out
 
 
@@ -691,7 +698,9 @@ def compare_systems(report_a, report_b, metric, test="t", n_resamples=10_000,
     ------
     ValueError
         If the two reports do not hold the same queries (the message names
-        the queries only one of them has), or a query lacks ``metric``.
+        the queries only one of them has), a query lacks ``metric``, or a
+        report has two query ids with the same text (``1`` and ``"1"``:
+        query ids are compared as strings).
 
     Notes
     -----

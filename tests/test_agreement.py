@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score
@@ -99,6 +99,15 @@ def test_kendall_by_hand():
     assert math.isnan(kendall_tau([2, 2], [1, 3]))
 
 
+def test_kendall_reference_tiny_differences_equal_scipy():
+    # both raters put item 1 below item 0: one concordant pair, tau = 1
+    a = [0.0, -8.257981682108129e-157]
+    b = [0.0, -2.2250738585072014e-308]
+    assert stats.kendalltau(a, b).statistic == 1.0
+    assert _kendall_tau_reference(a, b) == 1.0
+    assert kendall_tau(a, b) == 1.0
+
+
 def test_rankdata_equals_scipy():
     rng = np.random.default_rng(11)
     for _ in range(100):
@@ -126,6 +135,8 @@ def test_correlations_equal_scipy_on_random_scores():
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.floats(-5, 5, allow_nan=False), st.floats(-5, 5, allow_nan=False)),
                 min_size=2, max_size=25))
+# differences of 1e-157 and 1e-308: their product underflows to 0.0
+@example(pairs=[(0.0, 0.0), (-8.257981682108129e-157, -2.2250738585072014e-308)])
 def test_correlations_property(pairs):
     a = [p[0] for p in pairs]
     b = [p[1] for p in pairs]
@@ -148,3 +159,10 @@ def test_errors():
         spearman([], [])
     with pytest.raises(TypeError):
         kendall_tau("abc", "abd")
+
+
+def test_mixed_label_types_raise_clear_error():
+    with pytest.raises(TypeError, match=r"a and b must use labels of one comparable type.*int.*str"):
+        cohen_kappa([1, "a"], [1, "a"])
+    # an explicit order makes mixed labels usable: perfect agreement on 2 labels
+    assert cohen_kappa([1, "a"], [1, "a"], labels=[1, "a"]) == 1.0

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import ragmetrics_edu as rm
 from ragmetrics_edu.bleu import (
-    SMOOTHING, closest_reference_length, score_from_stats, segment_stats,
+    SMOOTHING, _ngram_counter, closest_reference_length, score_from_stats, segment_stats,
 )
 
 REF = "I am thirty six years old"
@@ -33,6 +33,29 @@ def test_ngram_count_is_len_minus_n_plus_1(tokens, n):
 
 
 # ------------------------------------------------------- modified precision
+
+class _SliceCountingList(list):
+    """A token list that counts how many slices are taken of it."""
+
+    slices = 0
+
+    def __getitem__(self, item):
+        if isinstance(item, slice):
+            type(self).slices += 1
+        return super().__getitem__(item)
+
+
+def test_ngram_counter_of_order_above_length_takes_no_slice():
+    # "a b" has no n-gram for n > 2: the answer is empty, without building
+    # n shifted copies of the tokens (n = 10**7 took seconds)
+    tokens = _SliceCountingList(["a", "b"])
+    assert _ngram_counter(tokens, 10**7) == {}
+    assert _SliceCountingList.slices == 0
+    assert _ngram_counter(tokens, 3) == {}
+    assert _SliceCountingList.slices == 0
+    assert _ngram_counter(tokens, 2) == {("a", "b"): 1}   # n = len: one bigram
+    assert rm.rouge_n("a b", "a b", n=10**7).fmeasure == 0.0
+
 
 def test_slides_unigram_precisions():
     # I, thirty, six, years of 5 candidate unigrams
@@ -337,6 +360,27 @@ def test_corpus_bleu_bad_nesting():
         rm.corpus_bleu("a b", [["a b"]])
     with pytest.raises(ValueError, match="at least one candidate"):
         rm.corpus_bleu([], [])
+
+
+@pytest.mark.parametrize("bad, error, message", [
+    ([5, 6, 4.9, 5], TypeError, r"integer counts, got 4\.9 at position 2"),   # was truncated to 4
+    ([5, 6, 4, 5.0], TypeError, r"integer counts, got 5\.0 at position 3"),
+    (["5", 6, 4, 5], TypeError, r"integer counts, got '5' at position 0"),
+    ([5, True, 4, 5], TypeError, r"integer counts, got True at position 1"),
+    ([5, 6, 4, -1], ValueError, r"non-negative counts, got -1 at position 3"),
+    ("5645", TypeError, r"sequence of integer counts"),
+    (np.array([5.0, 6.0, 4.0, 5.0]), TypeError, r"integer counts, got 5\.0 at position 0"),
+])
+def test_score_from_stats_requires_integer_counts(bad, error, message):
+    with pytest.raises(error, match=message):
+        score_from_stats(bad)
+
+
+def test_score_from_stats_accepts_numpy_integers():
+    # p_1 = 4/5, BP = exp(1 - 6/5): 0.8 * 0.8187 = 0.655
+    expected = 0.8 * math.exp(1 - 6 / 5)
+    assert score_from_stats(np.array([5, 6, 4, 5], dtype=np.int32)).score == pytest.approx(expected)
+    assert score_from_stats([np.int64(5), np.uint8(6), 4, 5]).score == pytest.approx(expected)
 
 
 def test_bad_stats():

@@ -208,6 +208,47 @@ def test_sentence_bleu_equals_nltk(smoothing):
     assert checked >= 100
 
 
+@pytest.mark.parametrize("smoothing", NLTK_SENTENCE)
+def test_sentence_bleu_short_candidates_equal_nltk(smoothing):
+    """Candidates of 1-3 tokens (shorter than max_n = 4), nltk's 0/1 counting.
+
+    Two documented differences (Notes of ``bleu``): nltk's method6 refuses a
+    zero trigram precision (skipped here), and nltk's method4 does not smooth
+    a 1-token candidate (ln 1 = 0) and then drops its zero precisions from the
+    geometric mean, where we score 0.
+    """
+    cands, refs = _corpus(71, 300, 2, min_len=1, max_len=3)
+    method = SMOOTHING_MAP[smoothing][1]
+    checked = 0
+    for c, r in zip(cands, refs):
+        if smoothing == "method6" and rm.modified_precision(c, r, 3) == 0:
+            continue  # nltk's method6 refuses a zero trigram precision
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = nltk_bleu.sentence_bleu(r, c, smoothing_function=_nltk_smoother(method))
+        ours = rm.bleu(c, r, smoothing=smoothing, count_empty_orders=True)
+        if smoothing == "method4" and len(c) == 1 and ours.counts[0] == 1:
+            # nltk keeps only p_1 = 1/1: BP * exp(0.25 * ln 1) = BP
+            assert ours.score == 0.0
+            assert theirs == pytest.approx(ours.brevity_penalty, abs=TOL)
+            continue
+        assert ours.score == pytest.approx(theirs, abs=TOL), (c, r)
+        checked += 1
+    assert checked >= (40 if smoothing == "method6" else 100)
+
+
+def test_method6_three_token_candidate_equals_nltk():
+    # a 3-token candidate has no 4-gram: nltk's method6 interpolates p_4 with
+    # the true count l = 0, so p_4 = (0 + 5 pi) / (0 + 5) = pi = p_3^2 / p_2 = 1
+    # and BLEU = BP = exp(1 - 4/3) = 0.7165 (not (5/6)^(1/4) * BP = 0.6846)
+    c, r = ["a", "b", "c"], [["a", "b", "c", "d"]]
+    theirs = nltk_bleu.sentence_bleu(r, c, smoothing_function=_nltk_smoother("method6"))
+    assert theirs == pytest.approx(np.exp(1 - 4 / 3), abs=TOL)
+    ours = rm.bleu(c, r, smoothing="method6", count_empty_orders=True)
+    assert ours.score == pytest.approx(theirs, abs=TOL)
+    assert rm.bleu(c, r, smoothing="method6").score == pytest.approx(theirs, abs=TOL)
+
+
 @pytest.mark.parametrize("smoothing", ["none", "floor", "exp"])
 def test_effective_order_equals_nltk_auto_reweigh(smoothing):
     """nltk's auto_reweigh (uniform weights over the candidate's orders) on short candidates."""

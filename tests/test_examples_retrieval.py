@@ -183,3 +183,36 @@ def test_slides_example_values():
     assert round(BY_KEY["ap_slides_q1"].correct, 4) == 0.2267
     assert round(BY_KEY["map_at_8_article"].correct, 4) == 0.4786
     assert round(BY_KEY["dcg_at_3"].correct, 2) == 9.39
+
+
+def test_label_errata_record_wording_slips():
+    # ERRATA 4: the slides write "MAP = ..." for the AP of one query (both examples);
+    # ERRATA 6: "IDGC"; ERRATA 7: "Normal Discounted Cumulative Gain"
+    for key, words in (("ap_slides_q1", "labelled MAP"), ("ap_slides_q2", "labelled MAP"),
+                       ("idcg_at_3", "'IDGC'"), ("idcg_at_5", "'IDGC'"),
+                       ("ndcg_at_3", "Normal Discounted Cumulative Gain")):
+        label = BY_KEY[key].label_erratum
+        assert label and words in label, key
+        assert label[0].isupper() and label.endswith(".") and len(label) < 300
+    # a wording slip alone is no number slip: the slide's 0.3 is the right AP
+    assert BY_KEY["ap_slides_q2"].erratum is None
+    assert BY_KEY["ndcg_at_3"].erratum is None
+    # examples without a wording slip leave it None
+    assert BY_KEY["precision_at_2"].label_erratum is None
+
+
+def test_map_label_keeps_its_capitals():
+    # "It is labelled MAP ...", not "It is labelled map ..." (str.capitalize)
+    text = BY_KEY["ap_slides_q1"].erratum
+    assert text.startswith("It is labelled MAP but is the Average Precision of one query")
+    assert "map" not in text
+
+
+def test_errata_lists_number_and_label_slips():
+    from ragmetrics_edu import examples
+
+    listed = {ex.key for ex in examples.errata()}
+    every = examples.all_examples().values()
+    assert listed == {ex.key for ex in every if ex.erratum or ex.label_erratum}
+    assert {"ap_slides_q2", "ndcg_at_3", "f1_at_3", "bleu1_precision_i_have"} <= listed
+    assert "precision_at_2" not in listed

@@ -137,3 +137,25 @@ def test_bad_arguments():
         dcg_at_k([1, 0, -2], 3)
     with pytest.raises(ValueError, match="rels must be finite, got nan at rank 1"):
         ndcg_at_k([float("nan")], 1)
+
+
+def test_exponential_gain_overflow_names_the_grade():
+    # 2**1100 is beyond the largest float (about 2**1024): it was inf, and
+    # NDCG became inf/inf = nan without a word
+    with pytest.raises(ValueError, match="grade 1100"):
+        ndcg_at_k([1100, 0], 2, gain="exponential")
+    with pytest.raises(ValueError, match="grade 1024"):
+        dcg_at_k([3, 1024], 2, gain="exponential")
+    # three gains of 2**1023 - 1 with discounts 1, 1.585, 2 sum to about
+    # 2**1023 * 2.13 > 2**1024: the sum itself overflows
+    with pytest.raises(ValueError, match="DCG overflows a float"):
+        dcg_at_k([1023, 1023, 1023], 3, gain="exponential")
+
+
+def test_large_grades_keep_working():
+    # linear: 1100/1 + 0/1.585 = 1100; already in the ideal order, NDCG = 1
+    assert dcg_at_k([1100, 0], 2) == 1100.0
+    assert ndcg_at_k([1100, 0], 2) == 1.0
+    # exponential just below the limit: 2**1023 - 1 is finite
+    assert dcg_at_k([1023], 1, gain="exponential") == 2.0 ** 1023
+    assert ndcg_at_k([0, 1023], 2, gain="exponential") == pytest.approx(1 / math.log2(3))

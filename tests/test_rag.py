@@ -91,6 +91,15 @@ def test_answer_relevancy_by_hand():
         answer_relevancy(q, [[1.0, 2.0, 3.0]])
 
 
+@pytest.mark.parametrize("q, gen, name", [
+    ([float("nan"), 1.0], [[1.0, 0.0]], "question_embedding"),
+    ([1.0, 0.0], [[1.0, 0.0], [float("inf"), 0.0]], "generated_embeddings"),
+])
+def test_answer_relevancy_refuses_non_finite_embeddings(q, gen, name):
+    with pytest.raises(ValueError, match=f"{name} must hold finite numbers"):
+        answer_relevancy(q, gen)
+
+
 def test_split_claims():
     assert split_claims("One. Two? Three!") == ["One.", "Two?", "Three!"]
     assert split_claims("Mach 13.1 was reached.") == ["Mach 13.1 was reached."]

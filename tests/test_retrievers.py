@@ -264,3 +264,10 @@ def test_dense_run_fresh_encoding():
 def test_fusion_of_bm25_and_dense(cran):
     fused = rrf([bm25_run(cran.docs, cran.queries), dense_run(cran.docs, cran.queries)])
     assert len(fused) == 225 and all(len(r) == 100 for r in fused.values())
+
+
+def test_rrf_refuses_non_string_docids():
+    with pytest.raises(TypeError, match=r"runs\[1\]\['q'\] must have string document ids.*got 7 of type int"):
+        rrf([{"q": {"d1": 1.0}}, {"q": {7: 3.0, "d2": 1.0}}])
+    with pytest.raises(TypeError, match=r"runs\[0\]\['q'\] must be a dict \{docid: score\}"):
+        rrf([{"q": [("d1", 1.0)]}])

@@ -343,3 +343,13 @@ def test_compare_systems_on_reports_of_evaluate():
     with pytest.raises(ValueError, match="only in report_a: 'q2', 'q3'"):
         compare_systems(a, partial, "mrr")
 
+
+
+def test_compare_systems_refuses_qids_that_collide_as_text():
+    # 1 and "1" both become "1": one score would silently replace the other
+    a = {1: {"ap": 0.2}, "1": {"ap": 0.3}, "q2": {"ap": 0.1}}
+    b = {"1": {"ap": 0.4}, "q2": {"ap": 0.5}}
+    with pytest.raises(ValueError, match=r"report_a has two query ids .*1 and '1'"):
+        compare_systems(a, b, "ap")
+    with pytest.raises(ValueError, match=r"report_b has two query ids .*1 and '1'"):
+        compare_systems(b, a, "ap")

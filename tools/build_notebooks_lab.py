@@ -231,7 +231,9 @@ Every slip found in our sources while writing notebooks 01-06, from
 for ex in rm.examples.errata():
     correct = round(ex.correct, 4)
     print(f"{ex.key} ({ex.seed}): stated {ex.stated!r}, correct {correct}")
-    print(f"    {ex.erratum}")
+    for slip in (ex.erratum, ex.label_erratum):
+        if slip:
+            print(f"    {slip}")
 """),
         md(r"""
 ## Pitfalls users really hit

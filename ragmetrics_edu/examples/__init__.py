@@ -3,8 +3,9 @@
 A number is written once, here; notebooks and tests read it from this
 module.  Each :class:`SeedExample` records where the example comes from
 (seed file and slide or section), its inputs, the value the seed states,
-the value computed right, and a one-line erratum where the two differ
-(see the seeds' ERRATA.md).
+the value computed right, a one-line ``erratum`` where the two differ, and a
+one-line ``label_erratum`` where the seed's wording slips although its number
+is right (see the seeds' ERRATA.md).
 
 >>> from ragmetrics_edu import examples
 >>> ex = examples.get("precision_at_2")
@@ -49,10 +50,17 @@ class SeedExample:
     compute : Callable
         Function of ``**inputs`` returning ``correct``; tests call it.
     erratum : str or None
-        One sentence on what the seed got wrong, or None.
+        One sentence on what the seed got wrong in the number, or None.  It
+        is set exactly when ``stated`` is further than ``tolerance`` from
+        ``correct``.
     tolerance : float
         How close ``stated`` must be to ``correct`` to count as the
         same number, given the seed's rounding.
+    label_erratum : str or None
+        One sentence on a slip in the seed's *wording* around the example
+        (a mislabelled formula or name, such as AP called "MAP"), not in
+        its number; None if the wording is right.  Independent of
+        ``erratum``: an example can have either, both or neither.
     """
 
     key: str
@@ -65,6 +73,7 @@ class SeedExample:
     compute: Callable[..., float] = field(repr=False)
     erratum: Optional[str] = None
     tolerance: float = 0.0
+    label_erratum: Optional[str] = None
 
     def recompute(self):
         """Run ``compute`` on ``inputs`` and return the result."""
@@ -108,5 +117,9 @@ def get(key):
 
 
 def errata():
-    """Return the examples where the seed's number is wrong."""
-    return [ex for ex in all_examples().values() if ex.erratum]
+    """Return the examples where the seed slips: a wrong number or a wrong label.
+
+    ``ex.erratum`` says what is wrong with the number (None if it is
+    right), ``ex.label_erratum`` what is wrong with the wording.
+    """
+    return [ex for ex in all_examples().values() if ex.erratum or ex.label_erratum]

@@ -33,6 +33,11 @@ HUNGER_GAMES_TYPO_REFERENCE = "I love reading the Hunger Games"
 """The reference as one slide prints it ("love" for "loved")."""
 
 _BLEU_WHERE = "Generation Evaluations > BLEU-N"
+
+_LABEL_BLEU_DENOMINATOR = (
+    "The slide's formula labels the denominator 'Num unigrams in reference'; modified "
+    "precision divides by the candidate's n-grams, as the numbers shown do (ERRATA 3)."
+)
 _ROUGE_WHERE = "Generation Evaluations > ROUGE"
 
 
@@ -63,7 +68,7 @@ EXAMPLES = [
         stated=0.8,  # "= 4/5"
         correct=4 / 5,  # I, thirty, six, years match; 5 candidate unigrams
         compute=_precision,
-        erratum=None,  # right number; the denominator is mislabelled "in reference" (ERRATA 3)
+        label_erratum=_LABEL_BLEU_DENOMINATOR,
     ),
     SeedExample(
         key="bleu1_score_i_have",
@@ -91,6 +96,7 @@ EXAMPLES = [
         stated=1.0,  # "= 5/5 = 1"
         correct=5 / 5,  # every "six" is in the reference
         compute=_precision,
+        label_erratum=_LABEL_BLEU_DENOMINATOR,
     ),
     SeedExample(
         key="bleu1_precision_six_clipped",
@@ -101,6 +107,7 @@ EXAMPLES = [
         stated=0.2,  # "= 1/5 = 0.2"
         correct=1 / 5,  # "six" occurs once in the reference: clipped to 1 of 5
         compute=_precision,
+        label_erratum=_LABEL_BLEU_DENOMINATOR,
     ),
     SeedExample(
         key="bleu1_precision_reordered",
@@ -111,6 +118,7 @@ EXAMPLES = [
         stated=0.8,  # "= 4/5 = 0.8"
         correct=4 / 5,  # thirty, six, years, I match; "have" does not
         compute=_precision,
+        label_erratum=_LABEL_BLEU_DENOMINATOR,
     ),
     SeedExample(
         key="bleu4_precision_reordered",
@@ -121,8 +129,9 @@ EXAMPLES = [
         stated="0/5",
         correct=0 / 2,  # 4-grams "thirty six years have", "six years have I": none match
         compute=_precision,
-        erratum=(
-            "The slide writes 0/5, but a 5-token candidate has two 4-grams: p4 = 0/2 "
+        label_erratum=(
+            "The slide writes 0/5 under a 'Num unigram matches' / 'Num unigrams in "
+            "reference' label, but a 5-token candidate has two 4-grams: p4 = 0/2 "
             "(the value 0 is right; ERRATA 3)."
         ),
     ),

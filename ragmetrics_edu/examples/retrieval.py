@@ -84,12 +84,25 @@ _L6 = log2(6)  # log2(5 + 1), rank 5
 _ERR_LABEL_MAP = "it is labelled MAP but is the Average Precision of one query"
 
 
-def _ex(key, seed, where, metric, compute, inputs, stated, correct, tolerance, erratum=None):
+def _sentence(text):
+    """``text`` with its first letter upper-case and the rest kept ("MAP" stays)."""
+    return text[:1].upper() + text[1:]
+
+
+_LABEL_MAP = (f"{_sentence(_ERR_LABEL_MAP)}; MAP is the mean of AP over queries "
+              "(ERRATA 4).")
+_LABEL_IDGC = "The table writes 'IDGC' for IDCG, the ideal DCG (ERRATA 6)."
+_LABEL_NDCG = ("The slides' list of graded metrics names it 'Normal Discounted "
+               "Cumulative Gain'; NDCG is Normalized DCG (ERRATA 7).")
+
+
+def _ex(key, seed, where, metric, compute, inputs, stated, correct, tolerance, erratum=None,
+        label_erratum=None):
     # each example gets its own copy of its lists, so editing one cannot change another
     return SeedExample(
         key=key, seed=seed, where=where, metric=metric, inputs=deepcopy(inputs),
         stated=stated, correct=correct, compute=compute, erratum=erratum,
-        tolerance=tolerance,
+        tolerance=tolerance, label_erratum=label_erratum,
     )
 
 
@@ -136,14 +149,15 @@ EXAMPLES = [
         "Average Precision", average_precision,
         {"rels": SLIDES_RELS, "n_relevant": SLIDES_N_RELEVANT},
         0.226, (1 / 1 + 2 / 3 + 3 / 5) / 10, 0.0005,
-        erratum=f"{_ERR_LABEL_MAP.capitalize()}, and 2.2667/10 = 0.2267 is "
-                "truncated to 0.226 instead of rounded."),
+        erratum=f"{_sentence(_ERR_LABEL_MAP)}, and 2.2667/10 = 0.2267 is "
+                "truncated to 0.226 instead of rounded.",
+        label_erratum=_LABEL_MAP),
     _ex("ap_slides_q2", "slides",
-        "Mean Average Precision, 'results higher in order': '(1 + 1 + 1)/10 = 0.3' "
-        f"(again {_ERR_LABEL_MAP})",
+        "Mean Average Precision, 'results higher in order': 'MAP = (1 + 1 + 1)/10 = 0.3'",
         "Average Precision", average_precision,
         {"rels": SLIDES_RELS_TOP, "n_relevant": SLIDES_N_RELEVANT},
-        0.3, (1 / 1 + 2 / 2 + 3 / 3) / 10, 0.05),
+        0.3, (1 / 1 + 2 / 2 + 3 / 3) / 10, 0.05,
+        label_erratum=_LABEL_MAP),
     # the DCG discount table (i, log2(i + 1), penalty)
     *[
         _ex(f"discount_rank_{i}", "slides",
@@ -207,17 +221,20 @@ EXAMPLES = [
         "IDCG@3", idcg_at_k, {"rels": SLIDES_GRADES, "k": 3},
         9.654, 5 / 1 + 5 / _L3 + 3 / 2, 0.0005,
         erratum="The table adds terms cut to three decimals (5/1.585 = 3.154 for "
-                "3.1546); the exact sum 9.6546 rounds to 9.655 (and 'IDGC' is IDCG)."),
+                "3.1546); the exact sum 9.6546 rounds to 9.655.",
+        label_erratum=_LABEL_IDGC),
     _ex("idcg_at_5", "slides", "NDCG@k: IDCG table, 'IDGC@5 = 10.515'",
         "IDCG@5", idcg_at_k, {"rels": SLIDES_GRADES, "k": 5},
         10.515, 5 / 1 + 5 / _L3 + 3 / 2 + 2 / _L5 + 0 / _L6, 0.0005,
         erratum="The table adds terms cut to three decimals (3.154 + 0.861 for "
-                "3.1546 + 0.8614); the exact sum is 10.5160, not 10.515."),
+                "3.1546 + 0.8614); the exact sum is 10.5160, not 10.515.",
+        label_erratum=_LABEL_IDGC),
     _ex("ndcg_at_3", "slides",
         "NDCG@k: 'NDCG@3 = 9.40/9.654 = 0.973' (9.40/9.654 itself is 0.9737; "
         "the exact 9.3928/9.6546 is 0.9729)",
         "NDCG@3", ndcg_at_k, {"rels": SLIDES_GRADES, "k": 3},
-        0.973, (5 / 1 + 3 / _L3 + 5 / 2) / (5 / 1 + 5 / _L3 + 3 / 2), 0.0005),
+        0.973, (5 / 1 + 3 / _L3 + 5 / 2) / (5 / 1 + 5 / _L3 + 3 / 2), 0.0005,
+        label_erratum=_LABEL_NDCG),
     _ex("ndcg_at_5", "slides", "NDCG@k: 'NDCG@5 = 10.17/10.515 = 0.967'",
         "NDCG@5", ndcg_at_k, {"rels": SLIDES_GRADES, "k": 5},
         0.967,

@@ -78,7 +78,16 @@ def confusion_matrix(a, b, labels=None):
     """
     a, b = _pair(a, b)
     if labels is None:
-        labels = sorted(set(a) | set(b))
+        seen = set(a) | set(b)
+        try:
+            labels = sorted(seen)
+        except TypeError:
+            kinds = sorted({type(x).__name__ for x in seen})
+            raise TypeError(
+                "a and b must use labels of one comparable type (all numbers or "
+                f"all strings), got a mix of {', '.join(kinds)}; or pass labels= "
+                "to give their order"
+            ) from None
     else:
         labels = list(labels)
         if len(set(labels)) != len(labels):
@@ -262,7 +271,7 @@ def _kendall_tau_reference(a, b):
                 ties_x += 1
             elif dy == 0:
                 ties_y += 1
-            elif dx * dy > 0:
+            elif (dx > 0) == (dy > 0):  # compare signs: dx * dy can underflow to 0
                 concordant += 1
             else:
                 discordant += 1

@@ -58,7 +58,8 @@ class SeedTable:
         ``stated``, ``ours`` (recomputed with the library), ``correct``,
         ``agrees`` (True: the seed's number is ours at the seed's rounding;
         False: it differs or has an erratum; None: the seed gives no single
-        number to compare) and ``erratum``.
+        number to compare), ``erratum`` (the seed's number is wrong) and
+        ``label_erratum`` (the seed's wording is wrong, its number right).
     """
 
     def __init__(self, rows):
@@ -81,6 +82,8 @@ class SeedTable:
                          f"{_num(r['ours'])}    {self._verdict(r)}")
             if r["erratum"]:
                 lines.append(f"    Erratum: {r['erratum']}")
+            if r["label_erratum"]:
+                lines.append(f"    Wording slip: {r['label_erratum']}")
         return "\n".join(lines)
 
     def _repr_html_(self):
@@ -106,6 +109,12 @@ class SeedTable:
                     'padding:6px 10px;margin:6px 0">'
                     f"<b>Erratum ({html.escape(r['metric'])}).</b> "
                     f"{html.escape(r['erratum'])}</div>")
+            if r["label_erratum"]:
+                boxes.append(
+                    '<div style="border-left:4px solid #8a8a8a;background:#f4f4f4;'
+                    'padding:6px 10px;margin:6px 0">'
+                    f"<b>Wording slip ({html.escape(r['metric'])}).</b> "
+                    f"{html.escape(r['label_erratum'])}</div>")
         out.append("</table>")
         return "".join(out + boxes)
 
@@ -151,6 +160,7 @@ def seed_table(*keys):
             "key": key, "metric": ex.metric, "seed": ex.seed, "where": ex.where,
             "stated": ex.stated, "ours": ours, "correct": ex.correct,
             "agrees": agrees, "erratum": ex.erratum,
+            "label_erratum": ex.label_erratum,
         })
     return SeedTable(rows)
 
