@@ -18,9 +18,9 @@ module                 what it holds                               notebook
 ``batch``              ``evaluate`` over many queries              01-03, 07
 ``trec``               TREC qrels and run files                    07
 ``text``               whitespace / rouge-score tokenizers         04
-``bleu``               n-grams, clipped precision, BP, BLEU        04
+``bleu_score``         n-grams, clipped precision, BP, BLEU        04
 ``rouge``              ROUGE-N, ROUGE-L, ROUGE-Lsum                04
-``bertscore``          BERTScore with a real transformer           05
+``semantic``           BERTScore with a real transformer           05
 ``judge``              LLM as a judge, rubrics, agreement          06
 ``rag``                RAG metrics from judge verdicts             06
 ``datasets``           the Cranfield 1400 collection               07
@@ -61,16 +61,16 @@ _EXPORTS = {
     # 04 n-gram overlap
     "whitespace_tokenize": "text",
     "rouge_tokenize": "text",
-    "ngrams": "bleu",
-    "modified_precision": "bleu",
-    "brevity_penalty": "bleu",
-    "bleu": "bleu",
-    "corpus_bleu": "bleu",
+    "ngrams": "bleu_score",
+    "modified_precision": "bleu_score",
+    "brevity_penalty": "bleu_score",
+    "bleu": "bleu_score",
+    "corpus_bleu": "bleu_score",
     "rouge_n": "rouge",
     "rouge_l": "rouge",
     "rouge_lsum": "rouge",
     # 05
-    "bertscore": "bertscore",
+    "bertscore": "semantic",
     # 07: a real collection and significance
     "load_cranfield": "datasets",
     "bootstrap_ci": "significance",
@@ -81,7 +81,7 @@ _EXPORTS = {
 
 _SUBMODULES = {
     "order_unaware", "order_aware", "graded", "batch", "trec", "text",
-    "bleu", "rouge", "bertscore", "judge", "rag", "datasets", "significance",
+    "bleu_score", "rouge", "semantic", "judge", "rag", "datasets", "significance",
     "examples", "widgets", "conventions", "retrievers",
 }
 

@@ -49,7 +49,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ._validation import check_choice, check_k
-from .bleu import _as_tokens, _check_reference_shape, _looks_like_tokens, _ngram_counter
+from .bleu_score import _as_tokens, _check_reference_shape, _looks_like_tokens, _ngram_counter
 from .text import tokenizer_name
 
 __all__ = ["rouge_n", "rouge_l", "rouge_lsum", "rouge_scores", "RougeResult", "lcs_length"]

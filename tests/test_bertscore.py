@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import ragmetrics_edu as rm
 from ragmetrics_edu import _models
-from ragmetrics_edu.bertscore import (
+from ragmetrics_edu.semantic import (
     baseline_path,
     greedy_match,
     idf_weights,
@@ -446,7 +446,7 @@ def test_baseline_file_is_in_bert_score_format():
 
 def test_import_does_not_load_torch():
     code = (
-        "import sys, ragmetrics_edu as rm, ragmetrics_edu.bertscore; rm.bertscore; "
+        "import sys, ragmetrics_edu as rm, ragmetrics_edu.semantic; rm.bertscore; "
         "print('torch' in sys.modules, 'transformers' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ragmetrics_edu as rm
-from ragmetrics_edu.bleu import (
+from ragmetrics_edu.bleu_score import (
     SMOOTHING, _ngram_counter, closest_reference_length, score_from_stats, segment_stats,
 )
 

@@ -280,7 +280,7 @@ def _hand_matches():
     """A hand-made pair: candidate [CLS] a b [SEP], reference [CLS] x y [SEP]."""
     import numpy as np
 
-    from ragmetrics_edu.bertscore import TokenMatches
+    from ragmetrics_edu.semantic import TokenMatches
 
     sim = np.array([
         #  [CLS]  x     y    [SEP]
@@ -314,7 +314,7 @@ def test_heatmap_data_by_hand():
 def test_heatmap_best_similarities_are_floored_like_the_scores():
     import numpy as np
 
-    from ragmetrics_edu.bertscore import TokenMatches
+    from ragmetrics_edu.semantic import TokenMatches
     from ragmetrics_edu.widgets import bertscore as bw
 
     # candidate [CLS] a b [SEP]; b is unlike everything (best -0.2)

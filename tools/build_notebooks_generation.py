@@ -513,8 +513,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import numpy as np
 
 import ragmetrics_edu as rm
-from ragmetrics_edu.bertscore import greedy_match, idf_weights, rescale, score_from_similarity
-from ragmetrics_edu.bertscore import similarity_matrix
+from ragmetrics_edu.semantic import greedy_match, idf_weights, rescale, score_from_similarity
+from ragmetrics_edu.semantic import similarity_matrix
 from ragmetrics_edu.examples import generation as seed
 """),
         md(r"""

@@ -110,8 +110,8 @@ reproducible, and a number computed today can be recomputed exactly tomorrow.
 | [01 Order-unaware metrics](01_order_unaware.ipynb) | Precision@k, Recall@k, F1@k, HitRate@k | `ragmetrics_edu.order_unaware` |
 | [02 Order-aware metrics](02_order_aware.ipynb) | reciprocal rank, MRR, Average Precision, MAP | `ragmetrics_edu.order_aware` |
 | [03 Graded relevance](03_graded.ipynb) | CG, DCG, IDCG, NDCG; linear and exponential gain | `ragmetrics_edu.graded` |
-| [04 N-gram overlap](04_ngram_overlap.ipynb) | BLEU and ROUGE | `ragmetrics_edu.bleu`, `ragmetrics_edu.rouge` |
-| [05 BERTScore](05_bertscore.ipynb) | BERTScore with a real transformer | `ragmetrics_edu.bertscore` |
+| [04 N-gram overlap](04_ngram_overlap.ipynb) | BLEU and ROUGE | `ragmetrics_edu.bleu_score`, `ragmetrics_edu.rouge` |
+| [05 BERTScore](05_bertscore.ipynb) | BERTScore with a real transformer | `ragmetrics_edu.semantic` |
 | [06 LLM as a judge](06_llm_as_judge.ipynb) | rubrics, verdicts, agreement; RAG metrics | `ragmetrics_edu.judge`, `ragmetrics_edu.rag` |
 | [07 RAG lab](07_rag_lab.ipynb) | a whole retrieval evaluation on the Cranfield collection: BM25, dense retrieval, their fusion; significance tests | `ragmetrics_edu.datasets`, `ragmetrics_edu.retrievers`, `ragmetrics_edu.significance` |
 | [08 Conventions](08_conventions.ipynb) | why two libraries report different numbers for "the same" metric | `ragmetrics_edu.conventions` |

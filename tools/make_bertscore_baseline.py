@@ -18,7 +18,7 @@ abstracts (aeronautics, 1960s English):
    whose two sentences come from different documents.
 4. Embed every drawn sentence once with the model, keeping all hidden layers
    (0 = embeddings ... L), and score each pair at each layer with
-   :func:`ragmetrics_edu.bertscore.score_from_similarity`, no IDF, best
+   :func:`ragmetrics_edu.semantic.score_from_similarity`, no IDF, best
    similarities floored at 0 (``clip_at_zero=True``, as bert-score scores).
 5. Write the mean P, R, F of each layer in bert-score's baseline format
    (``LAYER,P,R,F``, comma-separated, one row per layer), so the file also
@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ragmetrics_edu import _models  # noqa: E402
-from ragmetrics_edu.bertscore import baseline_path, score_from_similarity  # noqa: E402
+from ragmetrics_edu.semantic import baseline_path, score_from_similarity  # noqa: E402
 
 SEED = 20200214  # any fixed number; the date of the BERTScore ICLR version
 N_SENTENCES = 2000

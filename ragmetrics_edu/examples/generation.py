@@ -1,7 +1,7 @@
 """The generation-metric examples of the slides (BLEU and ROUGE), as data.
 
 Tokens are the slides' words split on whitespace, case kept (the default
-tokenizer of :mod:`ragmetrics_edu.bleu` and :mod:`ragmetrics_edu.rouge`).
+tokenizer of :mod:`ragmetrics_edu.bleu_score` and :mod:`ragmetrics_edu.rouge`).
 
 >>> from ragmetrics_edu.examples import generation
 >>> ex = {e.key: e for e in generation.EXAMPLES}["rouge1_precision_hunger_games"]
@@ -11,7 +11,7 @@ tokenizer of :mod:`ragmetrics_edu.bleu` and :mod:`ragmetrics_edu.rouge`).
 
 import math
 
-from ..bleu import bleu, modified_precision
+from ..bleu_score import bleu, modified_precision
 from ..rouge import rouge_n
 from . import SeedExample
 

@@ -9,7 +9,7 @@ best partner, marked with a dot).
 Two layers, as every widget of the package:
 
 ``heatmap_data(matches, show_special=False)``
-    A pure function of a :class:`ragmetrics_edu.bertscore.TokenMatches`:
+    A pure function of a :class:`ragmetrics_edu.semantic.TokenMatches`:
     the tokens and the part of the matrix to draw, the greedy matches in the
     drawn coordinates, each token's best similarity, and P, R, F1 as the
     library computed them.  Unit-tested on hand-made matrices.
@@ -96,7 +96,7 @@ def heatmap_data(matches, show_special=False):
 
     Parameters
     ----------
-    matches : ragmetrics_edu.bertscore.TokenMatches
+    matches : ragmetrics_edu.semantic.TokenMatches
         One pair, e.g. ``rm.bertscore(c, r).matches(0)``.
     show_special : bool, default False
         Draw ``[CLS]`` and ``[SEP]`` too.  Hidden by default (as bert-score's
@@ -115,7 +115,7 @@ def heatmap_data(matches, show_special=False):
 
     Examples
     --------
-    >>> from ragmetrics_edu.bertscore import TokenMatches
+    >>> from ragmetrics_edu.semantic import TokenMatches
     >>> m = TokenMatches(["[CLS]", "a", "b", "[SEP]"], ["[CLS]", "x", "[SEP]"],
     ...                  np.array([[1.0, 0.1, 0.2], [0.1, 0.9, 0.3],
     ...                            [0.2, 0.4, 0.6], [0.3, 0.5, 1.0]]),
@@ -294,7 +294,7 @@ class HeatmapFigure:
         The figure (``figure.savefig(...)`` to keep it).
     values : HeatmapData
         What it draws.
-    result : ragmetrics_edu.bertscore.BERTScoreResult
+    result : ragmetrics_edu.semantic.BERTScoreResult
         The scores it came from.
     """
 
@@ -342,7 +342,7 @@ class BERTScoreHeatmap(Explorer):
         ``set_data``), ``artists.rows`` and ``artists.cols`` the markers.
     values : HeatmapData
         What is drawn now.
-    result : ragmetrics_edu.bertscore.BERTScoreResult
+    result : ragmetrics_edu.semantic.BERTScoreResult
         The last result of :func:`ragmetrics_edu.bertscore`.
     widget : ipywidgets.VBox
         The layout (what the notebook displays).

@@ -43,8 +43,6 @@ model folder, ``num_layers`` and ``idf``, to 1e-4 (tested).
 
 import csv
 import math
-import sys
-import types
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -793,16 +791,3 @@ def bertscore(candidates, references, model=None, layer=None, idf=False,
         best_reference=best,
         _matches=matches,
     )
-
-
-# ``ragmetrics_edu.bertscore`` names both this module and its main function.
-# The package resolves ``rm.bertscore`` to the function, but once the module
-# itself has been imported (``from ragmetrics_edu.bertscore import ...``),
-# Python's import system sets the package attribute to the module. Making the
-# module callable keeps ``rm.bertscore(...)`` working in either order.
-class _CallableModule(types.ModuleType):
-    def __call__(self, *args, **kwargs):
-        return bertscore(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

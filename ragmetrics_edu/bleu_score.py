@@ -80,8 +80,6 @@ References
 """
 
 import math
-import sys
-import types
 import numbers
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -1087,16 +1085,3 @@ def corpus_bleu(candidates, references, max_n=4, weights=None, smoothing="none",
                               smooth_value=smooth_value, effective_order=effective_order)
     return replace(result, tokenizer=tokenizer_name(tokenizer), ref_length=ref_length,
                    count_empty_orders=bool(count_empty_orders))
-
-
-# ``ragmetrics_edu.bleu`` is both this module and its main function.  Once the
-# module has been imported (``from ragmetrics_edu.bleu import ...``), Python
-# sets the package attribute ``bleu`` to the module; making the module
-# callable keeps ``rm.bleu(candidate, references)`` working in every import
-# order (and ``rm.bleu.score_from_stats`` reaches the module's other names).
-class _CallableModule(types.ModuleType):
-    def __call__(self, *args, **kwargs):
-        return bleu(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
