@@ -189,8 +189,13 @@ def write(nb, path):
         nbformat.write(nb, f)
 
 
-def execute(path, timeout=EXECUTE_TIMEOUT):
-    """Execute the notebook at ``path`` in place (kernel ``python3``, cwd its folder)."""
+def execute(path, timeout=EXECUTE_TIMEOUT, student=False):
+    """Execute the notebook at ``path`` in place (kernel ``python3``, cwd its folder).
+
+    In a student notebook (``student=True``) the open exercise and check cells
+    are saved unrun: their only output would be a ``NotImplementedError``
+    traceback, which nbval does not compare and a student need not see.
+    """
     from nbclient import NotebookClient
 
     path = Path(path)
@@ -204,6 +209,11 @@ def execute(path, timeout=EXECUTE_TIMEOUT):
         record_timing=False,
     )
     client.execute()
+    if student:
+        for cell in nb.cells:
+            if STUDENT_TAG in cell.get("metadata", {}).get("tags", []):
+                cell.outputs = []
+                cell.execution_count = None
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     write(nb, path)
 
@@ -265,7 +275,7 @@ def main(argv=None):
         write(student, target)
         print(f"wrote {_show(target)}", flush=True)
         if args.execute:
-            execute(target)
+            execute(target, student=True)
             print(f"executed {_show(target)}", flush=True)
     return 0
 
