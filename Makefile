@@ -26,8 +26,11 @@ $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
 	$(PIP) install -e ".[dev]"
 	touch $@ $(VENV)/.installed-notebooks
 
+# JupyterLab refuses to start as root (containers, some lab machines) unless told.
+LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: $(VENV)/.installed-notebooks
-	$(VENV)/bin/jupyter lab notebooks/00_introduction.ipynb
+	$(VENV)/bin/jupyter lab $(LAB_ARGS) notebooks/00_introduction.ipynb
 
 test: test-unit test-notebooks
 
