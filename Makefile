@@ -11,7 +11,7 @@ SANITIZE := tests/nbval_sanitize.cfg
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: lab test test-unit test-notebooks bench student clean-venv
+.PHONY: lab test test-unit test-notebooks test-browser demo bench student clean-venv
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,13 +32,25 @@ LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(VENV)/.installed-notebooks
 	$(VENV)/bin/jupyter lab $(LAB_ARGS) notebooks/00_introduction.ipynb
 
-test: test-unit test-notebooks
+test: test-unit test-notebooks test-browser
 
 test-unit: $(VENV)/.installed-dev
 	MPLBACKEND=Agg $(PY) -m pytest tests ragmetrics_edu --doctest-modules
 
 test-notebooks: $(VENV)/.installed-dev
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with $(SANITIZE) notebooks solutions
+
+# The widgets in a real browser: JupyterLab and the demo dashboards on
+# localhost, driven in headless Chromium (Debian's package, installed here on
+# first use; Playwright never downloads a browser).  Screenshots land in
+# test-artifacts/browser/.
+test-browser: $(VENV)/.installed-dev
+	tools/install_browser.sh $(PY)
+	RAGMETRICS_BROWSER=1 $(PY) -m pytest tests/browser
+
+# The instructor's demo mode: every widget dashboard, no code, large fonts.
+demo: $(VENV)/.installed-dev
+	$(PY) tools/demo.py
 
 student: $(VENV)/.installed-notebooks
 	$(PY) tools/make_student.py
