@@ -134,7 +134,7 @@ class NDCGExplorer(Explorer):
         self.sliders = [
             w.IntSlider(value=int(g), min=0, max=MAX_GRADE, description=str(i + 1),
                         orientation="vertical", continuous_update=False,
-                        layout=w.Layout(width="48px", height="120px"))
+                        layout=w.Layout(width="48px", height="160px"))
             for i, g in enumerate(rels)
         ]
         self.gain = w.ToggleButtons(options=list(_g.GAINS), value=gain, description="gain",
@@ -142,7 +142,7 @@ class NDCGExplorer(Explorer):
         self.ideal_source = w.ToggleButtons(
             options=[("retrieved list", "retrieved"), ("all judged", "judged")],
             value=ideal_source, description="IDCG from",
-            style={"button_width": "100px"})
+            style={"button_width": "120px"})
         self.unretrieved = w.Text(value=", ".join(fmt(g) for g in unretrieved),
                                   description="judged, not retrieved:",
                                   continuous_update=False,
