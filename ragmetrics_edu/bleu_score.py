@@ -221,25 +221,33 @@ def _check_reference_shape(references, name, candidate_is_tokens):
         )
 
 
-def _as_references(references, tokenizer, name="references", candidate_is_tokens=False):
-    """Return ``references`` as a non-empty list of token lists.
+def _reference_list(references, convert, name="references", candidate_is_tokens=False):
+    """Return ``references`` as a non-empty list, each reference passed through ``convert``.
 
     Accepts one string, a list of strings (several references) or a list of
     token lists; see :func:`_check_reference_shape` for the shapes refused.
+    ``convert(reference, name)`` turns one reference into what the metric
+    needs (a token list for BLEU and ROUGE-N, sentences for ROUGE-Lsum).
     """
     if isinstance(references, str):
-        return [_as_tokens(references, tokenizer, name)]
+        return [convert(references, name)]
     if isinstance(references, np.ndarray):
         references = references.tolist()
     if not isinstance(references, (list, tuple)):
         raise TypeError(
             f"{name} must be a string, a list of strings or a list of token lists, "
-            f"got {type(references).__name__}: {references!r}"
+            f"got {type(references).__name__}: {references!r:.80}"
         )
     if len(references) == 0:
         raise ValueError(f"{name} must hold at least one reference, got an empty list")
     _check_reference_shape(references, name, candidate_is_tokens)
-    return [_as_tokens(r, tokenizer, f"{name}[{i}]") for i, r in enumerate(references)]
+    return [convert(r, f"{name}[{i}]") for i, r in enumerate(references)]
+
+
+def _as_references(references, tokenizer, name="references", candidate_is_tokens=False):
+    """Return ``references`` as a non-empty list of token lists (see :func:`_reference_list`)."""
+    return _reference_list(references, lambda r, nm: _as_tokens(r, tokenizer, nm),
+                           name, candidate_is_tokens)
 
 
 def _check_max_n(max_n):

@@ -49,7 +49,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ._validation import check_choice, check_k
-from .bleu_score import _as_tokens, _check_reference_shape, _looks_like_tokens, _ngram_counter
+from .bleu_score import _as_tokens, _looks_like_tokens, _ngram_counter, _reference_list
 from .text import tokenizer_name
 
 __all__ = ["rouge_n", "rouge_l", "rouge_lsum", "rouge_scores", "RougeResult", "lcs_length"]
@@ -116,17 +116,7 @@ def _prf(matches, cand_count, ref_count):
 
 def _references(references, convert, candidate, name="references"):
     """A non-empty list of references, each converted by ``convert``."""
-    if isinstance(references, str):
-        return [convert(references, name)]
-    if not isinstance(references, (list, tuple)):
-        raise TypeError(
-            f"{name} must be a string, a list of strings or a list of token lists, "
-            f"got {type(references).__name__}: {references!r:.80}"
-        )
-    if len(references) == 0:
-        raise ValueError(f"{name} must hold at least one reference, got an empty list")
-    _check_reference_shape(references, name, not isinstance(candidate, str))
-    return [convert(r, f"{name}[{i}]") for i, r in enumerate(references)]
+    return _reference_list(references, convert, name, not isinstance(candidate, str))
 
 
 def _combine(pairs, multi_ref, variant, tok):
