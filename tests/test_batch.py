@@ -106,6 +106,8 @@ def test_tie_resolution_in_small_chunks(monkeypatch):
         rels = _trec_ranked_grades(run[qid], qrels[qid])
         n_rel = sum(g >= 1 for g in qrels[qid].values())
         assert values["map"] == pytest.approx(average_precision(rels, n_rel), abs=1e-12)
+        judged = [max(g, 0) for g in qrels[qid].values()]
+        assert values["ndcg"] == pytest.approx(ndcg_at_k(rels, None, ideal=judged), abs=1e-12)
 
 
 # ---------------------------------------------------------------------------
@@ -413,7 +415,7 @@ def test_properties(qrels, run, missing):
         assert report.mean[name] == pytest.approx(sum(column) / len(column))
     for qid in report.queries_without_relevant:
         assert set(report.per_query[qid].values()) == {0.0}
-    # recall <= hit rate, and mrr@k <= mrr
+    # mrr@k <= mrr and map@k <= map
     for v in report.per_query.values():
         assert v["mrr@2"] <= v["mrr"]
         assert v["map@3"] <= v["map"] + 1e-15

@@ -26,9 +26,19 @@ from pathlib import Path
 
 import pytest
 
-if os.environ.get("RAGMETRICS_BROWSER") != "1":
-    # `pytest tests` (make test-unit) skips this folder; make test-browser sets the variable.
-    collect_ignore_glob = ["test_*.py"]
+BROWSER = os.environ.get("RAGMETRICS_BROWSER") == "1"
+
+
+def pytest_collection_modifyitems(config, items):
+    """Outside `make test-browser`, list these tests as skipped, with the reason."""
+    if BROWSER:
+        return
+    skip = pytest.mark.skip(reason="real-browser test: run `make test-browser` "
+                                   "(it sets RAGMETRICS_BROWSER=1)")
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(item.fspath).parents:
+            item.add_marker(skip)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"

@@ -238,6 +238,10 @@ def test_ngram_notebook_text_box_and_slider_update_bleu(lab, page, artifacts):
     bp = math.exp(1 - 6 / 5)  # 0.8187
     assert cell("bp").inner_text().strip() == f"{bp:.4f}"
     assert cell("bleu").inner_text().strip() == "0.0000"
+    # The counts above equal the starting candidate's ("thirty six years have I");
+    # ROUGE-L tells the two apart: LCS "I thirty six years" is 4 of 5 tokens,
+    # where the starting candidate's LCS "thirty six years" was 3 of 5.
+    wait_for_text(cell("rougeL_p"), r"^\s*0\.8000\s*$")
 
     # "max n" down to 1 with the keyboard: BLEU-1 = BP * p1 = 0.8187 * 0.8 = 0.6550,
     # not the unigram precision 0.8.
