@@ -203,27 +203,28 @@ class Conventions:
         return dataclasses.replace(self, **changes)
 
 
-PRESETS = {
-    "trec_eval": Conventions(
-        name="trec_eval",
-        library="trec_eval 9.x (and pytrec_eval, which runs its C code)",
-        ties="docid_desc", scores="float32", gain="linear", ideal="judged",
-        ap_denominator="all_relevant", precision_denominator="k",
-        missing="ignore", metrics=FAMILIES,
-        where=(
-            "https://github.com/usnistgov/trec_eval: form_res_rels.c (sort by "
-            "score as float, then docno descending), m_P.c (divide by the "
-            "cut-off), m_map.c (divide by num_rel), m_ndcg.c / m_ndcg_cut.c "
-            "(gain = grade, ideal from all judged docs); queries not in the "
-            "run are skipped unless -c"
-        ),
+_TREC_EVAL = Conventions(
+    name="trec_eval",
+    library="trec_eval 9.x (and pytrec_eval, which runs its C code)",
+    ties="docid_desc", scores="float32", gain="linear", ideal="judged",
+    ap_denominator="all_relevant", precision_denominator="k",
+    missing="ignore", metrics=FAMILIES,
+    where=(
+        "https://github.com/usnistgov/trec_eval: form_res_rels.c (sort by "
+        "score as float, then docno descending), m_P.c (divide by the "
+        "cut-off), m_map.c (divide by num_rel), m_ndcg.c / m_ndcg_cut.c "
+        "(gain = grade, ideal from all judged docs); queries not in the "
+        "run are skipped unless -c"
     ),
-    "trec_eval_c": Conventions(
+)
+
+PRESETS = {
+    "trec_eval": _TREC_EVAL,
+    # trec_eval -c differs in one choice: judged queries missing from the run score 0
+    "trec_eval_c": _TREC_EVAL.replace(
         name="trec_eval_c",
         library="trec_eval -c (every judged query counted; missing ones score 0)",
-        ties="docid_desc", scores="float32", gain="linear", ideal="judged",
-        ap_denominator="all_relevant", precision_denominator="k",
-        missing="zero", metrics=FAMILIES,
+        missing="zero",
         where="https://github.com/usnistgov/trec_eval: README, option -c",
     ),
     "ranx": Conventions(

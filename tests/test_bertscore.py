@@ -23,13 +23,6 @@ from ragmetrics_edu.semantic import (
 )
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    """Nothing may reach the network."""
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
-
-
 CANDIDATES = [
     "The aircraft landed safely.",
     "heat transfer in a laminar boundary layer",
@@ -48,10 +41,6 @@ REFERENCES = [
 
 @pytest.fixture(scope="module")
 def model_path():
-    import os
-
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     path = str(_models.default_model_path())
     _models.load_model(path)  # load once for the module
     return path

@@ -1,15 +1,11 @@
 """The offline embedding judge, with the real all-MiniLM-L6-v2 (no network)."""
 
-import os
 import subprocess
 import sys
 
 import pytest
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-
-from ragmetrics_edu.judge import (  # noqa: E402
+from ragmetrics_edu.judge import (
     EmbeddingJudge,
     JudgeError,
     compare,

@@ -10,13 +10,6 @@ import pytest
 from ragmetrics_edu import _models
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    """Nothing may reach the network."""
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
-
-
 SENTENCES = [
     "A cat sits on the mat.",
     "The boundary layer separates at high Mach numbers.",
