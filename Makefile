@@ -18,18 +18,19 @@ $(VENV)/bin/python:
 	$(PIP) install --upgrade pip
 
 # Stamp files: reinstall only when pyproject.toml changes.
-$(VENV)/.installed-notebooks: pyproject.toml | $(VENV)/bin/python
-	$(PIP) install -e ".[notebooks]"
+# `course` is everything the notebooks import (05-08 included).
+$(VENV)/.installed-course: pyproject.toml | $(VENV)/bin/python
+	$(PIP) install -e ".[course]"
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
 	$(PIP) install -e ".[dev]"
-	touch $@ $(VENV)/.installed-notebooks
+	touch $@ $(VENV)/.installed-course
 
 # JupyterLab refuses to start as root (containers, some lab machines) unless told.
 LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 
-lab: $(VENV)/.installed-notebooks
+lab: $(VENV)/.installed-course
 	$(VENV)/bin/jupyter lab $(LAB_ARGS) notebooks/00_introduction.ipynb
 
 test: test-unit test-notebooks test-browser
@@ -52,7 +53,7 @@ test-browser: $(VENV)/.installed-dev
 demo: $(VENV)/.installed-dev
 	$(PY) tools/demo.py
 
-student: $(VENV)/.installed-notebooks
+student: $(VENV)/.installed-course
 	$(PY) tools/make_student.py
 
 # Speed and memory targets, each printed as a ratio against the reference

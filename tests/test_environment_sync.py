@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "ragmetrics-edu"
 
 # The extras environment.yml stands for (with everything they include, such as
-# dev's "ragmetrics-edu[notebooks,semantic,lab]").
-EXTRAS = ("notebooks", "semantic", "lab", "dev")
+# dev's "ragmetrics-edu[course,...]" and course's "ragmetrics-edu[notebooks,...]").
+EXTRAS = ("course", "dev")
 
 # conda-forge package name -> PyPI distribution name, where they differ.
 CONDA_TO_PYPI = {

@@ -18,6 +18,9 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from launch import colab_cell_source  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 
@@ -60,8 +63,18 @@ def nav(stem):
     return md(" &nbsp;|&nbsp; ".join(parts))
 
 
+def with_colab_cell(cells):
+    """``cells`` with the Colab set-up cell (``tools/launch.py``) before the first code cell."""
+    setup = code(colab_cell_source())
+    setup.metadata["tags"] = ["colab-setup"]
+    first = next(i for i, c in enumerate(cells) if c.cell_type == "code")
+    return cells[:first] + [setup] + cells[first:]
+
+
 def write_notebook(stem, cells, folder=SOLUTIONS):
-    """Write ``folder/stem.ipynb`` with deterministic cell ids and the common kernelspec."""
+    """Write ``folder/stem.ipynb``: the Colab set-up cell added, deterministic
+    cell ids, the common kernelspec."""
+    cells = with_colab_cell(cells)
     for i, cell in enumerate(cells):
         cell.id = f"cell-{i:02d}"
     nb = new_notebook(cells=cells, metadata={
