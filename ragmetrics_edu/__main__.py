@@ -42,6 +42,8 @@ import sys
 PROG = "ragmetrics-edu"
 DEFAULT_METRICS = ("P@10", "ndcg@10", "map", "mrr")
 FORMATS = ("table", "json", "csv")
+PRESET_NAMES = ("trec_eval", "trec_eval_c", "ranx", "sklearn", "seeds", "ragas")
+"""The keys of ragmetrics_edu.conventions.PRESETS (not imported here: startup stays light)."""
 
 
 class _UsageError(Exception):
@@ -79,9 +81,13 @@ def _build_parser():
                          "always holds per_query)")
     ev.add_argument("--format", choices=FORMATS, default="table",
                     help="output format (default: table)")
-    ev.add_argument("--missing", choices=("ignore", "zero"), default="ignore",
+    ev.add_argument("--missing", choices=("ignore", "zero"), default=None,
                     help="judged queries absent from the run: left out of the means "
-                         "(ignore, trec_eval's default) or scored 0 (zero, trec_eval -c)")
+                         "(ignore, trec_eval's default) or scored 0 (zero, trec_eval -c); "
+                         "overrides the --conventions preset's choice")
+    ev.add_argument("--conventions", choices=PRESET_NAMES, default=None,
+                    help="score as another library does (ties in the run file's "
+                         "order for ranx, seeds and ragas); default: trec_eval")
 
     cmp_ = sub.add_parser(
         "compare", help="compare runs on one metric, with a significance test",
@@ -109,13 +115,13 @@ def _build_parser():
 
 # ----------------------------------------------------------------- evaluate
 
-def _evaluate_report(qrels_path, run_path, metrics, missing):
+def _evaluate_report(qrels_path, run_path, metrics, missing, conventions=None):
     from .batch import evaluate
     from .trec import read_qrels, read_run
 
     qrels = _read(read_qrels, qrels_path)
     run = _read(read_run, run_path)
-    return evaluate(qrels, run, metrics, missing=missing)
+    return evaluate(qrels, run, metrics, missing=missing, conventions=conventions)
 
 
 def _read(reader, path):
@@ -154,7 +160,8 @@ def _notes(report):
 
 
 def _cmd_evaluate(args, out):
-    report = _evaluate_report(args.qrels, args.run, args.metrics, args.missing)
+    report = _evaluate_report(args.qrels, args.run, args.metrics, args.missing,
+                              args.conventions)
     if args.format == "json":
         doc = {"mean": report.mean, "per_query": report.per_query}
         if report.missing_queries:

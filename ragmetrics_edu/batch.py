@@ -169,6 +169,16 @@ def _parse_metric(name):
     return base, k
 
 
+def _trec_eval_but_gain_and_missing(conv):
+    """True if ``conv`` makes trec_eval's choices except perhaps ``gain`` and ``missing``."""
+    from .conventions import PRESETS
+
+    reference = PRESETS["trec_eval"]
+    return all(getattr(conv, field) == getattr(reference, field)
+               for field in ("ties", "scores", "ideal", "ap_denominator",
+                             "precision_denominator", "metrics"))
+
+
 def _check_metrics(metrics):
     """Return the metric names as a list of ``(name, base, k)``, without repeats."""
     if isinstance(metrics, str):
@@ -277,7 +287,7 @@ def _dcg_terms(gains, ranks):
     return gains / np.log2(ranks + 1.0)
 
 
-def evaluate(qrels, run, metrics, *, missing="ignore", gain="linear"):
+def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None):
     r"""Score a run of many queries against relevance judgements, as trec_eval does.
 
     Parameters
@@ -295,15 +305,28 @@ def evaluate(qrels, run, metrics, *, missing="ignore", gain="linear"):
         ``"mrr"``, ``"mrr@k"``, ``"map"``, ``"map@k"``, ``"ndcg"``,
         ``"ndcg@k"``, ``"dcg@k"``, with ``k`` a positive integer written in
         the name (``"ndcg@10"``).  A single string is accepted too.
-    missing : {"ignore", "zero"}, default "ignore"
+    missing : {"ignore", "zero"}, optional
         A query judged in ``qrels`` but absent from ``run``: ``"ignore"``
-        leaves it out of the means (trec_eval's default); ``"zero"`` gives
-        it 0 for every metric and counts it in the means (``trec_eval -c``).
+        leaves it out of the means (trec_eval's default, and the default
+        here unless ``conventions`` says otherwise); ``"zero"`` gives it 0
+        for every metric and counts it in the means (``trec_eval -c``).
         Either way it is listed in :attr:`Report.missing_queries`.
-    gain : {"linear", "exponential"}, default "linear"
+    gain : {"linear", "exponential"}, optional
         Gain of a relevant grade ``g`` in DCG and nDCG: ``g`` (trec_eval,
-        ranx's ``ndcg``) or ``2**g - 1`` (Burges et al. 2005, ranx's
-        ``ndcg_burges``).  Only DCG and nDCG depend on it.
+        ranx's ``ndcg``; the default unless ``conventions`` says otherwise)
+        or ``2**g - 1`` (Burges et al. 2005, ranx's ``ndcg_burges``).  Only
+        DCG and nDCG depend on it.
+    conventions : str or Conventions, optional
+        Score as another library does: a preset name (``"trec_eval"``,
+        ``"trec_eval_c"``, ``"ranx"``, ``"sklearn"``, ``"seeds"``,
+        ``"ragas"``) or a :class:`ragmetrics_edu.conventions.Conventions`.
+        ``missing`` and ``gain``, if given too, override the preset's.
+        Conventions that differ from trec_eval's only in ``missing`` and
+        ``gain`` take this function's fast path; the others are computed by
+        :func:`ragmetrics_edu.conventions.evaluate_as` (query by query,
+        readable, slower), which returns a
+        :class:`~ragmetrics_edu.conventions.ConventionReport`, a
+        :class:`Report` that also carries the conventions.
 
     Returns
     -------
@@ -376,7 +399,26 @@ def evaluate(qrels, run, metrics, *, missing="ignore", gain="linear"):
     >>> zero = evaluate(qrels, run, ["map"], missing="zero")
     >>> round(zero.mean["map"], 4)  # q3 counts as 0: (0.5833 + 1 + 0) / 3
     0.5278
+    >>> # scikit-learn gives tied documents the average of their gains instead
+    >>> sk = evaluate(qrels, run, ["ndcg@3"], conventions="sklearn")
+    >>> round(report.per_query["q1"]["ndcg@3"], 4), round(sk.per_query["q1"]["ndcg@3"], 4)
+    (0.6199, 0.69)
+    >>> # trec_eval: b, a, c = (0 + 1/log2(3) + 2/2) / (2 + 1/log2(3)) = 1.6309 / 2.6309;
+    >>> # sklearn: a and b share ranks 1-2, gain 0.5 each: (0.5 + 0.5/log2(3) + 1) / 2.6309
     """
+    if conventions is not None:
+        from .conventions import evaluate_as, get_preset
+
+        conv = get_preset(conventions)
+        overrides = {name: value for name, value in (("missing", missing), ("gain", gain))
+                     if value is not None}
+        if overrides:
+            conv = conv.replace(**overrides)
+        if not _trec_eval_but_gain_and_missing(conv):
+            return evaluate_as(qrels, run, metrics, conv)
+        missing, gain = conv.missing, conv.gain
+    missing = "ignore" if missing is None else missing
+    gain = "linear" if gain is None else gain
     parsed = _check_metrics(metrics)
     check_choice(missing, MISSING_POLICIES, name="missing")
     check_choice(gain, GAINS, name="gain")

@@ -74,6 +74,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_choice, check_k
+from .batch import Report
 from .graded import GAINS, dcg_at_k, ndcg_at_k
 from .order_aware import AP_DENOMINATORS, average_precision, reciprocal_rank
 from .order_unaware import (
@@ -492,8 +493,9 @@ def _score_query(family, k, judged, doc_scores, conv):
     return ndcg_at_k(rels, k, gain=conv.gain, ideal=ideal)
 
 
-class ConventionReport:
-    """Scores of a run under one preset: per query, means, and the preset.
+class ConventionReport(Report):
+    """Scores of a run under one preset: a :class:`~ragmetrics_edu.batch.Report`
+    that also carries the preset.
 
     Attributes
     ----------
@@ -505,28 +507,24 @@ class ConventionReport:
         Judged queries absent from the run (scored 0 if ``missing="zero"``).
     unjudged_queries : tuple of str
         Run queries without judgements (never scored).
+    queries_without_relevant : tuple of str
+        Scored queries whose judgements hold no relevant document.
     """
 
     def __init__(self, per_query, mean, metrics, conventions,
-                 missing_queries=(), unjudged_queries=()):
-        self.per_query = per_query
-        self.mean = mean
-        self.metrics = tuple(metrics)
+                 missing_queries=(), unjudged_queries=(), queries_without_relevant=()):
+        super().__init__(per_query, mean, metrics, missing_queries, unjudged_queries,
+                         queries_without_relevant, missing=conventions.missing,
+                         gain=conventions.gain)
         self.conventions = conventions
-        self.missing_queries = tuple(missing_queries)
-        self.unjudged_queries = tuple(unjudged_queries)
-
-    @property
-    def n_queries(self):
-        """Number of queries the means are taken over."""
-        return len(self.per_query)
 
     @property
     def signature(self):
         """The preset's signature and how many queries were scored."""
         return (f"ragmetrics_edu {self.conventions.signature}|nq:{self.n_queries}"
                 f"|missing_q:{len(self.missing_queries)}"
-                f"|unjudged_q:{len(self.unjudged_queries)}")
+                f"|unjudged_q:{len(self.unjudged_queries)}"
+                f"|no_rel_q:{len(self.queries_without_relevant)}")
 
     def __repr__(self):
         return (f"<ConventionReport {self.conventions.name!r}: {len(self.metrics)} metrics "
@@ -651,7 +649,10 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval"):
         name: math.fsum(v[name] for v in per_query.values()) / len(per_query)
         for name in metrics
     }
-    return ConventionReport(per_query, mean, metrics, conv, missing_queries, unjudged)
+    without_relevant = tuple(qid for qid in scored
+                             if not any(g >= 1 for g in qrels[qid].values()))
+    return ConventionReport(per_query, mean, metrics, conv, missing_queries, unjudged,
+                            without_relevant)
 
 
 def compare(qrels, run, metrics, presets=None):

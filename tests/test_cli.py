@@ -128,6 +128,44 @@ def test_evaluate_missing_zero_counts_missing_queries(files, capsys):
                                                abs=1e-12)
 
 
+def test_evaluate_conventions_trec_eval_c_counts_missing_queries(files, capsys):
+    out = _json_of(capsys, ["evaluate", str(files["qrels"]), str(files["random"]),
+                            "--metrics", "map", "--format", "json",
+                            "--conventions", "trec_eval_c"])
+    ref = _trec(files["qrels"], files["random"], ["map"])
+    assert out["per_query"]["8"] == {"map": 0.0}
+    assert out["mean"]["map"] == pytest.approx(sum(v["map"] for v in ref.values()) / 225,
+                                               abs=1e-12)
+
+
+def test_evaluate_conventions_sklearn_equals_ndcg_score(files, capsys):
+    skm = pytest.importorskip("sklearn.metrics")
+    out = _json_of(capsys, ["evaluate", str(files["qrels"]), str(files["random"]),
+                            "--metrics", "ndcg@10", "--format", "json",
+                            "--conventions", "sklearn"])
+    qrels, run = rm.read_qrels(files["qrels"]), rm.read_run(files["random"])
+    checked = 0
+    for q, ranking in run.items():
+        if q not in qrels:
+            continue
+        y_true = [[qrels[q].get(d, 0) for d in ranking]]
+        y_score = [list(ranking.values())]
+        assert out["per_query"][q]["ndcg@10"] == pytest.approx(
+            skm.ndcg_score(y_true, y_score, k=10), abs=1e-12), q
+        checked += 1
+    assert checked == 223
+    # the rounded scores tie often: trec_eval's order gives other numbers
+    trec = _trec(files["qrels"], files["random"], ["ndcg@10"])
+    assert any(abs(out["per_query"][q]["ndcg@10"] - trec[q]["ndcg_cut_10"]) > 1e-6 for q in trec)
+
+
+def test_conventions_choices_are_the_presets():
+    from ragmetrics_edu.__main__ import PRESET_NAMES
+    from ragmetrics_edu.conventions import PRESETS
+
+    assert PRESET_NAMES == tuple(PRESETS)
+
+
 def test_default_metrics_and_table(files, capsys):
     assert main(["evaluate", str(files["qrels"]), str(files["bm25"])]) == 0
     out = capsys.readouterr().out.splitlines()

@@ -373,3 +373,79 @@ def test_compare_puts_none_where_a_library_has_no_such_metric():
     table = compare(QRELS, RUN, ["map", "P@5"], ["trec_eval", "sklearn"])
     assert table["sklearn"]["P@5"] is None
     assert table["trec_eval"]["P@5"] == pytest.approx(rm.evaluate(QRELS, RUN, ["P@5"]).mean["P@5"])
+
+
+# ------------------------------------------------- rm.evaluate(conventions=...)
+# The same presets through the main entry point, checked against the libraries
+# themselves: trec_eval's choices stay on rm.evaluate's fast path (a plain
+# Report), the others go through evaluate_as (a ConventionReport).
+
+EVAL_NAMES = ["map", "mrr", "ndcg", "P@5", "recall@10", "ndcg@5"]
+
+
+def test_evaluate_trec_eval_c_is_pytrec_eval_with_missing_queries_as_zero(pytrec_scores):
+    report = rm.evaluate(QRELS, RUN, EVAL_NAMES, conventions="trec_eval_c")
+    assert type(report) is rm.Report  # the fast path
+    missing = [q for q in QRELS if q not in RUN and QRELS[q]]
+    assert missing and set(report.per_query) == set(pytrec_scores) | set(missing)
+    n = len(pytrec_scores) + len(missing)
+    for m in EVAL_NAMES:
+        expected = math.fsum(v[TREC_NAMES[m]] for v in pytrec_scores.values()) / n
+        assert report.mean[m] == pytest.approx(expected, rel=TOL, abs=TOL), m
+        assert all(report.per_query[q][m] == 0.0 for q in missing)
+    assert "missing:zero" in report.signature
+
+
+def test_evaluate_ranx_conventions_equal_ranx(ranx_scores):
+    qids, scores = ranx_scores
+    report = rm.evaluate(QRELS, RUN, EVAL_NAMES, conventions="ranx")
+    assert isinstance(report, rm.Report) and report.conventions.name == "ranx"
+    assert list(report.per_query) == qids
+    for m in EVAL_NAMES:
+        theirs = [float(t) for t in scores[RANX_NAMES[m]]]
+        ours = [report.per_query[q][m] for q in qids]
+        assert ours == pytest.approx(theirs, rel=TOL, abs=TOL), m
+
+
+def test_evaluate_gain_overrides_the_preset_as_ranx_ndcg_burges():
+    ranx = pytest.importorskip("ranx")
+    # (two metrics: with a single "ndcg_burges@k" this ranx looks up the wrong key)
+    scores = ranx.evaluate(ranx.Qrels(QRELS), ranx.Run(NONEMPTY_RUN),
+                           ["ndcg_burges@5", "ndcg@5"], return_mean=False,
+                           make_comparable=True, save_results_in_run=False,
+                           threads=1)["ndcg_burges@5"]
+    report = rm.evaluate(QRELS, RUN, ["ndcg@5"], conventions="ranx", gain="exponential")
+    assert report.conventions.gain == "exponential" and report.conventions.ties == "input"
+    ours = list(report.per_query.values())
+    assert [v["ndcg@5"] for v in ours] == pytest.approx([float(t) for t in scores],
+                                                        rel=TOL, abs=TOL)
+
+
+def test_evaluate_sklearn_conventions_equal_ndcg_score():
+    skm = pytest.importorskip("sklearn.metrics")
+    per_query = rm.evaluate(QRELS, RUN, ["ndcg@5"], conventions="sklearn").per_query
+    for q in SK_QUERIES:
+        y_true, y_score = _sk_inputs(q)
+        assert per_query[q]["ndcg@5"] == pytest.approx(
+            skm.ndcg_score([y_true], [y_score], k=5), rel=TOL, abs=TOL), q
+
+
+def test_evaluate_missing_overrides_the_trec_eval_preset_on_the_fast_path():
+    zero = rm.evaluate(QRELS, RUN, ["map"], conventions="trec_eval", missing="zero")
+    assert type(zero) is rm.Report and zero.missing == "zero"
+    ignore = rm.evaluate(QRELS, RUN, ["map"])
+    # the same sum over more queries: every missing query adds a 0
+    assert zero.mean["map"] * zero.n_queries == pytest.approx(
+        ignore.mean["map"] * ignore.n_queries, rel=TOL)
+    assert zero.n_queries - ignore.n_queries == len(zero.missing_queries) >= 10
+
+
+def test_evaluate_conventions_errors_name_the_argument_and_the_value():
+    with pytest.raises(ValueError, match="conventions must be one of .* got 'pyserini'"):
+        rm.evaluate(QRELS, RUN, "map", conventions="pyserini")
+    with pytest.raises(ValueError, match="gain must be one of .* got 'quadratic'"):
+        rm.evaluate(QRELS, RUN, "map", conventions="ranx", gain="quadratic")
+    with pytest.raises(ValueError, match="does not compute 'P'"):
+        rm.evaluate(QRELS, RUN, "P@10", conventions="sklearn")
+    with pytest.raises(ValueError, match="missing must be one of .* got 'drop'"):
+        rm.evaluate(QRELS, RUN, "map", missing="drop")
