@@ -36,8 +36,9 @@ This notebook scores **one run** under every convention, next to what
 pytrec_eval (trec_eval's C code), ranx and scikit-learn really report, and
 shows which step makes the numbers differ.  The library keeps each choice in
 a **preset** (`rm.conventions.PRESETS`) with a link to where the library makes
-it, and `rm.conventions.evaluate_as(qrels, run, metrics, conventions=...)`
-recomputes the numbers with the readable functions of notebooks 01-03.
+it; `rm.evaluate(qrels, run, metrics, conventions="ranx")` and
+`rm.conventions.evaluate_as(qrels, run, metrics, conventions=...)`
+recompute the numbers with the readable functions of notebooks 01-03.
 """),
         code(r"""
 import math
@@ -148,7 +149,8 @@ import pytrec_eval
 import ranx
 from sklearn.metrics import average_precision_score, ndcg_score
 
-warnings.filterwarnings("ignore", category=UserWarning, module="ranx")  # an 'unsafe cast' notice
+# numba's "unsafe cast" notice, printed while it compiles ranx (its first use)
+warnings.filterwarnings("ignore", message="unsafe cast")
 
 trec = pytrec_eval.RelevanceEvaluator(qrels, {"P_5", "map", "ndcg_cut_5"}).evaluate(run)
 trec_mean = {m: np.mean([v[t] for v in trec.values()])
@@ -190,6 +192,23 @@ other notebooks, follows trec_eval:
 report = rm.evaluate(qrels, run, metrics)
 print({m: round(v, 4) for m, v in report.mean.items()})
 print(report.signature)
+"""),
+        md(r"""
+`rm.evaluate` takes the presets too, as `conventions=`; `gain=` and
+`missing=` given beside a preset override its choice.  Presets that differ
+from trec_eval only in gain and missing queries stay on the fast path (a
+`Report`); the others are computed by `evaluate_as` (a `ConventionReport`,
+which is a `Report` that also carries its preset).  Every report's
+`signature` names the choices behind its numbers:
+"""),
+        code(r"""
+for name in ["trec_eval", "trec_eval_c", "ranx", "sklearn"]:
+    report = rm.evaluate(qrels, run, ["map", "ndcg@5"], conventions=name)
+    means = "  ".join(f"{m} {v:.4f}" for m, v in report.mean.items())
+    print(f"{name:<12} {type(report).__name__:<17} {means}")
+burges = rm.evaluate(qrels, run, ["ndcg@5"], conventions="ranx", gain="exponential")
+print(f"{'ranx, 2^g-1':<12} {type(burges).__name__:<17} ndcg@5 {burges.mean['ndcg@5']:.4f}")
+print(burges.signature)
 """),
         md(r"""
 ## RAG names and IR names
@@ -432,8 +451,8 @@ such.
   run they move NDCG@5 between 0.39 and 0.78.
 * `rm.conventions.PRESETS` names the choices of trec_eval, `trec_eval -c`,
   ranx, scikit-learn, the seeds and ragas, with where each library makes
-  them; `rc.evaluate_as(qrels, run, metrics, conventions=...)` reproduces
-  each library (tested against pytrec_eval, ranx and scikit-learn).
+  them; `rm.evaluate(qrels, run, metrics, conventions=...)` (or
+  `rc.evaluate_as`) reproduces each library (tested against pytrec_eval, ranx and scikit-learn).
 * Context precision is AP over the relevant chunks *retrieved*; hit rate is
   Success@k, not recall.
 * Pitfalls: ties (trec_eval orders them by id, ranx by input up to 15
