@@ -1,5 +1,5 @@
 """environment.yml (conda, Binder) installs the same packages as pyproject.toml's runtime
-dependencies and the notebooks, semantic, lab and dev extras (what `make test` installs).
+dependencies and the course and dev extras (what `make lab` and `make test` install).
 
 Names are compared after normalisation (PEP 503: lower case, runs of ``-_.`` as ``-``);
 conda-forge names that differ from PyPI's go through CONDA_TO_PYPI.  Where both files
@@ -11,19 +11,11 @@ PyYAML happens to be installed, the reader is checked against it.
 """
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    tomllib = pytest.importorskip("tomli", reason="Python 3.10 reads TOML with tomli")
-
-ROOT = Path(__file__).resolve().parent.parent
-PROJECT = "ragmetrics-edu"
+from tests._project import PROJECT, ROOT, extra_requirements, normalise, read_project
 
 # The extras environment.yml stands for (with everything they include, such as
 # dev's "ragmetrics-edu[course,...]" and course's "ragmetrics-edu[notebooks,...]").
@@ -44,11 +36,6 @@ CONDA_TO_PYPI = {
 
 # Entries of environment.yml that are not packages of the comparison.
 CONDA_TOOLING = {"python", "pip"}
-
-
-def normalise(name):
-    """PEP 503 normalised name: ``Rouge_Score`` -> ``rouge-score``."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 # ---- a reader for the YAML subset of environment.yml -----------------------------
@@ -189,29 +176,13 @@ def environment_packages(path=ROOT / "environment.yml"):
     return packages, options, env
 
 
-def _extra_requirements(optional, extra, seen):
-    """Requirements of one extra, with the project's own extras it includes expanded."""
-    if extra in seen:
-        return []
-    seen.add(extra)
-    out = []
-    for spec in optional[extra]:
-        req = Requirement(spec)
-        if normalise(req.name) == PROJECT:
-            for inner in sorted(req.extras):
-                out += _extra_requirements(optional, inner, seen)
-        else:
-            out.append(req)
-    return out
-
-
 def pyproject_packages(path=ROOT / "pyproject.toml", extras=EXTRAS):
     """{normalised name: version constraint} of the runtime dependencies and ``extras``."""
-    project = tomllib.loads(path.read_text(encoding="utf-8"))["project"]
+    project = read_project(path)
     reqs = [Requirement(s) for s in project["dependencies"]]
     seen = set()
     for extra in extras:
-        reqs += _extra_requirements(project["optional-dependencies"], extra, seen)
+        reqs += extra_requirements(project["optional-dependencies"], extra, seen)
     packages = {}
     for req in reqs:
         key = normalise(req.name)
@@ -279,7 +250,7 @@ def test_normalise_and_mapping():
 
 def test_dev_extra_expands_the_project_self_reference():
     optional = {"a": ["x>=1"], "b": ["y", "ragmetrics-edu[a]"], "c": ["ragmetrics_edu[b, a]"]}
-    names = [r.name for r in _extra_requirements(optional, "c", set())]
+    names = [r.name for r in extra_requirements(optional, "c", set())]
     assert names == ["x", "y"]  # each extra once
 
 

@@ -22,15 +22,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import launch  # noqa: E402
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from tests._project import extra_requirements, read_project  # noqa: E402
 
 ALL = sorted((ROOT / "solutions").glob("*.ipynb")) + sorted((ROOT / "notebooks").glob("*.ipynb"))
 IDS = [str(p.relative_to(ROOT)) for p in ALL]
 
-PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+PYPROJECT = read_project()
 EXTRAS = PYPROJECT["optional-dependencies"]
 
 COLAB_PROVIDES = {"numpy", "torch", "ipython", "ipykernel", "jupyterlab", "notebook"}
@@ -96,21 +93,9 @@ def test_setup_cell_installs_the_package_from_the_repository_on_colab(monkeypatc
 # ---------------------------------------------------------------- the extras
 
 
-def _expand(extra, seen=None):
-    """The requirements of ``extra``, with this project's own extras it names expanded."""
-    seen = set() if seen is None else seen
-    if extra in seen:
-        return []
-    seen.add(extra)
-    out = []
-    for spec in EXTRAS[extra]:
-        req = Requirement(spec)
-        if canonicalize_name(req.name) == canonicalize_name(PYPROJECT["name"]):
-            for inner in sorted(req.extras):
-                out += _expand(inner, seen)
-        else:
-            out.append(spec)
-    return out
+def _expand(extra):
+    """The requirements of ``extra``, this project's own extras it names expanded."""
+    return [str(r) for r in extra_requirements(EXTRAS, extra)]
 
 
 def test_colab_extra_is_the_course_without_what_colab_has():
