@@ -11,7 +11,7 @@ SANITIZE := tests/nbval_sanitize.cfg
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: lab test test-unit test-notebooks test-browser demo bench student clean-venv
+.PHONY: lab test test-unit test-notebooks test-ipywidgets7 test-browser demo bench student clean-venv
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,13 +33,29 @@ LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(VENV)/.installed-course
 	$(VENV)/bin/jupyter lab $(LAB_ARGS) notebooks/00_introduction.ipynb
 
-test: test-unit test-notebooks test-browser
+test: test-unit test-notebooks test-ipywidgets7 test-browser
 
 test-unit: $(VENV)/.installed-dev
 	MPLBACKEND=Agg $(PY) -m pytest tests ragmetrics_edu --doctest-modules
 
 test-notebooks: $(VENV)/.installed-dev
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with $(SANITIZE) notebooks solutions
+
+# The widgets on ipywidgets 7, the version Google Colab ships (the colab extra
+# keeps it): the widget tests and the notebooks that need no PyTorch, in a venv
+# of their own.
+IPYW7 := .venv-ipywidgets7
+$(IPYW7)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(IPYW7)
+	$(IPYW7)/bin/python -m pip install --quiet "ipywidgets==7.7.1" "jupyterlab_widgets<2" \
+		numpy "matplotlib>=3.6" pandas ipykernel pytest nbval hypothesis packaging
+	$(IPYW7)/bin/python -m pip install --quiet --no-deps -e .
+	touch $@
+
+test-ipywidgets7: $(IPYW7)/.installed
+	MPLBACKEND=Agg $(IPYW7)/bin/python -m pytest tests/test_widgets_retrieval.py tests/test_widgets_generation.py
+	$(IPYW7)/bin/python -m pytest --nbval --nbval-current-env --nbval-sanitize-with $(SANITIZE) \
+		$(wildcard notebooks/0[0-4]_*.ipynb solutions/0[0-4]_*.ipynb)
 
 # The widgets in a real browser: JupyterLab and the demo dashboards on
 # localhost, driven in headless Chromium (Debian's package, installed here on
@@ -65,4 +81,4 @@ bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/bench_notebooks.py
 
 clean-venv:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(IPYW7)

@@ -1,4 +1,4 @@
-"""Interactive widgets of the notebooks (ipywidgets 8 and matplotlib).
+"""Interactive widgets of the notebooks (ipywidgets 7.6 or later, and matplotlib).
 
 Each constructor returns an explorer object: display it in a notebook, or
 drive it from Python (set a control's ``value``, read ``values``).  The

@@ -34,7 +34,7 @@ def require_widgets():
         import ipywidgets
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
-            "the widgets need ipywidgets>=8 and matplotlib: "
+            "the widgets need ipywidgets (7.6 or later) and matplotlib: "
             "pip install 'ragmetrics-edu[notebooks]'"
         ) from exc
     return ipywidgets
@@ -168,7 +168,12 @@ class Explorer:
         return f"{type(self).__name__}({self._describe()})"
 
     def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
+        own = getattr(self.widget, "_repr_mimebundle_", None)
+        if own is not None:  # ipywidgets 8
+            bundle = own(**kwargs)
+        else:  # ipywidgets 7 (Colab's): what its Widget._ipython_display_ publishes
+            bundle = {"application/vnd.jupyter.widget-view+json": {
+                "version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}}
         bundle["text/plain"] = repr(self)
         return bundle
 
