@@ -59,6 +59,45 @@ def _where(path, number):
     return f"{os.fspath(path)}, line {number}"
 
 
+def _records(path, kind, layout):
+    """Yield ``(line_number, fields)`` of ``path``, each line with the fields of ``layout``."""
+    n = len(layout.split())
+    for number, fields in _lines(path):
+        if len(fields) != n:
+            raise ValueError(
+                f"{_where(path, number)}: a {kind} line must have {n} fields "
+                f"{layout!r}, got {len(fields)}: {' '.join(fields)!r}"
+            )
+        yield number, fields
+
+
+def _convert(convert, text, what, path, number):
+    """``convert(text)``; a ValueError names the file, the line and ``what`` was expected."""
+    try:
+        return convert(text)
+    except ValueError:
+        raise ValueError(f"{_where(path, number)}: {what}, got {text!r}") from None
+
+
+class _FirstSeen:
+    """``{qid: {docid: value}}`` that refuses a document twice for a query,
+    naming the line where it first appeared."""
+
+    def __init__(self, twice):
+        self.nested, self._line, self._twice = {}, {}, twice
+
+    def add(self, qid, docid, value, path, number):
+        inner = self.nested.setdefault(qid, {})
+        if docid in inner:
+            raise ValueError(
+                f"{_where(path, number)}: "
+                + self._twice.format(docid=docid, qid=qid)
+                + f" (first on line {self._line[qid, docid]})"
+            )
+        inner[docid] = value
+        self._line[qid, docid] = number
+
+
 def read_qrels(path):
     """Read a TREC qrels file into ``{qid: {docid: grade}}``.
 
@@ -91,30 +130,12 @@ def read_qrels(path):
     >>> read_qrels(path)
     {'q1': {'d1': 1, 'd2': 0}, 'q2': {'d7': 2}}
     """
-    qrels = {}
-    first_seen = {}
-    for number, fields in _lines(path):
-        if len(fields) != 4:
-            raise ValueError(
-                f"{_where(path, number)}: a qrels line must have 4 fields "
-                f"'qid iter docid grade', got {len(fields)}: {' '.join(fields)!r}"
-            )
+    qrels = _FirstSeen("document {docid!r} of query {qid!r} is judged twice")
+    for number, fields in _records(path, "qrels", "qid iter docid grade"):
         qid, _, docid, grade_text = fields
-        try:
-            grade = int(grade_text)
-        except ValueError:
-            raise ValueError(
-                f"{_where(path, number)}: the grade must be an integer, got {grade_text!r}"
-            ) from None
-        judgements = qrels.setdefault(qid, {})
-        if docid in judgements:
-            raise ValueError(
-                f"{_where(path, number)}: document {docid!r} of query {qid!r} is "
-                f"judged twice (first on line {first_seen[qid, docid]})"
-            )
-        judgements[docid] = grade
-        first_seen[qid, docid] = number
-    return qrels
+        grade = _convert(int, grade_text, "the grade must be an integer", path, number)
+        qrels.add(qid, docid, grade, path, number)
+    return qrels.nested
 
 
 def read_run(path):
@@ -152,41 +173,18 @@ def read_run(path):
     >>> read_run(path)
     {'q1': {'d2': 3.5, 'd1': 1.25}}
     """
-    run = {}
-    first_seen = {}
-    for number, fields in _lines(path):
-        if len(fields) != 6:
-            raise ValueError(
-                f"{_where(path, number)}: a run line must have 6 fields "
-                f"'qid Q0 docid rank score tag', got {len(fields)}: {' '.join(fields)!r}"
-            )
+    run = _FirstSeen("document {docid!r} appears twice for query {qid!r}")
+    for number, fields in _records(path, "run", "qid Q0 docid rank score tag"):
         qid, _, docid, rank_text, score_text, _ = fields
-        try:
-            int(rank_text)
-        except ValueError:
-            raise ValueError(
-                f"{_where(path, number)}: the rank must be an integer, got {rank_text!r}"
-            ) from None
-        try:
-            score = float(score_text)
-        except ValueError:
-            raise ValueError(
-                f"{_where(path, number)}: the score must be a number, got {score_text!r}"
-            ) from None
+        _convert(int, rank_text, "the rank must be an integer", path, number)
+        score = _convert(float, score_text, "the score must be a number", path, number)
         if math.isnan(score):
             raise ValueError(
                 f"{_where(path, number)}: the score of document {docid!r} of query "
                 f"{qid!r} is NaN"
             )
-        ranking = run.setdefault(qid, {})
-        if docid in ranking:
-            raise ValueError(
-                f"{_where(path, number)}: document {docid!r} appears twice for query "
-                f"{qid!r} (first on line {first_seen[qid, docid]})"
-            )
-        ranking[docid] = score
-        first_seen[qid, docid] = number
-    return run
+        run.add(qid, docid, score, path, number)
+    return run.nested
 
 
 def trec_order(ranking):
