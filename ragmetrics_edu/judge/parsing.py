@@ -242,18 +242,7 @@ def parse_verdict(text):
         if isinstance(value, str) and value.strip().lower() in _YES:
             return _YES[value.strip().lower()]
         raise _refuse("verdict", text, 'the JSON verdict must be "yes", "no", true or false')
-    lines = _labelled_lines(text, "verdict")
-    if len(lines) > 1:
-        raise _refuse("verdict", text, f"{len(lines)} 'Verdict:' lines, expected one")
-    candidate = (lines[0] if lines else text.strip().rstrip(".").strip()).lower()
-    if candidate in _YES:
-        return _YES[candidate]
-    if lines:
-        raise _refuse("verdict", text, "the 'Verdict:' line must say yes or no")
-    raise _refuse(
-        "verdict", text,
-        "no 'Verdict: yes|no' line, and the reply is not yes, no or {\"verdict\": ...}",
-    )
+    return _labelled_choice(text, "verdict", "Verdict", _YES, ("yes", "no"))
 
 
 _PREFERENCE = {"a": "A", "b": "B", "tie": "tie"}
@@ -285,17 +274,28 @@ def parse_preference(text):
         if value in _PREFERENCE:
             return _PREFERENCE[value]
         raise _refuse("preference", text, 'the JSON winner must be "A", "B" or "tie"')
-    lines = _labelled_lines(text, "winner")
+    return _labelled_choice(text, "preference", "Winner", _PREFERENCE, ("A", "B", "tie"))
+
+
+def _labelled_choice(text, what, label, choices, shown):
+    """The choice on the reply's one ``label:`` line, or the bare reply itself.
+
+    ``choices`` maps the lower-cased words to the values returned; ``shown``
+    are the words as the error messages spell them.
+    """
+    lines = _labelled_lines(text, label.lower())
     if len(lines) > 1:
-        raise _refuse("preference", text, f"{len(lines)} 'Winner:' lines, expected one")
+        raise _refuse(what, text, f"{len(lines)} '{label}:' lines, expected one")
     candidate = (lines[0] if lines else text.strip().rstrip(".").strip()).lower()
-    if candidate in _PREFERENCE:
-        return _PREFERENCE[candidate]
+    if candidate in choices:
+        return choices[candidate]
+    said = ", ".join(shown[:-1]) + " or " + shown[-1]
     if lines:
-        raise _refuse("preference", text, "the 'Winner:' line must say A, B or tie")
+        raise _refuse(what, text, f"the '{label}:' line must say {said}")
     raise _refuse(
-        "preference", text,
-        "no 'Winner: A|B|tie' line, and the reply is not A, B, tie or {\"winner\": ...}",
+        what, text,
+        f"no '{label}: {'|'.join(shown)}' line, and the reply is not "
+        f"{', '.join(shown)} or {{\"{label.lower()}\": ...}}",
     )
 
 
