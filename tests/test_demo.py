@@ -116,19 +116,15 @@ def test_free_port_is_bindable():
 def voila_server(tmp_path_factory):
     pytest.importorskip("voila", reason="the demo needs Voila (the dev extra installs it)")
     home = tmp_path_factory.mktemp("voila-home")
-    port = demo.free_port()
     log_path = home / "voila.log"
-    with open(log_path, "w") as log:
-        proc = demo.start(demo.voila_command(port), demo.isolated_env(home), log=log)
-    url = f"http://127.0.0.1:{port}"
     try:
-        demo.wait_for_http(url + "/", START_TIMEOUT, proc)
-        yield url
+        with demo.serving(home, log_path, START_TIMEOUT) as url:
+            yield url
     except RuntimeError as exc:
-        pytest.fail(f"{exc}\n--- voila log ---\n{log_path.read_text()[-3000:]}")
+        pytest.fail(str(exc))
     finally:
-        demo.stop(proc)
-        shutil.copy(log_path, _artifacts() / "voila.log")
+        if log_path.exists():
+            shutil.copy(log_path, _artifacts() / "voila.log")
 
 
 def _artifacts():

@@ -22,6 +22,7 @@ The index page lists the dashboards; each one is at
 """
 
 import argparse
+import contextlib
 import os
 import signal
 import socket
@@ -274,6 +275,29 @@ def wait_for_http(url, timeout, proc=None, interval=0.25):
             last = exc
         time.sleep(interval)
     raise RuntimeError(f"no answer from {url} within {timeout} s (last error: {last})")
+
+
+@contextlib.contextmanager
+def serving(home, log_path, timeout, port=None):
+    """Serve the dashboards with Voilà on localhost while the block runs; yield the URL.
+
+    ``home`` holds Voilà's isolated Jupyter folders, ``log_path`` its log.
+    Raises RuntimeError, with the end of the log, if Voilà does not answer
+    within ``timeout`` seconds.  The server is stopped on the way out.
+    """
+    port = free_port() if port is None else port
+    with open(log_path, "w") as log:
+        proc = start(voila_command(port), isolated_env(home), log=log)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_for_http(url + "/", timeout, proc)
+        except RuntimeError as exc:
+            tail = Path(log_path).read_text(encoding="utf-8", errors="replace")[-3000:]
+            raise RuntimeError(f"Voila did not start: {exc}\n--- voila log ---\n{tail}") from None
+        yield url
+    finally:
+        stop(proc)
 
 
 def start(cmd, env, cwd=ROOT, log=None):

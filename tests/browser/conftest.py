@@ -140,18 +140,11 @@ def voila(tmp_path_factory, artifacts):
     """The demo dashboards served by Voilà: the base URL; shut down at the end."""
     pytest.importorskip("voila", reason="the demo needs Voila (the dev extra installs it)")
     home = tmp_path_factory.mktemp("voila-home")
-    port = demo.free_port()
-    log_path = artifacts / "voila.log"
-    with open(log_path, "w") as log:
-        proc = demo.start(demo.voila_command(port), demo.isolated_env(home), log=log)
-    url = f"http://127.0.0.1:{port}"
     try:
-        demo.wait_for_http(url + "/", SERVER_START, proc)
+        with demo.serving(home, artifacts / "voila.log", SERVER_START) as url:
+            yield url
     except RuntimeError as exc:
-        demo.stop(proc)
-        pytest.fail(f"Voila did not start: {exc}\n{log_path.read_text()[-3000:]}")
-    yield url
-    demo.stop(proc)
+        pytest.fail(str(exc))
 
 
 @pytest.fixture(scope="session")
