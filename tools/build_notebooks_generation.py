@@ -1234,7 +1234,7 @@ import html
 import ipywidgets as widgets
 
 
-class JudgePlayground:
+class JudgePlayground(rm.widgets.Explorer):
     """A text box, a rubric menu, and what the judge makes of them."""
 
     def __init__(self, judge, question, chunks, answer):
@@ -1257,10 +1257,8 @@ class JudgePlayground:
         self.score = g.score
         self.result.value = (f"<b>grade: {g.score}</b><pre>{html.escape(g.replies[0])}</pre>")
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = f"JudgePlayground(rubric={self.rubric.value!r}, score={self.score})"
-        return bundle
+    def _describe(self):  # what repr shows, and the text where widgets cannot be
+        return f"rubric={self.rubric.value!r}, score={self.score}"
 
 
 playground = JudgePlayground(judge, question, chunks, answer_b)

@@ -16,6 +16,9 @@ constructor                           pure computation            notebook
 ``bertscore_heatmap``                 (see ``.bertscore``)        05
 ====================================  ==========================  ========
 
+``Explorer`` is the base class of them all: subclass it to build your own
+(notebook 06 does, for the judge playground).
+
 Two functions for the lessons (``.lesson``, no matplotlib needed):
 ``seed_table(*keys)`` shows seed worked examples beside the library's number
 with their errata, and ``check_exercise(func, reference, cases)`` compares a
@@ -38,6 +41,7 @@ _EXPORTS = {
     "check_exercise": "lesson",
     "ngram_overlap_explorer": "ngram",
     "bertscore_heatmap": "bertscore",
+    "Explorer": "_common",
 }
 
 __all__ = sorted(_EXPORTS)

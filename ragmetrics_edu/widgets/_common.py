@@ -152,10 +152,31 @@ class FigureView:
 
 
 class Explorer:
-    """Base of the objects returned by the widget constructors.
+    """Base of the objects returned by the widget constructors, and of your own.
 
     Subclasses build ``self.widget`` (the ipywidgets layout), compute the
-    numbers in ``update`` and describe their inputs in ``_describe``.
+    numbers in ``update`` and describe their state in ``_describe`` (the
+    text shown where widgets cannot be, and by ``repr``).  Displaying one
+    works on ipywidgets 7 (Colab's) and 8 alike.
+
+    Examples
+    --------
+    >>> import ipywidgets as widgets
+    >>> class Doubler(Explorer):
+    ...     def __init__(self, x):
+    ...         self.slider = widgets.IntSlider(value=x, description="x")
+    ...         self.out = widgets.HTML()
+    ...         self.slider.observe(self.update, names="value")
+    ...         self.widget = widgets.VBox([self.slider, self.out])
+    ...         self.update()
+    ...     def update(self, _change=None):
+    ...         self.out.value = f"2x = {2 * self.slider.value}"
+    ...     def _describe(self):
+    ...         return f"x={self.slider.value}"
+    >>> d = Doubler(3)
+    >>> d.slider.value = 5
+    >>> d.out.value, d
+    ('2x = 10', Doubler(x=5))
     """
 
     widget = None
