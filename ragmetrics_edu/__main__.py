@@ -119,20 +119,9 @@ def _evaluate_report(qrels_path, run_path, metrics, missing, conventions=None):
     from .batch import evaluate
     from .trec import read_qrels, read_run
 
-    qrels = _read(read_qrels, qrels_path)
-    run = _read(read_run, run_path)
+    qrels = read_qrels(qrels_path)
+    run = read_run(run_path)
     return evaluate(qrels, run, metrics, missing=missing, conventions=conventions)
-
-
-def _read(reader, path):
-    """Call ``reader(path)``; a file that is not UTF-8 text is named in the error."""
-    try:
-        return reader(path)
-    except UnicodeDecodeError as exc:
-        byte = exc.object[exc.start:exc.start + 1]
-        raise ValueError(
-            f"{path}: not a UTF-8 text file ({exc.reason}, byte {byte!r})"
-        ) from None
 
 
 def _csv(report, per_query):
@@ -196,14 +185,16 @@ def _cmd_compare(args, out):
     base = reports[0]
     rows = []
     for path, report in zip(args.runs[1:], reports[1:]):
-        try:
-            c = compare_systems(base, report, args.metric, test=args.test,
-                                n_resamples=args.n_resamples, seed=args.seed)
-        except ValueError as exc:
+        if set(base.per_query) != set(report.per_query):
+            only_base = sorted(set(base.per_query) - set(report.per_query))
+            only_run = sorted(set(report.per_query) - set(base.per_query))
             raise ValueError(
                 f"{args.runs[0]} and {path} were scored on different queries "
-                f"({exc}); use --missing zero"
-            ) from None
+                f"(only in {args.runs[0]}: {' '.join(only_base) or 'none'}; "
+                f"only in {path}: {' '.join(only_run) or 'none'}); use --missing zero"
+            )
+        c = compare_systems(base, report, args.metric, test=args.test,
+                            n_resamples=args.n_resamples, seed=args.seed)
         rows.append((path, c))
     test_name = rows[0][1].result.test
     n = len(rows[0][1].qids)
@@ -217,13 +208,16 @@ def _cmd_compare(args, out):
             "comparisons": [
                 {
                     "run": path, "mean": c.mean_b, "baseline_mean": c.mean_a,
-                    "difference": c.difference, "statistic": c.result.statistic,
-                    "p_value": c.p_value, "ci_low": c.ci.low, "ci_high": c.ci.high,
+                    "difference": c.difference,
+                    # t is 0/0 when every difference is 0: JSON has no NaN, so null
+                    "statistic": _finite_or_none(c.result.statistic),
+                    "p_value": _finite_or_none(c.p_value),
+                    "ci_low": c.ci.low, "ci_high": c.ci.high,
                 }
                 for path, c in rows
             ],
         }
-        print(json.dumps(doc), file=out)
+        print(json.dumps(doc, allow_nan=False), file=out)
         return 0
     header = ["run", args.metric, "diff", "p-value", "95% CI of diff"]
     table = [[args.runs[0], f"{base.mean[args.metric]:.4f}", "(baseline)", "", ""]]
@@ -241,10 +235,20 @@ def _cmd_compare(args, out):
         detail += f", {rows[0][1].result.n_resamples} sign patterns"
         if rows[0][1].result.seed is not None:
             detail += f", seed {args.seed}"
-    print(f"{n} queries (missing: {args.missing}); diff = run - {args.runs[0]}; "
+    print(f"{n} {'query' if n == 1 else 'queries'} (missing: {args.missing}); "
+          f"diff = run - {args.runs[0]}; "
           f"{detail}; CI: percentile bootstrap, {args.n_resamples} resamples, "
           f"seed {args.seed}", file=out)
+    for path, c in rows:
+        if c.p_value != c.p_value:  # nan: the t-test's 0/0
+            print(f"{path}: every per-query difference is 0, so t is 0/0 and has "
+                  f"no p-value (shown as nan); the runs score the same", file=out)
     return 0
+
+
+def _finite_or_none(x):
+    """``x``, or ``None`` for nan (JSON has no NaN)."""
+    return None if x != x else x
 
 
 # ----------------------------------------------------------------- main

@@ -246,7 +246,7 @@ def bootstrap_ci(values, confidence=0.95, n_resamples=10_000, seed=0):
     Parameters
     ----------
     values : sequence of float
-        One value per query (at least one).
+        One value per query (at least two).
     confidence : float, default 0.95
         Nominal coverage, strictly between 0 and 1.
     n_resamples : int, default 10000
@@ -287,7 +287,9 @@ def bootstrap_ci(values, confidence=0.95, n_resamples=10_000, seed=0):
     >>> bootstrap_ci([0.5, 0.5, 0.5]).low   # no spread, no uncertainty
     0.5
     """
-    x = _check_values(values, name="values")
+    # one value has no spread to resample: its "interval" would be a point
+    # that looks certain (scipy.stats.bootstrap refuses it too)
+    x = _check_values(values, name="values", min_len=2)
     confidence = _check_confidence(confidence)
     n_resamples = check_k(n_resamples, name="n_resamples")
     seed = _check_seed(seed)
@@ -736,8 +738,11 @@ def compare_systems(report_a, report_b, metric, test="t", n_resamples=10_000,
             "report_a and report_b must hold the same queries; "
             + "; ".join(parts)
         )
-    if not a:
-        raise ValueError("report_a and report_b hold no queries")
+    if len(a) < 2:
+        raise ValueError(
+            "comparing two systems needs at least 2 queries (one query has no "
+            f"spread to test), got {len(a)}"
+        )
     qids = tuple(sorted(a, key=lambda q: (len(q), q)))
     va = _check_values([a[q] for q in qids], name=f"{metric} of report_a")
     vb = _check_values([b[q] for q in qids], name=f"{metric} of report_b")

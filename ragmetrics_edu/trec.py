@@ -47,9 +47,20 @@ __all__ = ["read_qrels", "read_run", "write_run", "trec_order"]
 
 
 def _lines(path):
-    """Yield ``(line_number, fields)`` for every non-blank line of ``path``."""
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    """Yield ``(line_number, fields)`` for every non-blank line of ``path``.
+
+    Lines are decoded one at a time, so text that is not UTF-8 is reported
+    with its line; a byte-order mark before the first line is skipped.
+    """
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                byte = raw[exc.start:exc.start + 1]
+                raise ValueError(
+                    f"{_where(path, number)}: not UTF-8 text ({exc.reason}, byte {byte!r})"
+                ) from None
             fields = line.split()
             if fields:
                 yield number, fields

@@ -235,7 +235,13 @@ def test_binary_file_is_named(files, capsys, tmp_path):
     binary.write_bytes(b"1 Q0 184 1 2.5 x\n\xff\xfe\x00\n")
     assert main(["evaluate", str(files["qrels"]), str(binary)]) == 2
     err = capsys.readouterr().err
-    assert f"{binary}: not a UTF-8 text file" in err and "Traceback" not in err
+    assert f"{binary}, line 2: not UTF-8 text" in err and "Traceback" not in err
+    # far past the reader's first chunk: still the right line
+    late = tmp_path / "late.run"
+    late.write_bytes(b"".join(b"1 Q0 d%d 1 2.5 x\n" % i for i in range(5000))
+                     + b"1 Q0 \xe9 1 2.5 x\n")
+    assert main(["evaluate", str(files["qrels"]), str(late)]) == 2
+    assert f"{late}, line 5001: not UTF-8 text" in capsys.readouterr().err
 
 
 def test_missing_file_and_usage_errors(files, capsys, tmp_path):
@@ -302,10 +308,41 @@ def test_compare_errors(files, capsys):
     assert main(["compare", str(files["qrels"]), str(files["bm25"]), str(files["random"]),
                  "--metric", "map", "--missing", "ignore"]) == 2
     err = capsys.readouterr().err
-    assert "only in report_a: '7', '8'" in err and "--missing zero" in err
+    assert f"only in {files['bm25']}: 7 8; only in {files['random']}: none" in err
+    assert "--missing zero" in err
     assert main(["compare", str(files["qrels"]), str(files["bm25"]), str(files["weak"]),
                  "--metric", "ndgc@10"]) == 2
     assert "unknown metric 'ndgc@10'" in capsys.readouterr().err
+
+
+def test_compare_identical_runs(files, capsys):
+    """Every difference 0: t is 0/0 (nan, as scipy's ttest_rel), written as JSON null."""
+    argv = ["compare", str(files["qrels"]), str(files["bm25"]), str(files["bm25"]),
+            "--metric", "map"]
+    assert main([*argv, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)  # strict JSON: no NaN token
+    (row,) = doc["comparisons"]
+    assert row["difference"] == 0.0
+    assert row["statistic"] is None and row["p_value"] is None
+    scipy_p = stats.ttest_rel([0.5, 0.25], [0.5, 0.25]).pvalue
+    assert scipy_p != scipy_p  # scipy has no p-value either
+    assert main(argv) == 0
+    assert "every per-query difference is 0" in capsys.readouterr().out
+
+
+def test_compare_one_query(tmp_path, capsys):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n")
+    run_a = tmp_path / "a.run"
+    run_a.write_text("1 Q0 d1 1 2.0 a\n")
+    run_b = tmp_path / "b.run"
+    run_b.write_text("1 Q0 d2 1 2.0 b\n")
+    for test in ("t", "randomization"):
+        assert main(["compare", str(qrels), str(run_a), str(run_b), "--metric", "map",
+                     "--test", test]) == 2
+        err = capsys.readouterr().err
+        assert "needs at least 2 queries" in err and "got 1" in err
+        assert "different queries" not in err
 
 
 # ---------------------------------------------------------------- as a program

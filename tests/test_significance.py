@@ -271,8 +271,11 @@ def test_bootstrap_coverage():
 
 
 def test_bootstrap_edge_cases():
-    assert bootstrap_ci([0.3]).low == bootstrap_ci([0.3]).high == 0.3
-    with pytest.raises(ValueError, match="values must hold at least 1 value, got 0"):
+    assert bootstrap_ci([0.3, 0.3]).low == bootstrap_ci([0.3, 0.3]).high == 0.3
+    # one value: no spread to resample, so no interval (scipy refuses it too)
+    with pytest.raises(ValueError, match="values must hold at least 2 values, got 1"):
+        bootstrap_ci([0.3])
+    with pytest.raises(ValueError, match="values must hold at least 2 values, got 0"):
         bootstrap_ci([])
     with pytest.raises(ValueError, match="confidence must be a number strictly between 0 and 1, got 95"):
         bootstrap_ci([0.1, 0.2], confidence=95)
@@ -322,6 +325,9 @@ def test_compare_systems_rejects():
         compare_systems(a, a, "map", test="wilcoxon")
     with pytest.raises(TypeError, match="report_a must be a Report"):
         compare_systems(3, a, "map")
+    one = {"1": {"map": 0.1}}
+    with pytest.raises(ValueError, match="needs at least 2 queries .*, got 1"):
+        compare_systems(one, one, "map", test="randomization")
 
 
 def test_compare_systems_on_reports_of_evaluate():

@@ -110,3 +110,17 @@ def test_write_run_errors(tmp_path):
         write_run({"q": {3: 1.0}}, path)
     with pytest.raises(TypeError, match="scores must be numbers"):
         write_run({"q": {"d": "1.0"}}, path)
+
+
+def test_text_that_is_not_utf8_names_the_line(tmp_path):
+    path = tmp_path / "run"
+    path.write_bytes(b"q1 Q0 d1 1 0.5 sys\nq1 Q0 d\xe9 2 0.25 sys\n")  # latin-1 e-acute
+    with pytest.raises(ValueError, match=r"run, line 2: not UTF-8 text .*b'\\xe9'"):
+        read_run(path)
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path):
+    # Windows editors save "UTF-8 with BOM"; the BOM is not part of the query id
+    path = tmp_path / "qrels"
+    path.write_bytes("q1 0 d1 1\nq2 0 d2 2\n".encode("utf-8-sig"))
+    assert read_qrels(path) == {"q1": {"d1": 1}, "q2": {"d2": 2}}
