@@ -31,7 +31,7 @@ module                 what it holds                               notebook
 =====================  ==========================================  ==========
 """
 
-from importlib import import_module
+from importlib import import_module as _import_module
 
 __version__ = "0.1.0"
 
@@ -90,11 +90,11 @@ __all__ = sorted(_EXPORTS)
 
 def __getattr__(name):
     if name in _EXPORTS:
-        value = getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+        value = getattr(_import_module(f".{_EXPORTS[name]}", __name__), name)
         globals()[name] = value
         return value
     if name in _SUBMODULES:
-        return import_module(f".{name}", __name__)
+        return _import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
