@@ -37,6 +37,12 @@ CONDA_TO_PYPI = {
 # Entries of environment.yml that are not packages of the comparison.
 CONDA_TOOLING = {"python", "pip"}
 
+# Packages constrained in one file only, on purpose.  torch: pyproject pins the
+# version the notebooks' numbers were made with; conda-forge publishes PyTorch
+# builds weeks after PyPI, so a pinned "pytorch-cpu" could leave Binder with no
+# environment at all, while the newest CPU build gives the same lessons.
+ONE_SIDED = {"torch": "pyproject.toml"}
+
 
 # ---- a reader for the YAML subset of environment.yml -----------------------------
 
@@ -268,15 +274,16 @@ def test_environment_yml_names_the_project_and_conda_forge():
     assert all(_split_conda(e)[0] == "pytorch-cpu" for e in torch_like), torch_like
 
 
-def test_environment_yml_matches_pyproject_extras():
-    env, _, _ = environment_packages()
-    py = pyproject_packages()
+def differences(env, py):
+    """What differs between the two files' packages, one line each (empty: the same)."""
     only_env = sorted(set(env) - set(py))
     only_py = sorted(set(py) - set(env))
     constraint = sorted(
         f"{name}: pyproject {py[name]!r}, environment.yml {env[name]!r}"
         for name in set(env) & set(py)
-        if env[name] and py[name] and env[name] != py[name])
+        if env[name] != py[name]
+        and not (name in ONE_SIDED and not (env[name] if ONE_SIDED[name] == "pyproject.toml"
+                                            else py[name])))
     problems = []
     if only_py:
         problems.append("in pyproject.toml (runtime + " + ", ".join(EXTRAS)
@@ -286,7 +293,29 @@ def test_environment_yml_matches_pyproject_extras():
                         + ", ".join(only_env))
     if constraint:
         problems.append("different version constraints: " + "; ".join(constraint))
+    return problems
+
+
+def test_environment_yml_matches_pyproject_extras():
+    env, _, _ = environment_packages()
+    problems = differences(env, pyproject_packages())
     assert not problems, "\n".join(problems)
+
+
+def test_a_constraint_on_one_side_only_is_reported(tmp_path):
+    """A pin in one file and none in the other is a difference (torch excepted, see ONE_SIDED)."""
+    text = (ROOT / "environment.yml").read_text(encoding="utf-8")
+    edited = re.sub(r"^(\s*- )scipy\s*$", r"\1scipy>=1.0", text, flags=re.M)
+    assert edited != text
+    (tmp_path / "environment.yml").write_text(edited)
+    env, _, _ = environment_packages(tmp_path / "environment.yml")
+    assert differences(env, pyproject_packages()) == [
+        "different version constraints: scipy: pyproject '', environment.yml '>=1.0'"]
+    # the allowed exception goes one way only: a pin of torch in environment.yml
+    # that pyproject lacks would be reported
+    py = dict(pyproject_packages(), torch="")
+    assert differences(dict(env, scipy="", torch="==2.13.0"), py) == [
+        "different version constraints: torch: pyproject '', environment.yml '==2.13.0'"]
 
 
 def test_comparison_reports_a_missing_and_an_extra_package(tmp_path):
