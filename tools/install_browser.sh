@@ -20,7 +20,15 @@ else
         exit 1
     fi
     SUDO=""
-    if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+    if [ "$(id -u)" != 0 ]; then
+        # never prompt for a password (CI has no terminal): fail with a message instead
+        if ! sudo -n true 2>/dev/null; then
+            echo "error: $CHROMIUM is missing and installing it needs root;" \
+                 "run 'sudo apt-get install chromium' once, or set RAGMETRICS_CHROMIUM" >&2
+            exit 1
+        fi
+        SUDO="sudo -n"
+    fi
     $SUDO apt-get update
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends chromium
 fi
