@@ -15,6 +15,7 @@ sets it): they need Debian's Chromium at /usr/bin/chromium and Playwright for Py
 Screenshots go to ``test-artifacts/browser/``.
 """
 
+import importlib
 import importlib.util
 import json
 import os
@@ -70,6 +71,14 @@ def _load_demo_tool():
 demo = _load_demo_tool()
 
 
+def _require(module, why):
+    """Import ``module``; under `make test-browser` a missing one fails, never skips."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        pytest.fail(f"{module} is missing ({exc}): {why}")
+
+
 @pytest.fixture(scope="session")
 def artifacts():
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -94,7 +103,7 @@ def _lab_settings(config_dir):
 @pytest.fixture(scope="session")
 def lab(tmp_path_factory, artifacts):
     """A running JupyterLab: ``{"url", "token", "root"}``; shut down at the end."""
-    pytest.importorskip("jupyterlab")
+    _require("jupyterlab", "pip install -e '.[dev]'")
     home = tmp_path_factory.mktemp("jupyter-home")
     root = tmp_path_factory.mktemp("lab-root")
     shutil.copytree(ROOT / "notebooks", root / "notebooks",
@@ -138,7 +147,7 @@ def lab(tmp_path_factory, artifacts):
 @pytest.fixture(scope="session")
 def voila(tmp_path_factory, artifacts):
     """The demo dashboards served by Voilà: the base URL; shut down at the end."""
-    pytest.importorskip("voila", reason="the demo needs Voila (the dev extra installs it)")
+    _require("voila", "the demo needs Voila (the dev extra installs it)")
     home = tmp_path_factory.mktemp("voila-home")
     try:
         with demo.serving(home, artifacts / "voila.log", SERVER_START) as url:
@@ -153,8 +162,8 @@ def browser(tmp_path_factory):
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: run tools/install_browser.sh "
                     "(or set RAGMETRICS_CHROMIUM)")
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="pip install playwright (tools/install_browser.sh)")
+    sync_api = _require("playwright.sync_api",
+                        "pip install playwright (tools/install_browser.sh)")
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_api.sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(

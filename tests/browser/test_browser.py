@@ -1,6 +1,6 @@
 """The widgets in a real browser: JupyterLab runs a lesson notebook in headless Chromium,
-we change a widget as a student would (keyboard on a slider, a click on a button, typing
-in a text box) and read the new numbers from the page.  The demo dashboards are checked
+we change a widget as a student would (a click on a slider's track, the keyboard on a
+slider, a click on a button, typing in a text box) and read the new numbers from the page.  The demo dashboards are checked
 the same way in Voilà.
 
 Expected values are hand arithmetic (written beside them); screenshots go to
@@ -133,6 +133,19 @@ def set_slider_by_keyboard(handle_owner, key, times, expected):
         arg=[handle.element_handle(), expected], timeout=WIDGET_UPDATE * 1000)
 
 
+def click_slider_at(owner, fraction, expected):
+    """Click a vertical slider's track at ``fraction`` of its height (0 = foot, its
+    minimum; 1 = top, its maximum), as a student taps it; check the new value."""
+    track = owner.locator(".noUi-target").first
+    box = track.bounding_box()
+    y = box["height"] * (1 - fraction)
+    track.click(position={"x": box["width"] / 2, "y": min(max(y, 1), box["height"] - 1)})
+    handle = owner.locator(".noUi-handle").first
+    owner.page.wait_for_function(
+        "([h, v]) => Number(h.getAttribute('aria-valuenow')) === v",
+        arg=[handle.element_handle(), expected], timeout=WIDGET_UPDATE * 1000)
+
+
 def wait_for_text(locator, pattern, timeout=WIDGET_UPDATE):
     """Wait until the locator's text matches ``pattern``; return the match."""
     deadline = time.monotonic() + timeout
@@ -198,9 +211,19 @@ def test_graded_notebook_slider_and_buttons_update_ndcg(lab, page, artifacts):
     row2 = explorer.locator("table tr").nth(2)
     assert row2.locator("td").nth(1).inner_text().strip() == "4"
 
-    # Click "exponential": gain 2^grade - 1, so 31, 15, 31 against the ideal 31, 31, 31.
+    # Rank 3's grade by a click at the foot of its slider: grade 0 (not relevant).
+    click_slider_at(slider(explorer, "3"), fraction=0.0, expected=0)
+    # The judged grades are now 5, 4, 0, 0, 2 and the missed 5: the ideal top 3 is
+    # 5, 5, 4, so IDCG@3 = 5 + 5/log2(3) + 4/2 = 10.1546 and DCG@3 = 5 + 4/log2(3) = 7.5237.
+    idcg = 5 + 5 / LOG2_3 + 4 / 2
+    clicked = (5 + 4 / LOG2_3 + 0 / 2) / idcg  # 0.7409
+    wait_for_text(summary, re.escape(f"NDCG@3 = {fmt4(clicked)}"))
+    row3 = explorer.locator("table tr").nth(3)
+    assert row3.locator("td").nth(1).inner_text().strip() == "0"
+
+    # Click "exponential": gain 2^grade - 1, so 31, 15, 0 against the ideal 31, 31, 15.
     explorer.locator("button.widget-toggle-button", has_text="exponential").click()
-    exponential = (31 + 15 / LOG2_3 + 31 / 2) / (31 + 31 / LOG2_3 + 31 / 2)  # 0.8472
+    exponential = (31 + 15 / LOG2_3 + 0 / 2) / (31 + 31 / LOG2_3 + 15 / 2)  # 0.6969
     m = wait_for_text(summary, r"\(exponential gain.*NDCG@3 = ([0-9.]+)")
     assert m.group(1) == fmt4(exponential)
 
