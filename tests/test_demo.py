@@ -41,6 +41,7 @@ EXPECTED = {
     "04_ngram_overlap.ipynb": ("n-gram overlap: BLEU and ROUGE", "NgramOverlapExplorer("),
     "05_bertscore.ipynb": ("BERTScore: greedy matching of token vectors",
                            "BERTScoreHeatmap("),
+    "06_llm_as_judge.ipynb": ("A judge grades an answer", "JudgePlayground("),
 }
 
 

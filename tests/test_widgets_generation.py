@@ -426,3 +426,92 @@ def test_static_heatmap_is_a_picture_not_a_pyplot_figure():
     assert h._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
     assert repr(h) == ("HeatmapFigure(candidate='A cat sat.', reference='A cat sat down.', "
                        "model='all-MiniLM-L6-v2', layer=6)")
+
+
+# ---------------------------------------------------------------------------
+# the judge playground (notebook 06), with judges whose replies we know
+# ---------------------------------------------------------------------------
+
+def _section(prompt, name):
+    """The text between <<<NAME>>> and <<<END NAME>>> of a rubric prompt, or None."""
+    m = re.search(rf"<<<{name}>>>\n(.*?)\n<<<END {name}>>>", prompt, flags=re.S)
+    return m.group(1) if m else None
+
+
+class WordCountJudge:
+    """Replies "Score: N", N = the answer's word count capped at 5; keeps the prompts."""
+
+    model = "word-count"
+
+    def __init__(self):
+        self.prompts = []
+
+    def complete(self, prompt):
+        self.prompts.append(prompt)
+        return f"Score: {min(5, len(_section(prompt, 'ANSWER').split()))}"
+
+
+def test_playground_state_sends_what_the_rubric_reads():
+    from ragmetrics_edu.widgets import judge_playground_state
+
+    judge = WordCountJudge()
+    s = judge_playground_state(judge, "faithfulness", "Lift grows with speed",
+                               question="What grows?", context=["Lift grows.", "Drag too."])
+    assert (s.score, s.reply, s.error, s.judge) == (4, "Score: 4", None, "word-count")
+    # faithfulness reads the context only; relevance the question only
+    assert _section(s.prompt, "CONTEXT") == "Lift grows.\n\nDrag too."
+    assert _section(s.prompt, "QUESTION") is None
+    s = judge_playground_state(judge, "relevance", "Lift", question="What grows?",
+                               context=["Lift grows."])
+    assert s.score == 1
+    assert _section(s.prompt, "QUESTION") == "What grows?"
+    assert _section(s.prompt, "CONTEXT") is None
+    assert judge.prompts[-1] == s.prompt  # the prompt shown is the prompt sent
+
+
+def test_playground_state_reports_replies_it_cannot_read_and_judges_that_refuse():
+    from ragmetrics_edu.widgets import judge_playground_state
+
+    s = judge_playground_state(lambda p: "Score: 9", "relevance", "x", question="q")
+    assert s.score is None and s.reply == "Score: 9" and "9" in s.error  # off the 1-5 scale
+
+    def refusing(prompt):
+        raise ValueError("this judge cannot grade fluency")
+
+    s = judge_playground_state(refusing, "relevance", "x", question="q")
+    assert (s.score, s.reply, s.error) == (None, None, "this judge cannot grade fluency")
+
+
+def test_playground_updates_as_you_type_and_escapes_html():
+    pytest.importorskip("ipywidgets")
+    from ragmetrics_edu.widgets import judge_playground
+
+    judge = WordCountJudge()
+    p = judge_playground(judge, question="Why does the flow separate?",
+                         context=["An adverse pressure gradient separates the flow."],
+                         answer="Adverse pressure gradient.")
+    assert p.answer.continuous_update is False
+    assert p.rubric.value == "faithfulness" and p.score == 3  # three words
+    p.answer.value = "It separates <b>because</b> of the gradient downstream"
+    assert p.score == 5  # eight words, capped at 5
+    assert "<b>grade: 5</b>" in p.result.value
+    p.rubric.value = "relevance"
+    assert _section(judge.prompts[-1], "QUESTION") == "Why does the flow separate?"
+    assert repr(p) == "JudgePlayground(rubric='relevance', score=5)"
+
+    injected = judge_playground(lambda prompt: "<script>alert(1)</script>", question="q",
+                                context=["c"], answer="a")
+    assert injected.score is None
+    assert "<script>" not in injected.result.value
+    assert "&lt;script&gt;" in injected.result.value
+
+
+def test_playground_rejects_bad_arguments():
+    from ragmetrics_edu.widgets import judge_playground
+
+    with pytest.raises(ValueError, match="rubrics must name ready rubrics .*got \\['tone'\\]"):
+        judge_playground(lambda p: "Score: 1", question="q", context=["c"], rubrics=["tone"])
+    with pytest.raises(ValueError, match="the relevance rubric reads question: pass question="):
+        judge_playground(lambda p: "Score: 1", context=["c"])
+    with pytest.raises(TypeError, match="answer must be a string, got 3"):
+        judge_playground(lambda p: "Score: 1", question="q", context=["c"], answer=3)

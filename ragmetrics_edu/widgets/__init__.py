@@ -14,10 +14,10 @@ constructor                           pure computation            notebook
 ``ndcg_explorer``                     ``graded_breakdown``        03
 ``ngram_overlap_explorer``            (see ``.ngram``)            04
 ``bertscore_heatmap``                 (see ``.bertscore``)        05
+``judge_playground``                  ``judge_playground_state``  06
 ====================================  ==========================  ========
 
-``Explorer`` is the base class of them all: subclass it to build your own
-(notebook 06 does, for the judge playground).
+``Explorer`` is the base class of them all: subclass it to build your own.
 
 Two functions for the lessons (``.lesson``, no matplotlib needed):
 ``seed_table(*keys)`` shows seed worked examples beside the library's number
@@ -41,6 +41,9 @@ _EXPORTS = {
     "check_exercise": "lesson",
     "ngram_overlap_explorer": "ngram",
     "bertscore_heatmap": "bertscore",
+    "judge_playground": "judge",
+    "judge_playground_state": "judge",
+    "JudgePlayground": "judge",
     "Explorer": "_common",
 }
 
