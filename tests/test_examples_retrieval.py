@@ -4,18 +4,20 @@ For each example: the library recomputes ``correct``; ``correct`` agrees
 with the hand arithmetic written below (exact fractions, and logarithms by
 the change of base ln(x)/ln(2), so nothing goes through the library); the
 seed's ``stated`` value lies within ``tolerance`` of it exactly when no
-erratum is recorded.
+erratum is recorded; a tolerance wider than the seed's printed digits allow
+comes with a rounding note that says why.
 """
 
 import ast
 import math
 import operator
+from decimal import Decimal
 from fractions import Fraction as F
 
 import pytest
 
 from ragmetrics_edu.examples import SEEDS, SeedExample
-from ragmetrics_edu.examples.retrieval import EXAMPLES
+from ragmetrics_edu.examples.retrieval import EXAMPLES, ROUNDING_NOTES
 
 
 def lg(x):
@@ -169,11 +171,55 @@ def test_example(key):
 
 
 def test_known_errata_are_flagged():
-    # ERRATA.md items 1, 4, 5, 6 and 8
-    for key in ("f1_at_3", "precision_at_3", "ap_slides_q1", "dcg_at_3",
+    # number slips, ERRATA.md items 1, 5, 6 and 8
+    for key in ("f1_at_3", "precision_at_3", "dcg_at_3",
                 "dcg_at_3_numerators", "idcg_table_discount_3",
                 "idcg_table_discount_4", "ap_at_8_article_q3"):
         assert BY_KEY[key].erratum, key
+    # wording and code slips: ERRATA 4 (MAP for AP), 6 (IDGC), 7 (Normal DCG),
+    # 8 (0.39 and 0.41 for one NDCG), 9 (the MRR code's ids as ranks)
+    for key, item in (("ap_slides_q1", 4), ("ap_slides_q2", 4), ("idcg_at_3", 6),
+                      ("idcg_at_5", 6), ("ndcg_at_3", 7),
+                      ("ndcg_at_2_article_code", 8), ("mrr_article", 9)):
+        assert f"(ERRATA {item})" in BY_KEY[key].label_erratum, key
+
+
+def half_unit(stated):
+    """Half a unit of the last digit the seed prints: 0.0005 for 9.654, 0.5 for 2."""
+    return float(Decimal(10) ** Decimal(repr(stated)).as_tuple().exponent) / 2
+
+
+def test_half_unit():
+    assert half_unit(9.654) == 0.0005 and half_unit(0.29) == 0.005 and half_unit(2) == 0.5
+
+
+def test_cut_digits_are_rounding_notes_not_errata():
+    # every tolerance wider than the printed digits allow has a note, and back
+    wide = {ex.key for ex in EXAMPLES if isinstance(ex.stated, (int, float))
+            and ex.tolerance > half_unit(ex.stated) + 1e-12}
+    assert wide <= set(ROUNDING_NOTES) <= set(BY_KEY)
+    for key, note in ROUNDING_NOTES.items():
+        ex = BY_KEY[key]
+        assert ex.erratum is None, key
+        assert note[0].isupper() and note.endswith(".") and len(note) < 300, key
+    # the seed's digits are the exact value's digits cut, not rounded:
+    # log2(3) = 1.58496, log2(5) = 2.32193, log2(6) = 2.58496,
+    # (1 + 2/3 + 3/5)/10 = 0.22667, 5 + 5/log2(3) + 3/2 = 9.65465
+    for key, stated, digits in (("discount_rank_2", 1.584, 3), ("discount_rank_4", 2.321, 3),
+                                ("discount_rank_5", 2.584, 3), ("ap_slides_q1", 0.226, 3),
+                                ("idcg_at_3", 9.654, 3)):
+        exact = float(HAND[key])
+        assert BY_KEY[key].stated == stated
+        assert math.floor(exact * 10 ** digits) / 10 ** digits == pytest.approx(stated)
+        assert round(exact, digits) != stated  # rounded, the last digit differs
+    # IDCG@5: the slide's terms 5 + 3.154 + 1.5 + 0.861 + 0 (two of them cut)
+    # sum to 10.515; the exact 10.51600 is 0.0010 above, within two cut units
+    assert arithmetic("5 + 3.154 + 1.5 + 0.861 + 0") == pytest.approx(10.515)
+    assert 0.0009 < S_IDCG5 - 10.515 < 0.002 == BY_KEY["idcg_at_5"].tolerance
+    # NDCG@3: the slide's own 9.40/9.654 = 0.97369 rounds to 0.974, the exact
+    # 9.39279/9.65465 = 0.97288 to the 0.973 it prints
+    assert round(9.40 / 9.654, 3) == 0.974 and round(S_DCG3 / S_IDCG3, 3) == 0.973
+    assert "0.9737" in ROUNDING_NOTES["ndcg_at_3"] and "0.9729" in ROUNDING_NOTES["ndcg_at_3"]
 
 
 def test_slides_example_values():
@@ -187,25 +233,54 @@ def test_slides_example_values():
 
 def test_label_errata_record_wording_slips():
     # ERRATA 4: the slides write "MAP = ..." for the AP of one query (both examples);
-    # ERRATA 6: "IDGC"; ERRATA 7: "Normal Discounted Cumulative Gain"
+    # ERRATA 6: "IDGC"; ERRATA 7: "Normal Discounted Cumulative Gain";
+    # ERRATA 8: the article's 0.41 comes from its code's grades 0-7, not its text's 0-4;
+    # ERRATA 9: the article's MRR code reads actual_relevant[i][0] as the rank;
+    # not in ERRATA.md: the MRR slide's "as many relevant items as possible",
+    # the DCG slide's "(1-5)" scale, the slide's reasons for NDCG@5 < NDCG@3
     for key, words in (("ap_slides_q1", "labelled MAP"), ("ap_slides_q2", "labelled MAP"),
                        ("idcg_at_3", "'IDGC'"), ("idcg_at_5", "'IDGC'"),
-                       ("ndcg_at_3", "Normal Discounted Cumulative Gain")):
+                       ("ndcg_at_3", "Normal Discounted Cumulative Gain"),
+                       ("ndcg_at_2_article_code", "0 to 7"),
+                       ("mrr_article", "actual_relevant[i][0]"),
+                       ("mrr_slides", "as many relevant items as possible"),
+                       ("dcg_at_5", "(1-5)"),
+                       ("ndcg_at_5", "rank 4 holds a 0")):
         label = BY_KEY[key].label_erratum
         assert label and words in label, key
         assert label[0].isupper() and label.endswith(".") and len(label) < 300
-    # a wording slip alone is no number slip: the slide's 0.3 is the right AP
-    assert BY_KEY["ap_slides_q2"].erratum is None
-    assert BY_KEY["ndcg_at_3"].erratum is None
+    # a wording slip alone is no number slip: the slide's 0.3 is the right AP,
+    # the article's 0.41 the right NDCG@2 of its code's list, 0.57 the right MRR
+    for key in ("ap_slides_q2", "ndcg_at_3", "ndcg_at_2_article_code", "mrr_article",
+                "mrr_slides", "dcg_at_5", "ndcg_at_5"):
+        assert BY_KEY[key].erratum is None, key
+    # "Normal DCG" is a slip of the name, said apart from the number
+    assert BY_KEY["ndcg_at_3"].label_erratum.startswith("Only the name slips, not this number")
     # examples without a wording slip leave it None
     assert BY_KEY["precision_at_2"].label_erratum is None
+    assert BY_KEY["ndcg_at_2_article"].label_erratum is None
 
 
-def test_map_label_keeps_its_capitals():
+def test_wording_slips_quote_the_seed_arithmetic():
+    # ERRATA 8: 2.52/6.52 = 0.3865 -> 0.39; the code's [0, 7, ...] with ideal
+    # [7, 6, ...]: (0 + 7/log2(3)) / (7 + 6/log2(3)) = 4.4165/10.7856 = 0.4095 -> 0.41
+    assert round(2.52 / 6.52, 2) == 0.39
+    assert round((7 / lg(3)) / (7 + 6 / lg(3)), 2) == 0.41
+    assert "2.52/6.52 = 0.39" in BY_KEY["ndcg_at_2_article_code"].label_erratum
+    # NDCG@5 < NDCG@3: ranks 4-5 add 0/log2(5) + 2/log2(6) = 0.7737 to DCG but
+    # 2/log2(5) + 0/log2(6) = 0.8614 to IDCG
+    assert round(2 / lg(6), 3) == 0.774 and round(2 / lg(5), 3) == 0.861
+    assert "0.774" in BY_KEY["ndcg_at_5"].label_erratum
+    assert "0.861" in BY_KEY["ndcg_at_5"].label_erratum
+
+
+def test_map_label_keeps_its_capitals_and_is_said_once():
     # "It is labelled MAP ...", not "It is labelled map ..." (str.capitalize)
-    text = BY_KEY["ap_slides_q1"].erratum
-    assert text.startswith("It is labelled MAP but is the Average Precision of one query")
-    assert "map" not in text
+    ex = BY_KEY["ap_slides_q1"]
+    assert ex.label_erratum.startswith("It is labelled MAP but is the Average Precision of one query")
+    assert "map" not in ex.label_erratum
+    # once: the cut 0.226 is a rounding note, not an erratum repeating the label
+    assert ex.erratum is None and "MAP" not in ROUNDING_NOTES["ap_slides_q1"]
 
 
 def test_errata_lists_number_and_label_slips():
@@ -214,5 +289,8 @@ def test_errata_lists_number_and_label_slips():
     listed = {ex.key for ex in examples.errata()}
     every = examples.all_examples().values()
     assert listed == {ex.key for ex in every if ex.erratum or ex.label_erratum}
-    assert {"ap_slides_q2", "ndcg_at_3", "f1_at_3", "bleu1_precision_i_have"} <= listed
+    assert {"ap_slides_q2", "ndcg_at_3", "f1_at_3", "bleu1_precision_i_have",
+            "mrr_article", "mrr_slides", "ndcg_at_2_article_code"} <= listed
     assert "precision_at_2" not in listed
+    # a number cut rather than rounded is no slip
+    assert not {"discount_rank_2", "discount_rank_4", "discount_rank_5"} & listed

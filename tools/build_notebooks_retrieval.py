@@ -23,6 +23,8 @@ from launch import colab_cell_source  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
+sys.path.insert(0, str(ROOT))
+from ragmetrics_edu.examples.retrieval import ROUNDING_NOTES  # noqa: E402
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
@@ -46,6 +48,15 @@ def md(text):
 
 def code(text):
     return new_code_cell(text.strip("\n"))
+
+
+def rounding_box(labels):
+    """A "Rounding, not errata" box from ``ROUNDING_NOTES``; ``labels`` maps
+    example keys to the few words naming the number ("IDCG@3")."""
+    lines = ["> **Rounding, not errata.**  These seed numbers are right as far as",
+             "> their digits go:", ">"]
+    lines += [f"> * {label}: {ROUNDING_NOTES[key]}" for key, label in labels.items()]
+    return md("\n".join(lines))
 
 
 def nav(stem):
@@ -443,7 +454,7 @@ for k in range(1, 9):
           f"  {rm.f1_at_k(cats, k, 4):.4f}  {rm.hit_rate_at_k(cats, k):.0f}")
 """),
         code(r"""
-rm.widgets.seed_table(*(f"recall_at_{k}_article" for k in range(1, 9)))
+rm.widgets.seed_table(*(f"recall_at_{k}_article" for k in range(1, 9)), "precision_at_2_article")
 """),
         md(r"""
 Recall never decreases as $k$ grows (more documents can only find more), and
@@ -469,9 +480,10 @@ print(report.to_table())
 
 Click a rank to make its document relevant or not; set how many relevant
 documents the collection holds and which $k$ to highlight.  The table gives
-the four metrics at every $k$, the plot their curves.  Try: make rank 1
-irrelevant and watch HitRate@1 drop to 0 while Recall@5 stays put; raise
-"relevant in all" and watch recall (but not precision) shrink.
+the four metrics at every $k$, the plot their curves.  Try: move the relevant
+document from rank 1 to rank 2 (click rank 1 off and rank 2 on) and watch
+HitRate@1 drop to 0 while Recall@5 stays at 0.3; raise "relevant in all" and
+watch recall (but not precision) shrink.
 """),
         code(r"""
 explorer = rm.widgets.precision_recall_explorer([1, 0, 1, 0, 1], n_relevant=10, k=3)
@@ -645,6 +657,17 @@ for q, rels in enumerate(mrr_queries, start=1):
     print(f"query {q}: {rels}  RR = {round(rm.reciprocal_rank(rels), 4)}")
 print("MRR =", round(rm.mean_reciprocal_rank(mrr_queries), 4))
 """),
+        code(r"""
+rm.widgets.seed_table("rr_slides_q1", "rr_slides_q2", "mrr_slides")
+"""),
+        md(r"""
+> **Wording slip.**  One MRR slide says MRR "is ideal when the goal is to
+> bring as many relevant items as possible close to the top of the results
+> set".  MRR sees only the *first* relevant item, as the next slide says ("In
+> MRR, the number of relevant documents does not matter"): putting a second
+> relevant item near the top does not change it.  Bringing many relevant items
+> to the top is what AP and MAP reward.  The slides' MRR = 3/4 is right.
+"""),
         md(r"""
 Average Precision: relevant at ranks 1, 3, 5 with $|RD| = 10$, then a ranking
 "where the results are higher in order", relevant at 1, 2, 3.
@@ -659,13 +682,16 @@ print("MAP of the two queries =",
       round(rm.mean_average_precision([rels, [1, 1, 1, 0, 0]], [10, 10]), 4))
 """),
         code(r"""
-rm.widgets.seed_table("mrr_slides", "ap_slides_q1", "ap_slides_q2")
+rm.widgets.seed_table(*(f"ap_slides_q1_precision_at_{k}" for k in range(1, 6)),
+                      "ap_slides_q1", "ap_slides_q2")
 """),
         md(r"""
-> **Erratum.**  The slides call $(1 + 2/3 + 3/5)/10$ "MAP", but it is the
-> Average Precision of *one* query; MAP is the mean of AP over queries.  And
-> $2.2667/10 = 0.2267$, which the slide truncates to 0.226.
+> **Wording slip.**  The slides call $(1 + 2/3 + 3/5)/10$ and
+> $(1 + 1 + 1)/10$ "MAP", but each is the Average Precision of *one* query;
+> MAP is the mean of AP over queries (here $(0.2267 + 0.3)/2 = 0.2633$).  The
+> numbers themselves are right.
 """),
+        rounding_box({"ap_slides_q1": "AP of ranks 1, 3, 5"}),
         md(r"""
 ## "Cat in a box": AP@8 per query, MAP@8 and MRR
 
@@ -682,13 +708,21 @@ print("MRR   =", round(rm.mean_reciprocal_rank(cats), 4))
 print("MAP@8 =", round(rm.mean_average_precision(cats, n_rel, k=8), 4))
 """),
         code(r"""
-rm.widgets.seed_table("ap_at_8_article_q1", "ap_at_8_article_q2", "ap_at_8_article_q2_terms",
-                      "ap_at_8_article_q3", "map_at_8_article", "mrr_article")
+rm.widgets.seed_table("rr_article_q1", "rr_article_q2", "rr_article_q3", "mrr_article",
+                      "ap_at_8_article_q1", "ap_at_8_article_q2", "ap_at_8_article_q2_terms",
+                      "ap_at_8_article_q3", "map_at_8_article")
 """),
         md(r"""
-The article's 0.48 and 0.57 are right to two decimals (0.4786 and 0.5667).
-Its MRR code happens to work only because each image's id equals its rank
-(see ERRATA.md, item 9).
+> **Erratum.**  The article's MRR code computes each query's rank as
+> `first_result = actual_relevant[i][0]`, the *id* of the first relevant
+> image, not its position in the ranking.  It prints the right 0.57 only
+> because the images are numbered 1-8 in rank order; with any other ids it
+> would be wrong.  `rm.reciprocal_rank` looks for the first relevant *rank*.
+> Two smaller slips: the terms written for AP@8 of query 2 use 0.4 and 0.43
+> where $P@5 = 3/5 = 0.6$ and $P@7 = 4/7 = 0.57$ (the printed 0.67 uses the right
+> ones), and AP@8 of query 3 is exactly $(0.2 + 0.25)/2 = 0.225$, printed 0.22
+> by the text and 0.23 by the code.  MAP@8 = 0.48 and MRR = 0.57 are right to
+> two decimals (0.4786 and 0.5667).
 """),
         md(r"""
 ## Conventions: what AP divides by
@@ -892,6 +926,8 @@ for i in range(1, 6):
         code(r"""
 rm.widgets.seed_table(*(f"discount_rank_{i}" for i in range(1, 6)))
 """),
+        rounding_box({"discount_rank_2": "i = 2", "discount_rank_4": "i = 4",
+                      "discount_rank_5": "i = 5"}),
         md(r"""
 ## The slides' example: grades [5, 3, 5, 0, 2]
 """),
@@ -904,18 +940,36 @@ for k in (3, 5):
 """),
         code(r"""
 rm.widgets.seed_table("dcg_at_3", "dcg_at_3_numerators", "dcg_at_5", "dcg_at_5_numerators",
-                      "idcg_table_discount_3", "idcg_table_discount_4",
+                      "idcg_table_discount_2", "idcg_table_discount_3",
+                      "idcg_table_discount_4", "idcg_table_discount_5",
                       "idcg_at_3", "idcg_at_5", "ndcg_at_3", "ndcg_at_5")
 """),
         md(r"""
 > **Erratum.**  DCG@3 $= 5/1 + 3/1.585 + 5/2 = 9.39$; the slides' 9.40
 > comes from rounding $\log_2 3$ to 1.58, and a later slide writes the
-> numerators as 1 instead of the grades.  The IDCG table puts the terms
-> $3/2 = 1.5$ and $2/2.322 = 0.861$ in the $\log_2(i+1)$ column (which should
-> read 2 and 2.322); its totals, 9.654 and 10.515, add terms cut to three
-> decimals (exactly 9.6546 and 10.5160).  NDCG@3 = 0.973 and NDCG@5 = 0.967
-> stand.  The slides also say "Normal DCG" (it is *Normalized*) and "IDGC".
+> numerators as 1 instead of the grades (and $\log_2 5$ as 2.52).  The IDCG
+> table puts the terms $3/2 = 1.5$ and $2/2.322 = 0.861$ in the
+> $\log_2(i+1)$ column, which should read 2 and 2.322; its totals use the
+> right terms.
 """),
+        md(r"""
+> **Wording slips** (the numbers are right).  The slides' list of metrics
+> calls NDCG "Normal Discounted Cumulative Gain": it is *Normalized* DCG.  The
+> IDCG table writes "IDGC".  The DCG slide says "$rel_i$ is the relevancy
+> score (1-5)", but the deck grades from 0 to 5, and this example has a grade 0.
+> Last, the slides give two reasons why NDCG@5 (0.967) is below NDCG@3
+> (0.973): "we have sorted the documents based on relevancy" and "NDCG@5 had
+> more lesser relevant documents".  Neither is the cause.  At rank 4 the
+> ranking holds a 0 where the ideal ranking holds a 2, so ranks 4-5 add
+> $0/2.322 + 2/2.585 = 0.774$ to DCG but $2/2.322 + 0/2.585 = 0.861$ to IDCG.
+> The same documents in the order [5, 3, 5, 2, 0] raise NDCG@5 above NDCG@3:
+"""),
+        code(r"""
+print("NDCG@3 of [5, 3, 5, 0, 2] =", round(rm.ndcg_at_k([5, 3, 5, 0, 2], 3), 4))
+print("NDCG@5 of [5, 3, 5, 0, 2] =", round(rm.ndcg_at_k([5, 3, 5, 0, 2], 5), 4))
+print("NDCG@5 of [5, 3, 5, 2, 0] =", round(rm.ndcg_at_k([5, 3, 5, 2, 0], 5), 4))
+"""),
+        rounding_box({"idcg_at_3": "IDCG@3", "idcg_at_5": "IDCG@5", "ndcg_at_3": "NDCG@3"}),
         md(r"""
 ## The blog's example: relevance [3, 2, 3, 0, 1]
 
@@ -930,6 +984,22 @@ for gain in ("linear", "exponential"):
           f" IDCG@5 = {round(rm.idcg_at_k(blog, 5, gain), 4):<8}"
           f" NDCG@5 = {round(rm.ndcg_at_k(blog, 5, gain), 4)}")
 """),
+        code(r"""
+rm.widgets.seed_table("dcg_at_5_blog", "idcg_at_5_blog", "ndcg_at_5_blog")
+"""),
+        md(r"""
+> **A number we cannot rebuild.**  Before its code, the blog states
+> "DCG@4 = 28.19" for an example whose grades are only in an image, so we
+> cannot recompute it.  It does not fit the blog's own code (linear gain)
+> with its grades 0-5: four documents of grade 5 give at most
+> $5 + 5/1.585 + 5/2 + 5/2.322 = 12.81$.  28.19 needs the exponential gain
+> $2^{rel} - 1$ or a wider grade scale.
+"""),
+        code(r"""
+print("largest DCG@4 with grades <= 5, linear gain:     ", round(rm.dcg_at_k([5, 5, 5, 5], 4), 4))
+print("largest DCG@4 with grades <= 5, exponential gain:",
+      round(rm.dcg_at_k([5, 5, 5, 5], 4, "exponential"), 4))
+"""),
         md(r"""
 ## Order matters: the article's swap
 
@@ -941,15 +1011,26 @@ for rels in ([0, 4], [4, 0]):
     print(f"{rels}: CG@2 = {round(rm.cumulative_gain(rels, 2), 4)}   DCG@2 = {round(rm.dcg_at_k(rels, 2), 4)}")
 """),
         code(r"""
-rm.widgets.seed_table("cg_at_2_article", "dcg_at_2_article", "dcg_at_2_article_swapped",
-                      "idcg_at_2_article", "ndcg_at_2_article", "ndcg_at_2_article_code")
+rm.widgets.seed_table("cg_at_2_article", "cg_at_2_article_swapped", "dcg_at_2_article",
+                      "dcg_at_2_article_swapped", "idcg_at_2_article", "ndcg_at_2_article",
+                      "ndcg_at_2_article_code")
+"""),
+        md(r"""
+> **Erratum.**  The article gives two NDCGs for one example.  Its text
+> computes $2.52/6.52 = 0.39$ from grades 0 and 4 on a scale of 0 to 4, then
+> says "we get a more interpretable result of 0.41".  The 0.41 comes from its
+> code, whose `relevance = [0, 7, 2, 4, 6, 1, 4, 3]` uses grades up to 7 and
+> does not match the grades of its text: its NDCG@2 is
+> $(0 + 7/1.585)/(7 + 6/1.585) = 0.41$.  Each number is right for its own
+> grades; they are not the same example.
 """),
         md(r"""
 ## Conventions: where the ideal ranking comes from
 
-The seeds (and scikit-learn's `ndcg_score`) build the ideal ranking from the
-**retrieved** grades only.  trec_eval and ranx build it from **all judged**
-documents of the query, retrieved or not.  Suppose the collection holds
+The seeds build the ideal ranking from the **retrieved** grades only;
+scikit-learn's `ndcg_score` builds it from whatever items it is passed (pass
+it only the retrieved ones and it does the same).  trec_eval and ranx build
+it from **all judged** documents of the query, retrieved or not.  Suppose the collection holds
 another grade-5 document that the retriever missed:
 """),
         code(r"""
@@ -970,7 +1051,8 @@ gain and where IDCG comes from ("all judged" adds the grades typed in
 "judged, not retrieved").  The table shows every term; the bars are the
 discounted gains of the ranking (filled) and of the ideal ranking (outlined).
 Try: swap the grades at ranks 1 and 2 and watch DCG change but CG not; switch
-to exponential gain and see the grade-3 documents dominate.
+to exponential gain and see the two grade-5 documents dominate (gain
+$2^5 - 1 = 31$ each, against 7 for the grade 3).
 """),
         code(r"""
 explorer = rm.widgets.ndcg_explorer([5, 3, 5, 0, 2], unretrieved=[5], k=3)
@@ -1087,8 +1169,9 @@ needs, so say which one you report.
 * The slides' DCG@3 is 9.39 (not 9.40), IDCG@3 9.6546, NDCG@3 0.9729, NDCG@5
   0.9668; the article's swap shows DCG@2 2.52 against 4 while CG stays 4.
 * Two conventions change NDCG: linear or exponential gain, and an ideal
-  ranking from the retrieved list (seeds, scikit-learn) or from all judged
-  documents (trec_eval, ranx, `rm.evaluate`).
+  ranking from the retrieved list (the seeds; scikit-learn when passed only
+  the retrieved items) or from all judged documents (trec_eval, ranx,
+  `rm.evaluate`).
 """),
         nav(stem),
     ]
