@@ -39,12 +39,33 @@ Which library uses which definition
   reference answer* (or the response, ``...WithoutReference``); DeepEval
   whether it is relevant given the expected output; our prompt asks whether
   the chunk is relevant to the question.
+* **Context relevance (rank-free).** TruLens "context relevance" (the RAG
+  triad) has the LLM grade each retrieved chunk's relevance to the question
+  (a graded score normalised to [0, 1]) and its quickstarts aggregate the
+  chunks with ``np.mean``: a mean over chunks, blind to their order, so
+  relevant chunks at ranks 4-5 score as well as at ranks 1-2.
+  DeepEval ``ContextualRelevancyMetric`` splits every retrieved chunk into
+  statements, asks whether each is relevant to the input, and scores
+  relevant statements / all statements, pooled over the chunks (0 when
+  there is none): also rank-free. With yes/no verdicts per chunk, the
+  TruLens mean is ``sum(v) / len(v)``, Precision@k over the retrieved
+  chunks (``rm.precision_at_k``), whereas context precision above rewards
+  relevant chunks ranked first.
+* **Retrieval metrics with labels, not a judge.** LlamaIndex
+  ``RetrieverEvaluator`` computes ``hit_rate``, ``mrr``, ``precision``,
+  ``recall``, ``ap`` and ``ndcg`` from ``expected_ids`` (the ids of the
+  relevant nodes, i.e. qrels) against ``retrieved_ids``: the classic
+  metrics of notebooks 01-02. Its ``ap`` divides by the number of expected
+  ids (relevant ones, retrieved or not), the trec_eval denominator, not the
+  retrieved-relevant one of ragas and DeepEval; its default ``mrr`` is the
+  reciprocal rank of the first relevant id.
 * **Context recall.** ragas ``context_recall``: the share of the reference
   answer's sentences that can be attributed to the retrieved context (NaN
   when there is no sentence). DeepEval ``ContextualRecallMetric``: the same
-  share over the expected output's sentences. With qrels instead of a judge
-  this is plain Recall@k (``rm.recall_at_k``), which needs the number of
-  relevant documents in the collection, which a judge cannot know.
+  share over the expected output's sentences, but 0 when there is no
+  sentence (pass ``empty_score=0.0``). With qrels instead of a judge this is
+  plain Recall@k (``rm.recall_at_k``), which needs the number of relevant
+  documents in the collection, which a judge cannot know.
 * **Faithfulness.** ragas ``faithfulness``: claims extracted from the answer
   by the LLM, each checked against the context; supported / total, NaN when
   no claim was extracted. DeepEval ``FaithfulnessMetric``: the same ratio,
@@ -55,16 +76,31 @@ Which library uses which definition
   YES/NO question for the whole response (score 1 or 0). Choose with
   ``empty_score=``.
 * **Answer relevancy.** ragas ``answer_relevancy`` (``ResponseRelevancy``):
-  the LLM writes ``strictness=3`` questions that the answer would answer;
-  the score is the mean cosine similarity between the embeddings of the
-  original question and of the generated questions, and 0 if the LLM marks
-  the answer noncommittal ("I don't know"). DeepEval
+  the LLM writes ``strictness=3`` questions that the answer would answer,
+  each with a noncommittal flag ("I don't know"); the score is the mean
+  cosine similarity between the embeddings of the original question and of
+  the generated questions, set to 0 by the flags. Which flags: ragas 0.1,
+  0.2 and the 0.3 releases before its pull request #2327 (September 2025)
+  used ``np.any``, zero if **any** generated question was flagged; since
+  that change ``ResponseRelevancy`` and the ``ragas.metrics.collections``
+  ``AnswerRelevancy`` use ``np.all``, zero only if **all** of them were.
+  Ours follows the current rule, ``noncommittal_rule="all"``; pass
+  ``noncommittal_rule="any"`` to reproduce older ragas. DeepEval
   ``AnswerRelevancyMetric`` instead splits the answer into statements and
   asks the LLM whether each is relevant to the input: relevant / total
   (not "no" counts as relevant; 1 when there is no statement), here
-  :func:`statement_relevancy`. TruLens "answer relevance" and LangChain's
-  relevance evaluators ask the LLM for one rating of the whole answer (a
-  rubric, see :mod:`ragmetrics_edu.judge`).
+  :func:`statement_relevancy`. TruLens "answer relevance" asks the LLM for
+  one graded rating of the whole answer (a rubric, see
+  :mod:`ragmetrics_edu.judge`).
+* **LangChain** has no context precision or recall of its own: its
+  evaluators judge the whole answer. ``load_evaluator("criteria",
+  criteria=...)`` asks for a Y/N verdict (score 1 or 0) on a criterion such
+  as ``"conciseness"`` or ``"coherence"`` (beware: its built-in
+  ``"relevance"`` criterion asks "Is the submission referring to a real
+  quote from the text?", not whether it answers the question);
+  ``"labeled_score_string"``/``"score_string"`` ask for a 1-10 rating;
+  ``"context_qa"`` grades an answer CORRECT or INCORRECT given the context.
+  With such per-item verdicts over the retrieved chunks, our formulas apply.
 
 Claims: ragas and DeepEval ask the LLM to rewrite the answer as standalone
 claims. :func:`split_claims` uses plain sentences instead, so the claims
@@ -76,8 +112,13 @@ References
 S. Es, J. James, L. Espinosa-Anke, S. Schockaert, "RAGAS: Automated
 Evaluation of Retrieval Augmented Generation", EACL 2024 (demo track).
 ragas documentation, "Context Precision", "Faithfulness", "Response
-Relevancy" (docs.ragas.io). DeepEval documentation, "Contextual Precision",
-"Faithfulness", "Answer Relevancy" (deepeval.com/docs).
+Relevancy" (docs.ragas.io); ragas pull request #2327, "fix: answer_relevancy
+scoring logic to prevent false zero" (np.any to np.all). DeepEval
+documentation, "Contextual Precision", "Contextual Recall", "Contextual
+Relevancy", "Faithfulness", "Answer Relevancy" (deepeval.com/docs). TruLens
+documentation, "The RAG Triad" (trulens.org). LlamaIndex,
+``llama_index.core.evaluation.retrieval.metrics``. LangChain,
+``langchain.evaluation`` (criteria, scoring and QA evaluators).
 """
 
 import math
@@ -85,13 +126,14 @@ import re
 
 import numpy as np
 
-from ._validation import check_k
+from ._validation import check_choice, check_k
 
 __all__ = [
     "context_precision",
     "context_recall",
     "faithfulness",
     "answer_relevancy",
+    "NONCOMMITTAL_RULES",
     "statement_relevancy",
     "split_claims",
     "RELEVANCE_TEMPLATE",
@@ -278,7 +320,14 @@ def statement_relevancy(relevant, empty_score=1.0):
     return _ratio(relevant, empty_score, "relevant")
 
 
-def answer_relevancy(question_embedding, generated_embeddings, noncommittal=False):
+#: How the noncommittal flags of the generated questions zero answer relevancy:
+#: ``"all"`` (ragas since its PR #2327, September 2025) or ``"any"`` (ragas 0.1,
+#: 0.2 and the 0.3 releases before that change).
+NONCOMMITTAL_RULES = ("all", "any")
+
+
+def answer_relevancy(question_embedding, generated_embeddings, noncommittal=False,
+                     noncommittal_rule="all"):
     r"""ragas answer relevancy: mean cosine between the question and generated questions.
 
     .. math::
@@ -288,16 +337,23 @@ def answer_relevancy(question_embedding, generated_embeddings, noncommittal=Fals
 
     where :math:`E_o` embeds the original question and :math:`E_{g_i}` the
     :math:`i`-th question an LLM wrote from the answer alone. A relevant,
-    complete answer lets the LLM recover the question. ragas multiplies by 0
-    when the LLM judged the answer noncommittal.
+    complete answer lets the LLM recover the question. The LLM also flags
+    each generated question's answer as noncommittal or not, and ragas sets
+    the score to 0 when the flags say so (``noncommittal_rule``).
 
     Parameters
     ----------
     question_embedding : array_like, shape (dim,)
     generated_embeddings : array_like, shape (N, dim)
         Need not be normalised.
-    noncommittal : bool, default False
-        If true the score is 0 (ragas' rule for evasive answers).
+    noncommittal : bool or sequence of bool, default False
+        One flag per generated question, or one flag for them all.
+    noncommittal_rule : {"all", "any"}, default "all"
+        ``"all"``: the score is 0 only when every flag is set, the rule of
+        current ragas (``np.all``, since its pull request #2327, September
+        2025). ``"any"``: 0 as soon as one flag is set, the rule of ragas
+        0.1, 0.2 and the earlier 0.3 releases (``np.any``). The two agree
+        on a single flag.
 
     Returns
     -------
@@ -312,7 +368,13 @@ def answer_relevancy(question_embedding, generated_embeddings, noncommittal=Fals
     0.5
     >>> answer_relevancy(q, gen, noncommittal=True)
     0.0
+    >>> # one of the two questions flagged: current ragas keeps the score, older ragas zeroed it
+    >>> answer_relevancy(q, gen, noncommittal=[True, False])
+    0.5
+    >>> answer_relevancy(q, gen, noncommittal=[True, False], noncommittal_rule="any")
+    0.0
     """
+    check_choice(noncommittal_rule, NONCOMMITTAL_RULES, name="noncommittal_rule")
     q = np.asarray(question_embedding, dtype=np.float64).reshape(-1)
     g = np.asarray(generated_embeddings, dtype=np.float64)
     if g.ndim == 1:
@@ -327,9 +389,23 @@ def answer_relevancy(question_embedding, generated_embeddings, noncommittal=Fals
     norms = np.linalg.norm(g, axis=1) * np.linalg.norm(q)
     if np.any(norms == 0):
         raise ValueError("embeddings must not be zero vectors (the cosine is undefined)")
-    if noncommittal:
+    flags = _noncommittal_flags(noncommittal, g.shape[0])
+    evasive = all(flags) if noncommittal_rule == "all" else any(flags)
+    if evasive:
         return 0.0
     return float(np.mean(g @ q / norms))
+
+
+def _noncommittal_flags(noncommittal, n):
+    """One bool per generated question, from one flag or a sequence of ``n`` flags."""
+    if isinstance(noncommittal, (bool, np.bool_)):
+        return [bool(noncommittal)] * n
+    flags = _check_verdicts(noncommittal, "noncommittal")
+    if len(flags) != n:
+        raise ValueError(
+            f"noncommittal must hold one flag per generated question ({n}), got {len(flags)}"
+        )
+    return [bool(f) for f in flags]
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -534,7 +610,7 @@ def judged_faithfulness(judge, answer, chunks, claims=None, empty_score=math.nan
 
 
 def judged_answer_relevancy(judge, question, answer, n_questions=3, embed=None,
-                            template=QUESTION_GENERATION_TEMPLATE):
+                            template=QUESTION_GENERATION_TEMPLATE, noncommittal_rule="all"):
     """ragas answer relevancy: the judge writes questions, embeddings compare them.
 
     Parameters
@@ -549,13 +625,18 @@ def judged_answer_relevancy(judge, question, answer, n_questions=3, embed=None,
         ``embed(list_of_texts) -> (n, dim) array``; default
         :func:`ragmetrics_edu._models.encode_sentences` (all-MiniLM-L6-v2).
 
+    noncommittal_rule : {"all", "any"}, default "all"
+        0 when every reply marks the answer noncommittal (current ragas), or
+        when any reply does (ragas 0.1, 0.2 and early 0.3); see
+        :func:`answer_relevancy`.
+
     Returns
     -------
     float
-        :func:`answer_relevancy` of the generated questions, 0 if any reply
-        marks the answer noncommittal (as ragas does).
+        :func:`answer_relevancy` of the generated questions.
     """
     from .judge import as_judge
+    check_choice(noncommittal_rule, NONCOMMITTAL_RULES, name="noncommittal_rule")
     judge = as_judge(judge)
     n_questions = check_k(n_questions, name="n_questions")
     prompt = build_question_generation_prompt(answer, template)
@@ -563,4 +644,5 @@ def judged_answer_relevancy(judge, question, answer, n_questions=3, embed=None,
     if embed is None:
         from ._models import encode_sentences as embed
     vectors = np.asarray(embed([question] + [q for q, _ in parsed]), dtype=np.float64)
-    return answer_relevancy(vectors[0], vectors[1:], noncommittal=any(nc for _, nc in parsed))
+    return answer_relevancy(vectors[0], vectors[1:], noncommittal=[nc for _, nc in parsed],
+                            noncommittal_rule=noncommittal_rule)

@@ -166,3 +166,18 @@ def test_mixed_label_types_raise_clear_error():
         cohen_kappa([1, "a"], [1, "a"])
     # an explicit order makes mixed labels usable: perfect agreement on 2 labels
     assert cohen_kappa([1, "a"], [1, "a"], labels=[1, "a"]) == 1.0
+
+
+def test_kappa_with_a_subset_of_labels_is_refused_not_silently_filtered():
+    a = [1, 2, 3, 1, 2, 2]
+    b = [1, 2, 2, 3, 2, 1]
+    labels = [1, 2]
+    # scikit-learn keeps only the items whose two labels are in `labels`: (1,1), (2,2), (2,2), (2,1)
+    # O = [[1, 0], [1, 2]]; rows (1, 3), cols (2, 2); p_o = 3/4; p_e = (1*2 + 3*2)/16 = 1/2
+    # kappa = (3/4 - 1/2) / (1 - 1/2) = 1/2
+    assert cohen_kappa_score(a, b, labels=labels) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match=r"missing \[3\].*scikit-learn would drop"):
+        cohen_kappa(a, b, labels=labels)
+    # filtering the items first, as the docstring shows, gives scikit-learn's number
+    kept = [(x, y) for x, y in zip(a, b) if x in labels and y in labels]
+    assert cohen_kappa([x for x, _ in kept], [y for _, y in kept], labels=labels) == pytest.approx(0.5)

@@ -89,3 +89,81 @@ def test_corrupt_file_is_reported(tmp_path):
     path.write_text('{"key": "k", "reply": "Score: 1"}\nnot json\n', encoding="utf-8")
     with pytest.raises(ValueError, match="line 2"):
         CachedJudge(None, path, model="m")
+
+
+def record(path, temperature, prompts=("a", "bb")):
+    cached = CachedJudge(Counting(temperature), path)
+    return [cached.complete(p) for p in prompts]
+
+
+def test_replay_reads_the_recorded_parameters_from_the_file(tmp_path):
+    # recorded with {"temperature": 0.0}; replaying with model= only used to key on {} and miss
+    path = tmp_path / "r.jsonl"
+    first = record(path, 0.0)
+    replay = CachedJudge(None, path, model="counting-model")
+    assert replay.parameters == {"temperature": 0.0}
+    assert [replay.complete(p) for p in ("a", "bb")] == first
+    assert replay.hits == 2
+
+
+def test_replay_with_several_recorded_parameter_sets_asks_which(tmp_path):
+    path = tmp_path / "r.jsonl"
+    record(path, 0.0)
+    record(path, 0.7)
+    with pytest.raises(ValueError, match="parameters=") as info:
+        CachedJudge(None, path, model="counting-model")
+    message = str(info.value)
+    assert '{"temperature":0.0}' in message and '{"temperature":0.7}' in message
+    # naming one of them replays it
+    replay = CachedJudge(None, path, model="counting-model", parameters={"temperature": 0.7})
+    assert replay.complete("a") == "Score: 2"
+
+
+def test_miss_says_when_other_parameters_were_recorded(tmp_path):
+    path = tmp_path / "r.jsonl"
+    record(path, 0.0)
+    replay = CachedJudge(None, path, model="counting-model", parameters={"temperature": 0.5})
+    with pytest.raises(CacheMissError) as info:
+        replay.complete("a")
+    message = str(info.value)
+    assert "other parameters" in message and '{"temperature":0.0}' in message
+    assert '{"temperature":0.5}' in message
+
+
+def test_miss_says_when_the_model_was_never_recorded(tmp_path):
+    path = tmp_path / "r.jsonl"
+    record(path, 0.0)
+    with pytest.raises(CacheMissError, match="no reply of 'other-model' at all, only of 'counting-model'"):
+        CachedJudge(None, path, model="other-model").complete("a")
+
+
+def test_plain_miss_has_no_misleading_note(tmp_path):
+    path = tmp_path / "r.jsonl"
+    record(path, 0.0)
+    with pytest.raises(CacheMissError) as info:
+        CachedJudge(None, path, model="counting-model").complete("never asked")
+    assert "note" not in str(info.value)
+
+
+def test_replay_of_a_missing_file_uses_empty_parameters(tmp_path):
+    replay = CachedJudge(None, tmp_path / "none.jsonl", model="m")
+    assert replay.parameters == {} and len(replay) == 0
+
+
+@pytest.mark.parametrize("make_inner", [
+    lambda: (lambda prompt: "Score: 1"),
+    lambda: FunctionJudge(lambda prompt: "Score: 1"),
+])
+def test_lambda_needs_a_name(tmp_path, make_inner):
+    with pytest.raises(ValueError, match="needs model= for a lambda") as info:
+        CachedJudge(make_inner(), tmp_path / "r.jsonl")
+    assert "<lambda>" in str(info.value)
+
+
+def test_named_lambdas_keep_their_own_replies(tmp_path):
+    path = tmp_path / "r.jsonl"
+    one = CachedJudge(lambda prompt: "Score: 1", path, model="always-1")
+    five = CachedJudge(lambda prompt: "Score: 5", path, model="always-5")
+    assert one.complete("p") == "Score: 1"
+    assert five.complete("p") == "Score: 5"   # not the other lambda's reply
+    assert CachedJudge(FunctionJudge(lambda p: "x", name="named"), path).model == "named"

@@ -4,9 +4,15 @@ The server is started by the fixture in a thread, on a free port, and plays a
 script: one action per request. Nothing reaches outside the machine.
 """
 
+import http.client
 import json
+import os
+import socket
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -17,6 +23,7 @@ from ragmetrics_edu.judge import (
     JudgeConfigError,
     JudgeConnectionError,
     JudgeError,
+    JudgeHTTPError,
     JudgeNotFoundError,
     JudgeRateLimitError,
     JudgeResponseError,
@@ -25,8 +32,37 @@ from ragmetrics_edu.judge import (
     OpenAICompatibleJudge,
     grade,
 )
+from ragmetrics_edu.judge.openai_compat import _is_loopback, _retry_after_seconds
 
+ROOT = Path(__file__).resolve().parents[1]
 SECRET = "sk-test-SECRET-0123456789"
+SECRET_PARTS = ("sk-test-SECRET", "SECRET-0123456789")  # what must never show, even split
+
+PROXY_VARIABLES = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY",
+                   "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY")
+
+
+@pytest.fixture(autouse=True)
+def no_proxy_variables(monkeypatch):
+    """A developer's proxy settings must not route these tests (nor their test key) anywhere."""
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+def exception_texts(exc):
+    """str, repr and args of an exception and of every exception chained to it."""
+    texts, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        texts += [str(exc), repr(exc), repr(exc.args)]
+        exc = exc.__cause__ or exc.__context__
+    return texts
+
+
+def assert_no_secret(exc):
+    for text in exception_texts(exc):
+        for part in SECRET_PARTS:
+            assert part not in text, f"the key leaked into {text!r}"
 
 
 def ok(content="Score: 4"):
@@ -91,11 +127,113 @@ class ScriptedServer:
         self.thread.join(timeout=5)
 
 
+class RecordingServer:
+    """A second server on 127.0.0.1 that records every request, whatever its method.
+
+    It answers like a chat-completions server, so a request that reaches it by
+    mistake (a followed redirect, a proxied request) would make ``complete``
+    succeed, and the test fail.
+    """
+
+    def __init__(self):
+        self.requests = []
+        recorder = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _record(self):
+                length = int(self.headers.get("Content-Length", 0) or 0)
+                self.rfile.read(length)
+                recorder.requests.append({"method": self.command, "path": self.path,
+                                          "headers": dict(self.headers)})
+                payload = json.dumps(ok()[1]).encode("utf-8")
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            do_GET = do_POST = do_HEAD = do_PUT = _record
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.root = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
+
+
+class RawServer:
+    """A socket on 127.0.0.1 that answers each connection with fixed bytes, then closes it.
+
+    For replies no HTTP server library would send: a status line that is not
+    HTTP, a body shorter than its Content-Length.
+    """
+
+    def __init__(self, replies):
+        self.replies = list(replies)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(4)
+        self.sock.settimeout(5.0)  # the thread ends by itself even if no client comes
+        self.base_url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        for reply in self.replies:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(5.0)
+                self._read_request(conn)
+                conn.sendall(reply)
+
+    @staticmethod
+    def _read_request(conn):
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = conn.recv(4096)
+            if not chunk:
+                return
+            data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = 0
+        for line in head.split(b"\r\n"):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":", 1)[1])
+        while len(body) < length:
+            chunk = conn.recv(4096)
+            if not chunk:
+                return
+            body += chunk
+
+    def close(self):
+        self.sock.close()
+        self.thread.join(timeout=6)
+
+
 @pytest.fixture
 def server():
     s = ScriptedServer()
     yield s
     s.close()
+
+
+@pytest.fixture
+def recorder():
+    r = RecordingServer()
+    yield r
+    r.close()
 
 
 @pytest.fixture
@@ -252,11 +390,12 @@ def test_timeout(server, key):
     assert len(server.requests) == 1  # timeouts are not retried
 
 
-def test_connection_refused():
+def test_connection_refused(key):
     s = ScriptedServer()
     base_url = s.base_url
     s.close()  # nothing listens on that port any more
-    judge = OpenAICompatibleJudge(base_url, "m", timeout=1.0, max_retries=0)
+    # the test's own variable: a developer's real OPENAI_API_KEY is never read here
+    judge = OpenAICompatibleJudge(base_url, "m", api_key_env=key, timeout=1.0, max_retries=0)
     with pytest.raises(JudgeConnectionError):
         judge.complete("x")
 
@@ -292,3 +431,201 @@ def test_bad_arguments(kwargs, error):
     args.update(kwargs)
     with pytest.raises(error):
         OpenAICompatibleJudge(**args)
+
+
+# -- where the key may go: no redirects, no proxy for this machine ----------------------
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_redirect_is_refused_and_the_key_goes_nowhere_else(server, recorder, key, status):
+    target = f"{recorder.root}/v1/chat/completions"
+    server.script = [(status, {}, {"Location": target})]
+    with pytest.raises(JudgeHTTPError) as info:
+        make(server).complete("x")
+    assert info.value.status == status
+    assert f"redirected to {target}; set base_url to the final address" in str(info.value)
+    assert len(server.requests) == 1
+    assert recorder.requests == []  # the second server received nothing: no request, no key
+    assert_no_secret(info.value)
+
+
+def test_relative_redirect_is_reported_as_an_absolute_address(server, key):
+    server.script = [(302, {}, {"Location": "/v2/chat/completions"})]
+    with pytest.raises(JudgeHTTPError,
+                       match=f"redirected to http://127.0.0.1:{server.port}/v2/chat/completions;"):
+        make(server).complete("x")
+
+
+@pytest.mark.parametrize("variable", ["http_proxy", "HTTP_PROXY"])
+def test_loopback_server_ignores_proxy_variables(server, recorder, variable):
+    # a fresh Python whose environment names a proxy, as a developer's shell may: urllib
+    # reads the variables when its opener is first built, so this runs in a new process
+    code = ("import sys\n"
+            "from ragmetrics_edu.judge import OpenAICompatibleJudge\n"
+            "judge = OpenAICompatibleJudge(sys.argv[1], 'toy-model', api_key_env='RAGMETRICS_TEST_KEY',"
+            " timeout=2.0, max_retries=0)\n"
+            "print(judge.complete('x'))\n")
+    env = {k: v for k, v in os.environ.items() if k not in PROXY_VARIABLES}
+    env[variable] = recorder.root  # the "proxy" records whatever it is sent
+    env["RAGMETRICS_TEST_KEY"] = SECRET
+    done = subprocess.run([sys.executable, "-c", code, server.base_url], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Score: 4"
+    assert len(server.requests) == 1
+    assert recorder.requests == []  # nothing, and so no key, went to the proxy
+
+
+def test_other_hosts_still_use_the_environment_proxy(recorder, key, monkeypatch):
+    # only the proxy (on 127.0.0.1) is contacted: urllib hands it the whole URL, it never
+    # looks up judge.invalid (a name that cannot exist, RFC 2606)
+    monkeypatch.setenv("http_proxy", recorder.root)
+    judge = OpenAICompatibleJudge("http://judge.invalid/v1", "m", api_key_env=key,
+                                  timeout=2.0, max_retries=0)
+    assert judge.complete("x") == "Score: 4"
+    [request] = recorder.requests
+    assert request["path"] == "http://judge.invalid/v1/chat/completions"  # a proxy request
+
+
+@pytest.mark.parametrize("host, expected", [
+    ("localhost", True), ("LOCALHOST", True), ("127.0.0.1", True), ("127.255.0.9", True),
+    ("::1", True), ("128.0.0.1", False), ("10.0.0.1", False), ("localhost.example.com", False),
+    ("api.openai.com", False), (None, False),
+])
+def test_is_loopback(host, expected):
+    assert _is_loopback(host) is expected
+
+
+# -- a key with characters a header cannot carry ------------------------------------------
+
+
+def test_key_surrounding_white_space_is_stripped(server, monkeypatch):
+    monkeypatch.setenv("RAGMETRICS_TEST_KEY", f"  {SECRET}\n")  # as pasted from a file
+    make(server).complete("x")
+    assert server.requests[0]["headers"]["Authorization"] == f"Bearer {SECRET}"
+
+
+def test_blank_key_counts_as_unset(server, monkeypatch):
+    monkeypatch.setenv("RAGMETRICS_TEST_KEY", " \n")
+    make(server).complete("x")
+    assert "Authorization" not in server.requests[0]["headers"]
+
+
+@pytest.mark.parametrize("bad_key", [
+    "sk-test-SECRET\n-0123456789",       # a newline inside: http.client printed the header
+    "sk-test-SECRET\r\n-0123456789",
+    "sk-test-SECRET\t-0123456789",
+    "sk-test-SECRET-0123456789\x1b[0m",  # a terminal colour code copied along
+    "sk-test-SECRET-0123456789\u2019",   # a curly quote pasted from a web page
+])
+def test_key_with_control_character_is_refused_without_printing_it(server, monkeypatch, bad_key):
+    monkeypatch.setenv("RAGMETRICS_TEST_KEY", bad_key)
+    with pytest.raises(JudgeConfigError) as info:
+        make(server).complete("x")
+    assert "RAGMETRICS_TEST_KEY" in str(info.value)  # names the variable
+    assert_no_secret(info.value)                      # never the value
+    assert server.requests == []
+
+
+def test_unexpected_errors_never_carry_the_key(server, key, monkeypatch):
+    # any failure inside http.client that quotes the header, as its "Invalid header value
+    # b'Bearer ...'" did, comes out as a JudgeError with the key masked and no chained cause
+    real_putheader = http.client.HTTPConnection.putheader
+
+    def leaky_putheader(self, header, *values):
+        if header == "Authorization":
+            raise ValueError(f"Invalid header value {values[0].encode()!r}")
+        return real_putheader(self, header, *values)
+
+    monkeypatch.setattr(http.client.HTTPConnection, "putheader", leaky_putheader)
+    with pytest.raises(JudgeError) as info:
+        make(server).complete("x")
+    assert "ValueError" in str(info.value) and "***" in str(info.value)
+    assert info.value.__cause__ is None and info.value.__context__ is None
+    assert_no_secret(info.value)
+
+
+def test_http_error_has_no_chained_cause(server, key):
+    server.script = [(401, {"error": "bad key"}, {})]
+    with pytest.raises(JudgeAuthError) as info:
+        make(server).complete("x")
+    assert info.value.__cause__ is None and info.value.__context__ is None
+
+
+# -- replies that are not HTTP, cut short, or with an unreadable Retry-After --------------
+
+
+@pytest.fixture
+def raw_server():
+    servers = []
+
+    def start(*replies):
+        servers.append(RawServer(replies))
+        return servers[-1]
+
+    yield start
+    for s in servers:
+        s.close()
+
+
+def raw_judge(raw, key):
+    return OpenAICompatibleJudge(raw.base_url, "m", api_key_env=key, timeout=2.0, max_retries=0)
+
+
+def test_garbage_status_line_is_a_response_error(raw_server, key):
+    raw = raw_server(b"HELLO THERE\r\n\r\n")  # http.client raises BadStatusLine
+    with pytest.raises(JudgeResponseError, match="not a valid HTTP response"):
+        raw_judge(raw, key).complete("x")
+
+
+def test_truncated_body_is_a_connection_error(raw_server, key):
+    head = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 100\r\n\r\n")
+    raw = raw_server(head + b'{"choices": [')  # 13 of 100 bytes, then the socket closes
+    with pytest.raises(JudgeConnectionError,
+                       match=r"closed before the whole reply arrived \(13 bytes read, 87 more expected\)"):
+        raw_judge(raw, key).complete("x")
+
+
+def test_closed_without_a_reply_is_a_connection_error(raw_server, key):
+    raw = raw_server(b"")  # http.client raises RemoteDisconnected
+    with pytest.raises(JudgeConnectionError):
+        raw_judge(raw, key).complete("x")
+
+
+def test_429_with_unreadable_retry_after_falls_back_to_backoff(server, key):
+    server.script = [(429, {}, {"Retry-After": "soon"}), ok("Score: 2")]
+    judge = make(server, backoff_base=0.25)
+    assert judge.complete("x") == "Score: 2"
+    assert judge.delays == [0.25]  # backoff_base * 2**0, since "soon" is no number nor date
+    assert len(server.requests) == 2
+
+
+@pytest.fixture
+def eastern_time():
+    """Run the test with local time 5 hours behind GMT, whatever this machine uses."""
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "EST+5"
+    time.tzset()
+    yield
+    if old is None:
+        del os.environ["TZ"]
+    else:
+        os.environ["TZ"] = old
+    time.tzset()
+
+
+def test_retry_after_date_without_zone_is_gmt(eastern_time, monkeypatch):
+    # 07:27:50 GMT now; the server says retry at 07:28:00 (an HTTP date is GMT even when the
+    # zone is left out): 10 s, not 10 s + 5 h as local-time reading would give
+    now = 1445412470.0  # 2015-10-21 07:27:50 GMT
+    monkeypatch.setattr(time, "time", lambda: now)
+    judge = OpenAICompatibleJudge("http://127.0.0.1:9/v1", "m", backoff_max=1e6)
+    assert judge._delay(0, "Wed, 21 Oct 2015 07:28:00") == pytest.approx(10.0)
+    assert judge._delay(0, "Wed, 21 Oct 2015 07:28:00 GMT") == pytest.approx(10.0)
+    assert _retry_after_seconds("Wed, 21 Oct 2015 07:28:00", now=now) == pytest.approx(10.0)
+
+
+@pytest.mark.parametrize("header", ["soon", "", "  ", "nan", "Someday, 99 Foo 20xx"])
+def test_unreadable_retry_after_is_none(header):
+    assert _retry_after_seconds(header) is None

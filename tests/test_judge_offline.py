@@ -68,6 +68,46 @@ def test_cannot_grade_fluency_honestly(judge):
         judge.complete("Write a poem.")
 
 
+# on topic, in the context's own words, and unreadable: a similarity judge would love it
+WORD_SALAD = ("density scale height the satellite orbits height air density the rate "
+              "upper atmosphere derived varies measure the of it changes.")
+
+
+@pytest.mark.parametrize("rubric", ["fluency", "coherence", "conciseness"])
+def test_refuses_criteria_about_the_writing_even_with_context(judge, rubric):
+    with pytest.raises(JudgeError) as info:
+        grade(judge, rubric, WORD_SALAD, question="What is the density scale height?",
+              context=CONTEXT, reference=FAITHFUL)
+    message = str(info.value)
+    assert STAND_IN in message and f"cannot grade {rubric}" in message
+    assert "can grade relevance (answer vs question), faithfulness (answer vs context)" in message
+
+
+def test_refuses_a_custom_criterion_about_the_writing(judge):
+    from ragmetrics_edu.judge import Rubric
+    concise = Rubric("brevity", "Is the answer concise?", {1: "no", 2: "yes"}, uses=("question",))
+    with pytest.raises(JudgeError, match="cannot grade a criterion about concise"):
+        grade(judge, concise, WORD_SALAD, question="What is the density scale height?")
+    with pytest.raises(JudgeError, match="cannot grade a criterion about fluent"):
+        compare(judge, "What is the scale height?", FAITHFUL, UNRELATED, context=CONTEXT,
+                criterion="Which answer is more fluent?")
+
+
+def test_relevance_compares_the_answer_with_the_question_not_the_context(judge):
+    from ragmetrics_edu._models import encode_sentences
+    from ragmetrics_edu.judge import cosine_to_rating
+
+    question = "How does the density scale height vary in the upper atmosphere?"
+    context = UNRELATED + " The nose cones ablated and were recovered after the flight."
+    answer = "Teflon nose cones were flown on a rocket at Mach 13 and ablated."  # the context, off the question
+    g = grade(judge, "relevance", answer, question=question, context=context)
+    assert g.replies[0].endswith("between answer and question)")
+    q, a = encode_sentences([question, answer])
+    assert g.score == cosine_to_rating(float(q @ a))  # the question's cosine, mapped 0.3..0.9 -> 1..5
+    # against the context it repeats, the same answer is faithful: that is not relevance
+    assert g.score < grade(judge, "faithfulness", answer, context=context).score
+
+
 def test_reads_the_scale_from_the_instructions_not_the_data(judge):
     from ragmetrics_edu.judge import Rubric
     r = Rubric("closeness", "Close?", {0: "no", 1: "somewhat", 2: "yes"}, uses=("reference",))

@@ -180,3 +180,46 @@ def test_rubric_prompt_shows_scale_and_levels():
     for level, text in RUBRICS["coherence"].levels.items():
         assert f"{level}: {text}" in p
     assert 'Reply with one line\n"Score: N"' in p
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Score: -1", -1), ("Score: -2", -2), ("-1", -1), ("Score: 0", 0), ("Score: 2/2", 2),
+    ('{"score": -1}', -1),
+])
+def test_parse_rating_signed_on_a_scale_with_negative_levels(text, expected):
+    assert parse_rating(text, scale=(-2, 2)) == expected
+
+
+@pytest.mark.parametrize("text", ["Score: -3", "-3", '{"score": -3}'])
+def test_parse_rating_signed_out_of_scale(text):
+    with pytest.raises(ValueError, match="outside the scale -2..2"):
+        parse_rating(text, scale=(-2, 2))
+
+
+@pytest.mark.parametrize("text", ["Score: +1", "Score: --1", "Score: - 1"])
+def test_parse_rating_other_signs_refused(text):
+    with pytest.raises(ValueError, match="cannot read a rating"):
+        parse_rating(text, scale=(-2, 2))
+
+
+@pytest.mark.parametrize("text", [
+    "Score: \u0664",            # ARABIC-INDIC DIGIT FOUR: int() reads it as 4
+    "\u0664",
+    "Score: \uff14",            # FULLWIDTH DIGIT FOUR
+    "Score: \u09ea/5",          # BENGALI DIGIT FOUR
+    "Score: 4/\u0665",          # a non-ASCII denominator
+])
+def test_parse_rating_only_ascii_digits(text):
+    with pytest.raises(ValueError, match="cannot read a rating"):
+        parse_rating(text)
+
+
+@pytest.mark.parametrize("parse, text", [
+    (parse_rating, '{"score": 4, "score": 1}'),       # json.loads alone would return 1
+    (parse_rating, '```json\n{"score": 2, "score": 2}\n```'),
+    (parse_verdict, '{"verdict": "yes", "verdict": "no"}'),
+    (parse_preference, '{"winner": "A", "winner": "B"}'),
+])
+def test_json_reply_with_a_repeated_key_is_refused(parse, text):
+    with pytest.raises(ValueError, match=r"repeats the key\(s\) \['(score|verdict|winner)'\]"):
+        parse(text)

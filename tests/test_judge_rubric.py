@@ -133,3 +133,25 @@ def test_eval_set_copy_is_fresh():
     a = load_eval_set()
     a[0]["question"] = "changed"
     assert load_eval_set()[0]["question"] != "changed"
+
+
+@pytest.mark.parametrize("outcomes, expected", [
+    (["1", "1", "2", "tie"], "tie"),        # 2 of 4: the most votes, but no majority
+    (["2", "2", "1", "tie"], "tie"),
+    (["1", "1", "tie", "tie", "2"], "tie"),  # 2 of 5
+    (["1", "1", "1", "2", "tie"], "1"),      # 3 of 5
+    (["2", "2", "2", "1", "1"], "2"),
+    (["1"], "1"),
+    (["tie", "tie", "1"], "tie"),
+])
+def test_majority_vote_is_a_strict_majority(outcomes, expected):
+    assert majority_vote(outcomes) == expected
+
+
+def test_compare_needs_a_majority_of_samples():
+    replies = iter(["Winner: A", "Winner: B",     # answer 1
+                    "Winner: A", "Winner: B",     # answer 1
+                    "Winner: B", "Winner: A",     # answer 2
+                    "Winner: A", "Winner: A"])    # position bias: tie
+    r = compare(lambda p: next(replies), "Q?", "one", "two", n_samples=4)
+    assert r.outcomes == ["1", "1", "2", "tie"] and r.winner == "tie"

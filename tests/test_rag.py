@@ -91,6 +91,48 @@ def test_answer_relevancy_by_hand():
         answer_relevancy(q, [[1.0, 2.0, 3.0]])
 
 
+def test_answer_relevancy_noncommittal_rules():
+    q = [3.0, 4.0]
+    gen = [[3.0, 4.0], [4.0, -3.0], [6.0, 8.0]]      # cosines 1, 0, 1: mean 2/3
+    one_flagged = [True, False, False]
+    # current ragas (np.all): one evasive question of three does not zero the score
+    assert answer_relevancy(q, gen, noncommittal=one_flagged) == pytest.approx(2 / 3)
+    assert answer_relevancy(q, gen, noncommittal=one_flagged, noncommittal_rule="all") == pytest.approx(2 / 3)
+    # ragas 0.1/0.2 (np.any): it does
+    assert answer_relevancy(q, gen, noncommittal=one_flagged, noncommittal_rule="any") == 0.0
+    for rule in ("all", "any"):
+        assert answer_relevancy(q, gen, noncommittal=[1, 1, 1], noncommittal_rule=rule) == 0.0
+        assert answer_relevancy(q, gen, noncommittal=[0, 0, 0], noncommittal_rule=rule) == pytest.approx(2 / 3)
+        assert answer_relevancy(q, gen, noncommittal=True, noncommittal_rule=rule) == 0.0
+    with pytest.raises(ValueError, match="one flag per generated question \\(3\\), got 2"):
+        answer_relevancy(q, gen, noncommittal=[True, False])
+    with pytest.raises(ValueError, match="noncommittal_rule must be one of 'all', 'any', got 'most'"):
+        answer_relevancy(q, gen, noncommittal_rule="most")
+
+
+def test_judged_answer_relevancy_follows_current_ragas_by_default():
+    replies = ["Question: what is lift?\nNoncommittal: yes",   # one of three flagged
+               "Question: what is lift?\nNoncommittal: no",
+               "Question: what is lift?\nNoncommittal: no"]
+    embed = lambda texts: np.array([[1.0, 0.0] if t == "What is lift?" else [0.6, 0.8] for t in texts])
+
+    def judge_from(replies):
+        it = iter(replies)
+        return lambda prompt: next(it)
+
+    # every generated question embeds to (0.6, 0.8): cosine 0.6 with the question
+    assert judged_answer_relevancy(judge_from(replies), "What is lift?", "Lift is a force.",
+                                   embed=embed) == pytest.approx(0.6)
+    assert judged_answer_relevancy(judge_from(replies), "What is lift?", "Lift is a force.",
+                                   embed=embed, noncommittal_rule="any") == 0.0
+
+
+def test_deepeval_context_recall_empty_convention():
+    # DeepEval's ContextualRecallMetric scores 0 when there is no sentence to attribute; ragas NaN
+    assert context_recall([], empty_score=0.0) == 0.0
+    assert math.isnan(context_recall([]))
+
+
 @pytest.mark.parametrize("q, gen, name", [
     ([float("nan"), 1.0], [[1.0, 0.0]], "question_embedding"),
     ([1.0, 0.0], [[1.0, 0.0], [float("inf"), 0.0]], "generated_embeddings"),
@@ -169,3 +211,21 @@ def test_judged_metrics_replay_from_cache(tmp_path):
     first = judged_context_precision(recorded, r["question"], chunks)
     replay = CachedJudge(None, tmp_path / "replies.jsonl", model="oracle")
     assert judged_context_precision(replay, r["question"], chunks) == first
+
+
+def test_crosswalk_rank_free_context_relevance_vs_context_precision():
+    # TruLens context relevance with yes/no chunk scores, aggregated by np.mean: 2 of 4 = 0.5,
+    # which is Precision@4, wherever the relevant chunks sit; context precision rewards rank
+    first, last = [1, 1, 0, 0], [0, 0, 1, 1]
+    for v in (first, last):
+        assert float(np.mean(v)) == pytest.approx(0.5) == pytest.approx(rm.precision_at_k(v, k=len(v)))
+    assert context_precision(first) == pytest.approx(1.0)                    # (1/1 + 2/2) / 2
+    assert context_precision(last) == pytest.approx((1 / 3 + 2 / 4) / 2)     # 0.4167
+
+
+def test_crosswalk_llamaindex_ap_divides_by_the_expected_ids():
+    # LlamaIndex RetrieverEvaluator "ap": sum of P@k at the relevant ranks / len(expected_ids)
+    # retrieved [hit, miss, hit, miss] with 3 expected ids: (1/1 + 2/3) / 3
+    v = [1, 0, 1, 0]
+    assert rm.average_precision(v, n_relevant=3) == pytest.approx((1 + 2 / 3) / 3)
+    assert context_precision(v) == pytest.approx((1 + 2 / 3) / 2)   # ragas / DeepEval: / 2 retrieved

@@ -481,6 +481,14 @@ def test_playground_state_reports_replies_it_cannot_read_and_judges_that_refuse(
     s = judge_playground_state(refusing, "relevance", "x", question="q")
     assert (s.score, s.reply, s.error) == (None, None, "this judge cannot grade fluency")
 
+    from ragmetrics_edu.judge import JudgeTimeoutError
+
+    def slow(prompt):  # a judge's own errors (HTTP, timeouts) are shown too
+        raise JudgeTimeoutError("no reply within 30 s")
+
+    s = judge_playground_state(slow, "relevance", "x", question="q")
+    assert (s.score, s.error) == (None, "no reply within 30 s")
+
 
 def test_playground_updates_as_you_type_and_escapes_html():
     pytest.importorskip("ipywidgets")

@@ -57,6 +57,9 @@ def confusion_matrix(a, b, labels=None):
     labels : sequence, optional
         The labels, in order (for example the whole scale ``[1, 2, 3, 4, 5]``
         so that unused levels get a row). Default: the sorted labels seen.
+        It must include every label of ``a`` and ``b``: scikit-learn
+        silently drops the items labelled outside ``labels``, this function
+        refuses them (``ValueError``) so that no item is left out unseen.
 
     Returns
     -------
@@ -94,7 +97,11 @@ def confusion_matrix(a, b, labels=None):
             raise ValueError(f"labels must not repeat, got {labels!r}")
         unknown = (set(a) | set(b)) - set(labels)
         if unknown:
-            raise ValueError(f"labels must include every label given, missing {sorted(unknown)!r}")
+            raise ValueError(
+                f"labels must include every label given, missing {sorted(unknown, key=repr)!r} "
+                "(scikit-learn would drop the items labelled so; filter them out first if "
+                "that is what you want)"
+            )
     index = {lab: i for i, lab in enumerate(labels)}
     m = np.zeros((len(labels), len(labels)), dtype=np.int64)
     for x, y in zip(a, b):
@@ -140,7 +147,7 @@ def cohen_kappa(a, b, weights=None, labels=None):
         this list, not its value (as scikit-learn does): with the default
         (the labels seen), an unused level of the scale is skipped, so pass
         ``labels=range(1, 6)`` to weigh 1 vs 5 as four steps even when no
-        one used 2, 3 or 4.
+        one used 2, 3 or 4. It must include every label given (see Notes).
 
     Returns
     -------
@@ -155,8 +162,18 @@ def cohen_kappa(a, b, weights=None, labels=None):
     Notes
     -----
     Equal to ``sklearn.metrics.cohen_kappa_score(a, b, labels=labels,
-    weights=weights)``. Weighted kappa with quadratic weights is close to
-    an intraclass correlation; it is the usual choice for rubric ratings.
+    weights=weights)`` whenever ``labels`` covers every label given. They
+    differ on purpose when it does not: scikit-learn then computes kappa
+    over the items whose two labels are both in ``labels`` and silently
+    ignores the rest; this function raises ``ValueError`` naming the
+    missing labels, since dropping items changes kappa. To get
+    scikit-learn's number, keep those items yourself::
+
+        kept = [(x, y) for x, y in zip(a, b) if x in labels and y in labels]
+        cohen_kappa([x for x, _ in kept], [y for _, y in kept], labels=labels)
+
+    Weighted kappa with quadratic weights is close to an intraclass
+    correlation; it is the usual choice for rubric ratings.
 
     References
     ----------

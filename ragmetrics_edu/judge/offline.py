@@ -12,10 +12,15 @@ what it is, for example::
     (embedding-similarity stand-in, not an LLM: cosine 0.71 between answer and context)
 
 It measures topical closeness, nothing more: it cannot check a negation, a
-number or the logic of an answer, and it cannot grade fluency or coherence
-(prompts with no question, context or reference to compare with raise
-:class:`~ragmetrics_edu.judge.JudgeError`). It lets the notebook run the
-whole prompt -> complete -> parse path offline; swap in a real model with
+number or the logic of an answer, and it cannot grade how an answer is
+written. A prompt whose ``Criterion:`` line is about the writing (the
+fluency, coherence and conciseness rubrics, or any criterion that names
+fluency, coherence or concision) raises
+:class:`~ragmetrics_edu.judge.JudgeError` rather than return a topical
+similarity dressed up as such a grade (word salad on the right topic would
+score 5). So does a prompt with no question, context or reference to compare
+with. It lets the notebook run the whole prompt -> complete -> parse path
+offline; swap in a real model with
 :class:`~ragmetrics_edu.judge.OpenAICompatibleJudge` for real judgements.
 
 How a prompt is read
@@ -33,12 +38,29 @@ CHUNK (and QUESTION)        ``Verdict: yes`` when cosine(question, chunk) >=
 ANSWER                      ``Score: N``, see below
 ==========================  ==================================================
 
-A rubric score compares the answer with the REFERENCE if there is one, else
-with the CONTEXT, else with the QUESTION. Against a context, the similarity is
-the mean over the answer's sentences of the cosine with the closest context
-sentence (a soft "supported statements" rate); otherwise it is the cosine of
-the two whole texts. The similarity :math:`c` is mapped linearly onto the
-scale :math:`[L, H]` read from the prompt ("scale from L to H")
+A rubric score compares the answer with the section its criterion is about,
+read from the prompt's ``Criterion:`` line (in the instructions, never in the
+data; see :data:`~ragmetrics_edu.judge.RUBRIC_TEMPLATE`):
+
+================  ====================================================
+criterion         the answer is compared with
+================  ====================================================
+relevance         the QUESTION (does the answer address what was asked?)
+faithfulness      the CONTEXT
+coverage          the REFERENCE
+another one       the REFERENCE if there is one, else the CONTEXT, else
+                  the QUESTION (also when the template has no
+                  ``Criterion:`` line)
+fluency,          refused: :class:`~ragmetrics_edu.judge.JudgeError`
+coherence,
+conciseness
+================  ====================================================
+
+Against a context, the similarity is the mean over the answer's sentences of
+the cosine with the closest context sentence (a soft "supported statements"
+rate); otherwise it is the cosine of the two whole texts. The similarity
+:math:`c` is mapped linearly onto the scale :math:`[L, H]` read from the
+prompt ("scale from L to H")
 
 .. math::
 
@@ -61,10 +83,20 @@ import numpy as np
 
 from .base import JudgeError
 from .parsing import extract_sections, strip_sections
+from .rubric import RUBRICS
 
-__all__ = ["EmbeddingJudge", "split_sentences", "cosine_to_rating"]
+__all__ = ["EmbeddingJudge", "split_sentences", "cosine_to_rating", "read_criterion"]
 
 STAND_IN = "embedding-similarity stand-in, not an LLM"
+
+#: What the stand-in compares the answer with, for the ready rubrics it can grade.
+TARGETS = {"relevance": "QUESTION", "faithfulness": "CONTEXT", "coverage": "REFERENCE"}
+
+#: Ready rubrics about the writing itself: no similarity between texts can grade them.
+CANNOT_GRADE = ("fluency", "coherence", "conciseness")
+
+_CRITERION_LINE = re.compile(r"^[ \t]*Criterion:[ \t]*(.*?)[ \t]*$", flags=re.MULTILINE)
+_WRITING_WORD = re.compile(r"\b(fluen|coheren|concis)\w*", flags=re.IGNORECASE)
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -107,7 +139,33 @@ def cosine_to_rating(cosine, scale=(1, 5), cosine_low=0.3, cosine_high=0.9):
     return int(low + math.floor((high - low) * fraction + 0.5 + 1e-9))
 
 
-_SCALE = re.compile(r"scale from (-?\d+) to (-?\d+)", flags=re.IGNORECASE)
+_SCALE = re.compile(r"scale from (-?[0-9]+) to (-?[0-9]+)", flags=re.IGNORECASE)
+
+
+def read_criterion(prompt):
+    """The text of the prompt's ``Criterion:`` line, or None if it has none.
+
+    Only the instruction part is read (:func:`~ragmetrics_edu.judge.strip_sections`),
+    so an answer that writes "Criterion: ..." cannot choose its own criterion.
+
+    Examples
+    --------
+    >>> from ragmetrics_edu.judge import build_rubric_prompt
+    >>> read_criterion(build_rubric_prompt("fluency", "Criterion: relevance"))
+    'Fluency: is the answer well-formed, grammatical, readable English?'
+    >>> read_criterion("Rate it.") is None
+    True
+    """
+    m = _CRITERION_LINE.search(strip_sections(prompt))
+    return m.group(1) if m else None
+
+
+def _criterion_name(criterion):
+    """The ready rubric whose criterion this is (``"relevance"``...), or None for another text."""
+    for name, rubric in RUBRICS.items():
+        if criterion == rubric.criterion:
+            return name
+    return None
 
 
 class EmbeddingJudge:
@@ -198,25 +256,53 @@ class EmbeddingJudge:
             raise TypeError(f"prompt must be a string, got {prompt!r}")
         s = extract_sections(prompt)
         if "ANSWER_A" in s and "ANSWER_B" in s:
+            self._check_criterion(read_criterion(prompt))
             return self._pairwise(s)
         if "CLAIM" in s:
             return self._support(s)
         if "CHUNK" in s:
             return self._relevance(s)
         if "ANSWER" in s:
-            return self._rating(s, strip_sections(prompt))
+            return self._rating(s, strip_sections(prompt), read_criterion(prompt))
         raise JudgeError(
             f"the {STAND_IN} can only answer prompts with delimited sections "
             "(ANSWER, CHUNK, CLAIM, or ANSWER_A and ANSWER_B); it cannot generate text"
         )
 
-    def _target(self, s):
-        for name in ("REFERENCE", "CONTEXT", "QUESTION"):
-            if name in s and s[name].strip():
-                return name, s[name]
+    def _check_criterion(self, criterion):
+        """Refuse a criterion about the writing; return the ready rubric's name (or None)."""
+        if criterion is None:
+            return None
+        name = _criterion_name(criterion)
+        word = _WRITING_WORD.search(criterion)
+        if name in CANNOT_GRADE or word:
+            what = name or f"a criterion about {word.group(0).lower()}"
+            raise JudgeError(
+                f"the {STAND_IN} cannot grade {what}: it measures how close the answer's "
+                "topic is to a question, context or reference, not how the answer is written "
+                "(word salad on the right topic would score high). It can grade relevance "
+                "(answer vs question), faithfulness (answer vs context), coverage (answer vs "
+                "reference), and rubrics comparing the answer with one of those. Grade "
+                "fluency, coherence and conciseness with a real LLM (OpenAICompatibleJudge)."
+            )
+        return name
+
+    def _target(self, s, name=None):
+        """The section the answer is compared with: the rubric's own, else the first present."""
+        if name in TARGETS:
+            section = TARGETS[name]
+            if section in s and s[section].strip():
+                return section, s[section]
+            raise JudgeError(
+                f"the {STAND_IN} grades {name} against the {section} section, "
+                "and this prompt has none"
+            )
+        for section in ("REFERENCE", "CONTEXT", "QUESTION"):
+            if section in s and s[section].strip():
+                return section, s[section]
         raise JudgeError(
             f"the {STAND_IN} compares the answer with a reference, context or question; "
-            "this prompt has none, so it cannot grade it (fluency and coherence need a real LLM)"
+            "this prompt has none, so it cannot grade it (grading the writing alone needs a real LLM)"
         )
 
     def _similarity(self, text, target_name, target):
@@ -225,10 +311,11 @@ class EmbeddingJudge:
             return float(np.mean(self._closest(sentences, split_sentences(target) or [target])))
         return self._cosine(text, target)
 
-    def _rating(self, s, instructions):
+    def _rating(self, s, instructions, criterion):
+        name = self._check_criterion(criterion)
         m = _SCALE.search(instructions)
         scale = (int(m.group(1)), int(m.group(2))) if m else (1, 5)
-        target_name, target = self._target(s)
+        target_name, target = self._target(s, name)
         c = self._similarity(s["ANSWER"], target_name, target)
         score = cosine_to_rating(c, scale, self.cosine_low, self.cosine_high)
         how = "mean closest-sentence cosine" if target_name == "CONTEXT" else "cosine"

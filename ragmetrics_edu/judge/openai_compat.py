@@ -15,37 +15,64 @@ line::
 The API key
 -----------
 The key is read from the environment variable named by ``api_key_env``
-(default ``OPENAI_API_KEY``) each time a request is sent. It is never stored
-on the object, never part of its ``repr``, of an error message or of a
-cache key. Local servers usually need no key: when the variable is unset
-no ``Authorization`` header is sent (pass ``require_key=True`` to make a
+(default ``OPENAI_API_KEY``) each time a request is sent, with surrounding
+white space (a pasted newline) removed. It is never stored on the object,
+never part of its ``repr``, of an error message or of a cache key. A key
+holding a character no HTTP header can carry (a newline inside it, a
+control character, a non-ASCII quote pasted from a web page) raises
+:class:`JudgeConfigError` naming the variable, never the value. Local
+servers usually need no key: when the variable is unset no
+``Authorization`` header is sent (pass ``require_key=True`` to make a
 missing key an error instead).
+
+Where the key may go
+--------------------
+* **No redirects.** urllib would follow a 301/302/303/307/308 to any host
+  with the ``Authorization`` header still attached (and turn the POST into
+  a GET). This judge follows none: a redirect raises
+  :class:`JudgeHTTPError` saying where the server pointed, and you set
+  ``base_url`` to that address yourself.
+* **No proxy for this machine.** A proxy set in the environment
+  (``http_proxy``, ``https_proxy``) would receive plain-HTTP requests, key
+  included, even for a server on 127.0.0.1. For a loopback ``base_url``
+  (``localhost``, 127.0.0.0/8, ``::1``) no proxy is used; other hosts use
+  the environment's proxy settings, as urllib does.
 
 Retries
 -------
 A 429 (rate limit) or a 5xx (server error) is tried again, up to
-``max_retries`` more times, after ``backoff_base * 2**attempt`` seconds
-(capped at ``backoff_max``), or after the ``Retry-After`` the server sent.
-Other errors are raised at once, each with its own class: 401/403
-:class:`JudgeAuthError`, 404 :class:`JudgeNotFoundError`, a timeout
-:class:`JudgeTimeoutError`, an unreachable server
-:class:`JudgeConnectionError`, a reply that is not a chat completion
-:class:`JudgeResponseError`.
+``max_retries`` more times, after the ``Retry-After`` the server sent
+(seconds, or an HTTP date, read as GMT when it names no zone), else after
+``backoff_base * 2**attempt`` seconds (also when ``Retry-After`` cannot be
+read, e.g. ``"soon"``); the wait is capped at ``backoff_max``. Other errors
+are raised at once, each with its own class: 401/403
+:class:`JudgeAuthError`, 404 :class:`JudgeNotFoundError`, a redirect
+:class:`JudgeHTTPError`, a timeout :class:`JudgeTimeoutError`, an
+unreachable server or a connection closed mid-reply
+:class:`JudgeConnectionError`, a reply that is not HTTP or not a chat
+completion :class:`JudgeResponseError`. Whatever fails inside urllib or
+http.client comes out as a :class:`JudgeError` whose message (and whose
+chain of causes: there is none) never holds the key.
 """
 
+import datetime
 import email.utils
+import http.client
+import ipaddress
 import json
 import math
 import os
 import socket
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from .base import (
     JudgeAuthError,
     JudgeConfigError,
     JudgeConnectionError,
+    JudgeError,
     JudgeHTTPError,
     JudgeNotFoundError,
     JudgeRateLimitError,
@@ -57,6 +84,85 @@ from .base import (
 __all__ = ["OpenAICompatibleJudge"]
 
 _RETRY_STATUS = {429} | set(range(500, 600))
+
+
+def _is_loopback(host):
+    """Whether ``host`` is this machine: ``localhost``, 127.0.0.0/8 or ``::1``.
+
+    Examples
+    --------
+    >>> _is_loopback("localhost"), _is_loopback("127.0.0.1"), _is_loopback("127.8.9.10"), _is_loopback("::1")
+    (True, True, True, True)
+    >>> _is_loopback("api.openai.com"), _is_loopback("10.0.0.1"), _is_loopback(None)
+    (False, False, False)
+    """
+    if not host:
+        return False
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name, not an address
+        return False
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow no redirect: the 3xx reply reaches ``complete`` as an ``HTTPError``.
+
+    urllib's own handler would resend the request, ``Authorization`` header
+    included, to whatever host the ``Location`` names.
+    """
+
+    def http_error_302(self, req, fp, code, msg, headers):
+        return None  # None: "not handled here", so urllib raises HTTPError(3xx)
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+
+def _retry_after_seconds(value, now=None):
+    """Seconds to wait as a ``Retry-After`` header says, or None if it cannot be read.
+
+    The header holds either seconds (``"120"``) or an HTTP date
+    (``"Wed, 21 Oct 2015 07:28:00 GMT"``). HTTP dates are always GMT, so a
+    date naming no zone is read as GMT too, not as this machine's local time.
+
+    Examples
+    --------
+    >>> _retry_after_seconds("2.5")
+    2.5
+    >>> import datetime
+    >>> now = datetime.datetime(2015, 10, 21, 7, 27, 50, tzinfo=datetime.timezone.utc).timestamp()
+    >>> _retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=now)
+    10.0
+    >>> _retry_after_seconds("Wed, 21 Oct 2015 07:28:00", now=now)   # no zone: GMT
+    10.0
+    >>> _retry_after_seconds("soon") is None
+    True
+    """
+    if not value or not value.strip():
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = None
+    if seconds is None:
+        try:
+            when = email.utils.parsedate_to_datetime(value.strip())
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None  # neither seconds nor a date
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=datetime.timezone.utc)
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return None if math.isnan(seconds) else seconds
+
+
+def _redact(text, key):
+    """``text`` with the key (as typed, and as repr() escapes it) replaced by ``***``."""
+    if not key:
+        return text
+    for form in (key, repr(key)[1:-1], repr(key.encode("utf-8", "replace"))[2:-1]):
+        text = text.replace(form, "***")
+    return text
 
 
 def _positive_number(value, name, allow_zero=False):
@@ -188,8 +294,30 @@ class OpenAICompatibleJudge:
         body.update(self.extra_body)
         return body
 
-    def _redact(self, text, key):
-        return text.replace(key, "***") if key else text
+    def _key(self):
+        """The key from the environment, stripped; None when unset (or blank)."""
+        key = (os.environ.get(self.api_key_env) or "").strip()
+        if not key:
+            if self.require_key:
+                raise JudgeConfigError(
+                    f"the environment variable {self.api_key_env} is not set; "
+                    f"set it to the API key of {self.base_url}"
+                )
+            return None
+        # an HTTP header carries printable ASCII only; say which variable, never the value
+        if not all(" " <= ch <= "~" for ch in key):
+            raise JudgeConfigError(
+                f"the environment variable {self.api_key_env} holds a character an HTTP "
+                "header cannot carry (a control character such as a newline or tab inside "
+                "the key, or a non-ASCII character); set it again to the bare key"
+            )
+        return key
+
+    def _opener(self):
+        """urllib's opener, minus redirects, and minus proxies for a server on this machine."""
+        host = urllib.parse.urlsplit(self.base_url).hostname
+        proxies = urllib.request.ProxyHandler({}) if _is_loopback(host) else urllib.request.ProxyHandler()
+        return urllib.request.build_opener(proxies, _NoRedirects())
 
     def complete(self, prompt):
         """Send ``prompt`` as one user message; return the reply's text.
@@ -203,12 +331,7 @@ class OpenAICompatibleJudge:
         """
         if not isinstance(prompt, str):
             raise TypeError(f"prompt must be a string, got {prompt!r}")
-        key = os.environ.get(self.api_key_env) or None
-        if key is None and self.require_key:
-            raise JudgeConfigError(
-                f"the environment variable {self.api_key_env} is not set; "
-                f"set it to the API key of {self.base_url}"
-            )
+        key = self._key()
         url = f"{self.base_url}/chat/completions"
         data = json.dumps(self._body(prompt)).encode("utf-8")
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -217,37 +340,70 @@ class OpenAICompatibleJudge:
 
         attempt = 0
         while True:
+            reply = self._post(url, data, headers, key)
+            if isinstance(reply, bytes):
+                return self._content(reply, key)
+            status, detail, retry_after, location = reply
+            if status in _RETRY_STATUS and attempt < self.max_retries:
+                self._sleep(self._delay(attempt, retry_after))
+                attempt += 1
+                continue
+            raise self._http_error(status, detail, attempt, location)
+
+    def _post(self, url, data, headers, key):
+        """POST once: the body of a 2xx reply (bytes), or ``(status, detail, retry_after, location)``.
+
+        Every other failure is raised as a :class:`JudgeError`. It is built
+        inside the ``except`` clause but raised after it, so it does not chain
+        the original exception, whose text or attributes may hold the request
+        and so the key.
+        """
+        error = None
+        try:
             request = urllib.request.Request(url, data=data, headers=headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    raw = response.read()
-                return self._content(raw, key)
-            except urllib.error.HTTPError as exc:
-                status = exc.code
-                try:
-                    detail = exc.read().decode("utf-8", "replace")[:300]
-                except Exception:  # the body is a courtesy, not required
-                    detail = ""
-                retry_after = exc.headers.get("Retry-After") if exc.headers else None
-                exc.close()
-                if status in _RETRY_STATUS and attempt < self.max_retries:
-                    self._sleep(self._delay(attempt, retry_after))
-                    attempt += 1
-                    continue
-                raise self._http_error(status, self._redact(detail, key), attempt) from None
-            except urllib.error.URLError as exc:
-                if isinstance(exc.reason, (socket.timeout, TimeoutError)):
-                    raise self._timeout_error() from None
-                reason = self._redact(str(exc.reason), key)
-                raise JudgeConnectionError(
-                    f"cannot reach {url}: {reason} (is the server running?)"
-                ) from None
-            except (socket.timeout, TimeoutError):
-                raise self._timeout_error() from None
-            except (ConnectionError, OSError) as exc:
-                raise JudgeConnectionError(
-                    f"connection to {url} failed: {self._redact(str(exc), key)}"
-                ) from None
+            with self._opener().open(request, timeout=self.timeout) as response:
+                return response.read()
+        except urllib.error.HTTPError as exc:  # the server answered with an error status
+            return self._status(exc, key)
+        except Exception as exc:  # noqa: BLE001 - each becomes a JudgeError below
+            error = self._translate(exc, url, key)
+        raise error
+
+    def _status(self, exc, key):
+        """``(status, detail, retry_after, location)`` of an HTTP error reply."""
+        try:
+            detail = exc.read().decode("utf-8", "replace")
+        except Exception:  # noqa: BLE001 - the body is a courtesy, not required
+            detail = ""
+        headers = exc.headers or {}
+        location = headers.get("Location")
+        if location:  # where a redirect points, made absolute
+            location = _redact(urllib.parse.urljoin(exc.geturl() or "", location), key)
+        exc.close()
+        # redact before cutting, so a key that straddles the cut cannot leave a prefix behind
+        return exc.code, _redact(detail, key)[:300], headers.get("Retry-After"), location
+
+    def _translate(self, exc, url, key):
+        """The :class:`JudgeError` saying what ``exc`` (from urllib or http.client) means."""
+        reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+        if isinstance(reason, (socket.timeout, TimeoutError)):
+            return self._timeout_error()
+        text = _redact(str(reason), key)[:200]
+        if isinstance(exc, urllib.error.URLError):
+            return JudgeConnectionError(f"cannot reach {url}: {text} (is the server running?)")
+        if isinstance(exc, http.client.IncompleteRead):
+            return JudgeConnectionError(
+                f"the connection to {url} closed before the whole reply arrived "
+                f"({len(exc.partial)} bytes read, {exc.expected} more expected)"
+            )
+        if isinstance(exc, (ConnectionError, OSError)):  # refused, reset, closed without a reply
+            return JudgeConnectionError(f"connection to {url} failed: {text}")
+        if isinstance(exc, http.client.HTTPException):  # a status line or headers that are not HTTP
+            return JudgeResponseError(
+                f"the reply of {url} is not a valid HTTP response "
+                f"({type(exc).__name__}: {text!r}); is base_url the address of an HTTP API?"
+            )
+        return JudgeError(f"the request to {url} failed: {type(exc).__name__}: {text}")
 
     def _timeout_error(self):
         return JudgeTimeoutError(
@@ -256,23 +412,21 @@ class OpenAICompatibleJudge:
         )
 
     def _delay(self, attempt, retry_after):
-        """Seconds to wait before retry ``attempt + 1``."""
-        if retry_after:
-            seconds = None
-            try:
-                seconds = float(retry_after)
-            except ValueError:
-                when = email.utils.parsedate_to_datetime(retry_after) if retry_after else None
-                if when is not None:
-                    seconds = when.timestamp() - time.time()
-            if seconds is not None and not math.isnan(seconds):
-                return min(max(seconds, 0.0), self.backoff_max)
-        return min(self.backoff_base * 2 ** attempt, self.backoff_max)
+        """Seconds to wait before retry ``attempt + 1``: Retry-After if readable, else backoff."""
+        seconds = _retry_after_seconds(retry_after)
+        if seconds is None:
+            seconds = self.backoff_base * 2 ** attempt
+        return min(max(seconds, 0.0), self.backoff_max)
 
-    def _http_error(self, status, detail, attempt):
+    def _http_error(self, status, detail, attempt, location=None):
         where = f"{self.base_url}/chat/completions"
         tries = f" after {attempt + 1} tries" if attempt else ""
         suffix = f": {detail}" if detail else ""
+        if 300 <= status < 400 and location:
+            return JudgeHTTPError(
+                f"HTTP {status} from {where}: redirected to {location}; set base_url to the "
+                "final address (redirects are not followed, so that the request and its key "
+                "go nowhere but base_url)", status)
         if status in (401, 403):
             return JudgeAuthError(
                 f"HTTP {status} from {where}: the key in ${self.api_key_env} is missing, "
@@ -288,22 +442,38 @@ class OpenAICompatibleJudge:
         return JudgeHTTPError(f"HTTP {status} from {where}{suffix}", status)
 
     def _content(self, raw, key):
-        try:
-            reply = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            snippet = self._redact(raw[:200].decode("utf-8", "replace"), key)
-            raise JudgeResponseError(
-                f"the reply of {self.base_url} is not JSON: {snippet!r}"
-            ) from None
-        try:
-            content = reply["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            snippet = self._redact(json.dumps(reply)[:200], key)
+        """The text of a chat-completions reply; errors raised outside ``except`` (no chaining)."""
+        reply = _json_or_not(raw)
+        if reply is _NOT_JSON:
+            snippet = _redact(raw.decode("utf-8", "replace"), key)[:200]
+            raise JudgeResponseError(f"the reply of {self.base_url} is not JSON: {snippet!r}")
+        content = _message_content(reply)
+        if content is None:
+            snippet = _redact(json.dumps(reply), key)[:200]
             raise JudgeResponseError(
                 f"the reply of {self.base_url} has no choices[0].message.content: {snippet}"
-            ) from None
+            )
         if not isinstance(content, str):
             raise JudgeResponseError(
                 f"choices[0].message.content must be a string, got {type(content).__name__}"
             )
         return content
+
+
+_NOT_JSON = object()
+
+
+def _json_or_not(raw):
+    """The JSON value of UTF-8 bytes, or ``_NOT_JSON`` if they are not JSON."""
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return _NOT_JSON
+
+
+def _message_content(reply):
+    """``reply["choices"][0]["message"]["content"]``, or None when any step is missing."""
+    try:
+        return reply["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        return None

@@ -6,7 +6,9 @@ here, is to ask twice with the answers swapped: if the two verdicts agree
 (after undoing the swap) that is the outcome; if they disagree the judge was
 swayed by position, and the outcome is a tie. With ``n_samples > 1`` each
 sample is such a swapped pair, and the outcome is the majority vote of the
-samples (a tie when no outcome has a strict majority over the others).
+samples: an answer wins when it won more than half of them, otherwise the
+outcome is a tie (:func:`majority_vote`; a plurality is not enough, so 2
+wins, 1 loss and 1 tie out of 4 samples is a tie).
 
 References
 ----------
@@ -109,15 +111,31 @@ def resolve_swap(first, swapped):
 
 
 def majority_vote(outcomes):
-    """The outcome with a strict plurality, or ``'tie'`` when the top is shared.
+    """Majority vote: the outcome of more than half the samples, else ``'tie'``.
+
+    A strict majority, not a plurality: with no outcome above half the
+    votes, the samples do not agree on a winner, and the result is a tie.
+
+    Parameters
+    ----------
+    outcomes : sequence of {'1', '2', 'tie'}
+        One outcome per sample (see :func:`resolve_swap`).
+
+    Returns
+    -------
+    str
+        ``'1'`` or ``'2'`` if that answer won more than ``len(outcomes) / 2``
+        samples, else ``'tie'``.
 
     Examples
     --------
-    >>> majority_vote(["1", "1", "2"])
+    >>> majority_vote(["1", "1", "2"])          # 2 of 3
     '1'
     >>> majority_vote(["1", "2"])
     'tie'
     >>> majority_vote(["1", "tie", "tie"])
+    'tie'
+    >>> majority_vote(["1", "1", "2", "tie"])   # the most votes, but 2 of 4 is no majority
     'tie'
     """
     outcomes = list(outcomes)
@@ -126,10 +144,11 @@ def majority_vote(outcomes):
     for o in outcomes:
         if o not in _LABELS:
             raise ValueError(f"outcomes must be '1', '2' or 'tie', got {o!r}")
-    ranked = Counter(outcomes).most_common()
-    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
-        return "tie"
-    return ranked[0][0]
+    counts = Counter(outcomes)
+    for answer in ("1", "2"):
+        if counts[answer] > len(outcomes) / 2:
+            return answer
+    return "tie"
 
 
 @dataclass
@@ -139,7 +158,8 @@ class PairwiseResult:
     Attributes
     ----------
     winner : {'1', '2', 'tie'}
-        The majority outcome over the samples.
+        The answer that won more than half the samples, else ``'tie'``
+        (:func:`majority_vote`).
     outcomes : list of str
         One outcome per sample (each from a swapped pair of questions).
     inconsistent : int

@@ -25,8 +25,12 @@ Rules, the same for the three parsers:
 * The labelled line holds the value and nothing else: ``Score: 4 or 5``,
   ``Score: 3.5`` and ``Score: four`` are refused.
 * A JSON reply (optionally inside a Markdown code fence) must be an object
-  with the one expected key; an integer rating must be a JSON integer
-  (``4``, not ``"4"`` nor ``4.5``).
+  with the one expected key, given once (``{"score": 4, "score": 1}`` is
+  refused, not read as 1 the way ``json.loads`` would); an integer rating
+  must be a JSON integer (``4``, not ``"4"`` nor ``4.5``).
+* A rating is written with the ASCII digits 0-9, with a minus sign for a
+  negative one (``Score: -1`` on a -2..2 scale, like ``{"score": -1}``);
+  other digits (``٤``, ``４``) and a plus sign are refused.
 * A rating outside the scale is refused, and so is ``4/10`` on a 1..5 scale
   (the denominator must be the top of the scale).
 
@@ -70,8 +74,24 @@ def _refuse(kind, text, why):
     return ValueError(f"cannot read a {kind} from the judge's reply ({why}): {_short(text)!r}")
 
 
-def _json_object(text):
-    """The reply as a JSON object if it is one (optionally fenced), else None."""
+class _RepeatedKeys(ValueError):
+    """A JSON object names a key twice (json.loads would keep the last silently)."""
+
+
+def _unique_keys(pairs):
+    """``object_pairs_hook`` for json.loads: a dict, or _RepeatedKeys if a key repeats."""
+    keys = [k for k, _ in pairs]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise _RepeatedKeys(repeated)
+    return dict(pairs)
+
+
+def _json_object(text, kind):
+    """The reply as a JSON object if it is one (optionally fenced), else None.
+
+    Raises the ``kind`` refusal if the object repeats a key.
+    """
     body = text.strip()
     fence = re.fullmatch(r"```(?:json)?\s*\n?(.*?)\n?```", body, flags=re.DOTALL | re.IGNORECASE)
     if fence:
@@ -79,7 +99,9 @@ def _json_object(text):
     if not body.startswith("{"):
         return None
     try:
-        value = json.loads(body)
+        value = json.loads(body, object_pairs_hook=_unique_keys)
+    except _RepeatedKeys as exc:
+        raise _refuse(kind, text, f"the JSON object repeats the key(s) {exc.args[0]}") from None
     except json.JSONDecodeError:
         return None
     return value if isinstance(value, dict) else None
@@ -111,7 +133,9 @@ def _check_scale(scale):
     return low, high
 
 
-_FRACTION = re.compile(r"(\d+)(?:[ \t]*/[ \t]*(\d+))?")
+# an optionally signed integer, optionally "/ top of the scale"; ASCII digits only
+# (\d would also match other scripts' digits, which int() accepts)
+_FRACTION = re.compile(r"(-?[0-9]+)(?:[ \t]*/[ \t]*([0-9]+))?")
 
 
 def parse_rating(text, scale=(1, 5)):
@@ -146,6 +170,8 @@ def parse_rating(text, scale=(1, 5)):
     5
     >>> parse_rating("4/5")
     4
+    >>> parse_rating("Score: -1", scale=(-2, 2))   # a scale with negative levels
+    -1
     >>> parse_rating("I would give it a 4")
     Traceback (most recent call last):
     ...
@@ -159,7 +185,7 @@ def parse_rating(text, scale=(1, 5)):
         raise TypeError(f"the judge's reply must be a string, got {text!r}")
     low, high = _check_scale(scale)
 
-    obj = _json_object(text)
+    obj = _json_object(text, "rating")
     if obj is not None:
         if set(obj) != {"score"}:
             keys = sorted(obj)
@@ -232,7 +258,7 @@ def parse_verdict(text):
     """
     if not isinstance(text, str):
         raise TypeError(f"the judge's reply must be a string, got {text!r}")
-    obj = _json_object(text)
+    obj = _json_object(text, "verdict")
     if obj is not None:
         if set(obj) != {"verdict"}:
             raise _refuse("verdict", text, f'a JSON reply must be {{"verdict": ...}}, got keys {sorted(obj)}')
@@ -266,7 +292,7 @@ def parse_preference(text):
     """
     if not isinstance(text, str):
         raise TypeError(f"the judge's reply must be a string, got {text!r}")
-    obj = _json_object(text)
+    obj = _json_object(text, "preference")
     if obj is not None:
         if set(obj) != {"winner"} or not isinstance(obj["winner"], str):
             raise _refuse("preference", text, 'a JSON reply must be {"winner": "A"|"B"|"tie"}')

@@ -295,7 +295,8 @@ class Grade:
     Attributes
     ----------
     score : int
-        The rating (majority of ``ratings`` when several samples were asked).
+        The rating (the most frequent of ``ratings`` when several samples
+        were asked, see :func:`majority_rating`).
     ratings : list of int
         One parsed rating per sample.
     replies : list of str
@@ -329,7 +330,9 @@ def grade(judge, rubric, answer, question=None, context=None, reference=None,
     answer, question, context, reference, template
         As in :func:`build_rubric_prompt`.
     n_samples : int, default 1
-        Ask this many times and take the majority (:func:`majority_rating`).
+        Ask this many times and take the most frequent rating, ties going to
+        their lower median (:func:`majority_rating`; a plurality, since a
+        rating must come out even when no level has half the votes).
         Useful with a temperature above 0; a deterministic or cached judge
         gives the same reply every time.
 

@@ -88,7 +88,8 @@ def judge_playground_state(judge, rubric, answer, question=None, context=None,
     >>> s.score, s.error.startswith("cannot read a rating")   # no guessing
     (None, True)
     """
-    from ..judge import RUBRICS, as_judge, build_rubric_prompt, judge_identity, parse_rating
+    from ..judge import (RUBRICS, JudgeError, as_judge, build_rubric_prompt, judge_identity,
+                         parse_rating)
 
     judge = as_judge(judge)
     rub = RUBRICS[rubric] if isinstance(rubric, str) else rubric
@@ -98,7 +99,7 @@ def judge_playground_state(judge, rubric, answer, question=None, context=None,
     name = judge_identity(judge)[0]
     try:
         reply = judge.complete(prompt)
-    except (ValueError, RuntimeError) as exc:  # e.g. a judge that cannot grade this rubric
+    except (JudgeError, ValueError, RuntimeError) as exc:  # e.g. it cannot grade this rubric
         return PlaygroundState(rub.name, prompt, None, None, str(exc), name)
     try:
         score = parse_rating(reply, rub.scale)
