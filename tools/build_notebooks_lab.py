@@ -25,18 +25,21 @@ def conventions():
 
 **Intuition.**  Notebooks 01-03 wrote each metric as one formula.  A library
 has to decide a few more things the formula does not say: which of two
-documents with the *same score* comes first, whether the ideal ranking behind
-IDCG contains the documents the system never found, whether Average Precision
-divides by all relevant documents or only by those retrieved, what P@10 is
-when only 4 documents came back, and what a query missing from the run
-counts for.  Each choice is reasonable; together they move "NDCG@5" on the
-same run from 0.39 to 0.78 below.
+documents with the *same score* comes first, and whether 0.5 and
+0.500000001 are the same score; whether the gain of a grade $g$ is $g$ or
+$2^g - 1$; whether the ideal ranking behind IDCG contains the documents the
+system never found; whether Average Precision divides by all relevant
+documents, by those retrieved, or by $\min(k, R)$; what P@10 is when only 4
+documents came back; and what a query missing from the run counts for.
+Each choice is reasonable; together they move "NDCG@5" on the same run
+between 0.39 and 0.85 below.
 
 This notebook scores **one run** under every convention, next to what
-pytrec_eval (trec_eval's C code), ranx and scikit-learn really report, and
-shows which step makes the numbers differ.  The library keeps each choice in
-a **preset** (`rm.conventions.PRESETS`) with a link to where the library makes
-it; `rm.evaluate(qrels, run, metrics, conventions="ranx")` and
+pytrec_eval (trec_eval's C code), ranx and scikit-learn really report and
+what the formulas of a RAG library (ragas) and of our seed slides give, and
+shows which step makes the numbers differ.  The library keeps each choice
+in a **preset** (`rm.conventions.PRESETS`) with a link to where the library
+makes it; `rm.evaluate(qrels, run, metrics, conventions="ranx")` and
 `rm.conventions.evaluate_as(qrels, run, metrics, conventions=...)`
 recompute the numbers with the readable functions of notebooks 01-03.
 """),
@@ -59,7 +62,7 @@ run = {
     "q2": {"d10": 0.7, "d9": 0.7, "d5": 0.2},                       # d10 and d9 tie
     "q3": {"d8": 0.5, "d7": 0.3},                                   # only 2 documents
 }
-metrics = ["P@5", "map", "ndcg@5"]
+metrics = ["P@5", "map", "map@3", "ndcg@5"]  # map@3: AP of the top 3 (trec_eval's map_cut_3)
 """),
         md(r"""
 ## The presets
@@ -78,38 +81,45 @@ print("ranx:", rc.PRESETS["ranx"].where)
         md(r"""
 ## One run, every convention, one step at a time
 
-Start from trec_eval's conventions and change **one field per row**, keeping
-the changes above it: three paths, toward ranx, toward scikit-learn, and the
-P@k padding.  A value in `[brackets]` changed at that row; the column
-`changed` names the field that did it.
+Start from trec_eval's conventions and change **one choice per row**,
+keeping the changes above it: four paths, toward ranx, toward
+scikit-learn, AP@k over $\min(k, R)$, and the P@k padding.  A value in
+`[brackets]` changed at that row; the column `changed` names the choice
+that did it.
 """),
         code(r"""
 trec = rc.PRESETS["trec_eval"]
-toward_ranx = [
-    ("missing=zero (trec_eval -c)", dict(missing="zero")),
-    ("ties=input (= ranx)", dict(ties="input", scores="float64")),
-    ("gain=exponential", dict(gain="exponential")),
-]
-toward_sklearn = [
-    ("ideal=retrieved (seeds)", dict(ideal="retrieved")),
-    ("ap=retrieved_relevant", dict(ap_denominator="retrieved_relevant")),
-    ("ties=average (= sklearn)", dict(ties="average", scores="float64")),
-]
-padding = [("precision=retrieved", dict(precision_denominator="retrieved"))]
+chains = {
+    "toward ranx": [
+        ("missing=zero (trec_eval -c)", dict(missing="zero")),
+        ("ties=input, float64 (= ranx)", dict(ties="input", scores="float64")),
+        ("gain=exponential", dict(gain="exponential")),
+    ],
+    "toward scikit-learn": [
+        ("ideal=retrieved (seeds)", dict(ideal="retrieved")),
+        ("ap=retrieved_relevant", dict(ap_denominator="retrieved_relevant")),
+        ("ties=average, float64 (= sklearn)", dict(ties="average", scores="float64")),
+    ],
+    "AP@k over min(k, R)": [("ap=min_k_relevant (Kaggle apk)", dict(ap_denominator="min_k_relevant"))],
+    "P@k padding": [("precision=retrieved", dict(precision_denominator="retrieved"))],
+}
 
-print(f"{'changed':<30}" + "".join(f"{m:>12}" for m in metrics))
-for chain in (toward_ranx, toward_sklearn, padding):
-    preset, changes = trec, {}
+print(f"{'changed':<36}" + "".join(f"{m:>10}" for m in metrics))
+for title, chain in chains.items():
+    print(f"-- {title}")
+    changes = {}
     previous = rc.evaluate_as(qrels, run, metrics, trec).mean
-    print(f"{'trec_eval':<30}" + "".join(f"{previous[m]:>12.4f}" for m in metrics))
+    print(f"{'trec_eval':<36}" + "".join(f"{previous[m]:>10.4f}" for m in metrics))
     for label, change in chain:
         changes.update(change)  # each row keeps the changes above it
         mean = rc.evaluate_as(qrels, run, metrics, trec.replace(**changes)).mean
         cells = [f"{mean[m]:.4f}" if math.isclose(mean[m], previous[m]) else f"[{mean[m]:.4f}]"
                  for m in metrics]
-        print(f"{label:<30}" + "".join(f"{c:>12}" for c in cells))
+        print(f"{label:<36}" + "".join(f"{c:>10}" for c in cells))
         previous = mean
-    print()
+q1_ap3 = {d: round(rc.evaluate_as(qrels, run, ["map@3"], trec.replace(ap_denominator=d)).per_query["q1"]["map@3"], 4)
+          for d in ("all_relevant", "min_k_relevant")}
+print("\nq1's AP@3:", q1_ap3)
 """),
         md(r"""
 Read it row by row:
@@ -118,30 +128,47 @@ Read it row by row:
   it out of the mean (over 3 queries); `trec_eval -c` and ranx (with
   `make_comparable=True`) count it as 0 (over 4).  Every mean drops by a
   quarter.
-* **ties=input**: in q1, d1 and d3 tie at 0.8; in q2, d10 and d9 tie at 0.7.
-  trec_eval orders ties by document id, *descending as strings*: d3 before
-  d1, and "d9" before "d10" (the character "9" is larger than "1").  ranx
-  keeps the order of the run: d1 before d3, d10 before d9.  MAP and NDCG
-  move; P@5 cannot (the same documents are in the top 5).
+* **ties=input, float64**: in q1, d1 and d3 tie at 0.8; in q2, d10 and d9
+  tie at 0.7.  trec_eval orders ties by document id, *descending as
+  strings*: d3 before d1, and "d9" before "d10" (the character "9" is larger
+  than "1").  ranx keeps the order of the run: d1 before d3, d10 before d9.
+  MAP, MAP@3 and NDCG move; P@5 cannot (the same documents are in the top
+  5).  The other half of the row, comparing scores as 64-bit floats instead
+  of trec_eval's 32-bit ones, changes nothing here: no two scores of this
+  run are that close.  It gets its own example below.
 * **gain=exponential**: $2^g - 1$ instead of $g$ (ranx's `ndcg_burges`).
 * **ideal=retrieved**: the ideal ranking of q1 and q2 no longer contains the
   documents the system missed (d9, d6): NDCG jumps.  It judges only the
   order of what came back.
-* **ap=retrieved_relevant**: AP divides by the relevant documents *found*:
-  missing a relevant document costs nothing.
-* **ties=average**: scikit-learn gives tied documents the average of their
-  gains (NDCG) and treats them as one threshold (AP).
-* **precision=retrieved**: q3 returned only 2 documents; dividing by 2
-  instead of 5 raises its P@5 from 0.4 to 1.0.
+* **ap=retrieved_relevant**: AP divides by the relevant documents *found*
+  (in the top 3, for MAP@3): missing a relevant document costs nothing.
+* **ties=average, float64**: scikit-learn gives tied documents the average
+  of their gains (NDCG) and treats them as one threshold (AP).
+* **ap=min_k_relevant**: AP@k divides by $\min(k, R)$, so that a perfect top
+  $k$ scores 1 even when the query has more than $k$ relevant documents.
+  Only q1 has more relevant documents than $k = 3$ ($R = 4$: d1, d3, d4,
+  d9): its AP@3 becomes $(1/2 + 2/3)/3 = 0.3889$ instead of
+  $(1/2 + 2/3)/4 = 0.2917$.  q2 and q3 have 2 relevant documents, fewer
+  than 3, and MAP without a cut-off divides by $\min(\text{ranking length},
+  R) = R$ on every query here: neither moves.  trec_eval's `map_cut_3` and
+  ranx's `map@3` divide by $R$ (the table below runs both); $\min(k, R)$ is
+  the `apk` of Ben Hamner's `ml_metrics` package (`score / min(len(actual),
+  k)`), the MAP@k of Kaggle competitions, and of the many scripts copied
+  from it.
+* **precision=retrieved**: q2 returned 3 documents and q3 only 2.  Dividing
+  by the number retrieved instead of 5 raises q2's P@5 from 1/5 = 0.2 to
+  1/3 = 0.333 and q3's from 2/5 = 0.4 to 2/2 = 1.0; q1, with 5 documents,
+  stays at 0.6, and the mean goes from 0.4 to 0.6444.
 """),
         md(r"""
 ## What the libraries really report
 
-The same `qrels` and `run`, given to pytrec_eval, ranx and scikit-learn.
+The same `qrels` and `run`, given to pytrec_eval, ranx and scikit-learn;
+ragas's context precision computed with its formula.
 
 ranx compiles its functions with numba the first time they run, which can
 take 20-60 seconds (later calls, and later sessions, are fast): we call it
-once for all three metrics.
+once for all four metrics.
 """),
         code(r"""
 import numpy as np
@@ -152,13 +179,16 @@ from sklearn.metrics import average_precision_score, ndcg_score
 # numba's "unsafe cast" notice, printed while it compiles ranx (its first use)
 warnings.filterwarnings("ignore", message="unsafe cast")
 
-trec = pytrec_eval.RelevanceEvaluator(qrels, {"P_5", "map", "ndcg_cut_5"}).evaluate(run)
-trec_mean = {m: np.mean([v[t] for v in trec.values()])
-             for m, t in zip(metrics, ["P_5", "map", "ndcg_cut_5"])}
+trec_names = {"P@5": "P_5", "map": "map", "map@3": "map_cut_3", "ndcg@5": "ndcg_cut_5"}
+pytrec = pytrec_eval.RelevanceEvaluator(qrels, set(trec_names.values())).evaluate(run)
+pytrec_mean = {m: np.mean([v[t] for v in pytrec.values()]) for m, t in trec_names.items()}
 
-ranx_mean = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), ["precision@5", "map", "ndcg@5"],
-                          make_comparable=True)
-ranx_mean = dict(zip(metrics, ranx_mean.values()))
+ranx_names = {"P@5": "precision@5", "map": "map", "map@3": "map@3", "ndcg@5": "ndcg@5"}
+ranx_scores = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), list(ranx_names.values()),
+                            make_comparable=True)
+ranx_mean = {m: ranx_scores[name] for m, name in ranx_names.items()}
+
+scored = sorted(set(qrels) & set(run))  # the queries both judged and run
 
 
 def sklearn_inputs(qid):
@@ -168,25 +198,89 @@ def sklearn_inputs(qid):
 
 
 sk = {"map": [], "ndcg@5": []}
-for qid in sorted(set(qrels) & set(run)):
+for qid in scored:
     y_true, y_score = sklearn_inputs(qid)
     sk["map"].append(average_precision_score([int(g >= 1) for g in y_true], y_score))
     sk["ndcg@5"].append(ndcg_score([y_true], [y_score], k=5))
-sk_mean = {"P@5": None, "map": np.mean(sk["map"]), "ndcg@5": np.mean(sk["ndcg@5"])}
+sk_mean = {"P@5": None, "map": np.mean(sk["map"]), "map@3": None, "ndcg@5": np.mean(sk["ndcg@5"])}
 
-ours = rc.compare(qrels, run, metrics, ["trec_eval", "ranx", "sklearn"])
-print(f"{'':<24}" + "".join(f"{m:>10}" for m in metrics))
-for label, row in [("pytrec_eval", trec_mean), ("preset 'trec_eval'", ours["trec_eval"]),
-                   ("ranx", ranx_mean), ("preset 'ranx'", ours["ranx"]),
-                   ("scikit-learn", sk_mean), ("preset 'sklearn'", ours["sklearn"])]:
-    print(f"{label:<24}" + "".join(f"{'-' if row[m] is None else round(float(row[m]), 4):>10}"
+
+def verdicts(qid):
+    # ragas asks a judge about each retrieved chunk; here the qrels give the verdicts
+    return [qrels[qid].get(d, 0) >= 1 for d in run[qid]]
+
+
+ragas_mean = {"P@5": None,
+              "map": np.mean([rm.rag.context_precision(verdicts(q)) for q in scored]),
+              "map@3": np.mean([rm.rag.context_precision(verdicts(q), k=3) for q in scored]),
+              "ndcg@5": None}
+
+ours = rc.compare(qrels, run, metrics, ["trec_eval", "ranx", "sklearn", "ragas", "seeds"])
+ours["sklearn"]["map@3"] = None  # scikit-learn has no AP with a cut-off to compare with
+rows = [("pytrec_eval", pytrec_mean), ("preset 'trec_eval'", ours["trec_eval"]),
+        ("ranx", ranx_mean), ("preset 'ranx'", ours["ranx"]),
+        ("scikit-learn", sk_mean), ("preset 'sklearn'", ours["sklearn"]),
+        ("ragas formula (context_precision)", ragas_mean), ("preset 'ragas'", ours["ragas"]),
+        ("preset 'seeds' (the slides)", ours["seeds"])]
+print(f"{'':<35}" + "".join(f"{m:>10}" for m in metrics))
+for label, row in rows:
+    print(f"{label:<35}" + "".join(f"{'-' if row[m] is None else format(row[m], '.4f'):>10}"
                                    for m in metrics))
 """),
         md(r"""
-Each preset reproduces its library (the tests in `tests/test_conventions.py`
-check this on 300 random queries with ties, missing queries and queries
-without relevant documents).  `rm.evaluate`, the fast path used in the
-other notebooks, follows trec_eval:
+The presets `'trec_eval'`, `'ranx'` and `'sklearn'` reproduce their
+libraries (the tests in `tests/test_conventions.py` check this on 300
+random queries with ties, missing queries and queries without relevant
+documents).  A `-` is a number the library does not
+compute: scikit-learn has no P@k of a ranking and no AP with a cut-off,
+and ragas's context precision is an AP, not a P@k or an NDCG.
+
+**ragas is not run here.**  Its context precision asks an LLM whether each
+retrieved chunk is useful, so running it needs a model (and usually an API
+key).  What it does with the verdicts is plain arithmetic, the formula of
+its documentation page and of `_calculate_average_precision` in its
+`metrics/_context_precision.py`: the sum of P@k at the useful chunks,
+divided by the number of useful chunks *retrieved*.  With the judgements
+standing in for the judge's verdicts, `rm.rag.context_precision` and the
+preset `'ragas'` compute it: AP over the relevant documents retrieved, in
+the order the run gives them, over the queries ragas is given (q4 is not
+one).  ragas adds $10^{-10}$ to its denominator, so a perfect list scores
+0.9999999999 there and 1.0 here: the same number at four decimals.
+
+The preset `'seeds'` is what the slides and the blog post of notebooks
+01-03 compute: ranks in the order given, IDCG from the ranked list, AP over
+all relevant documents.  Its NDCG@5, 0.8495, is the highest of the table,
+more than 1.5 times trec_eval's 0.5325 for the same run.
+
+### Score precision, the seventh choice
+
+trec_eval reads scores into a C `float` (32 bits, about 7 significant
+digits), so two scores that differ only after the seventh digit tie, and
+the tie goes to the larger document id.  ranx, scikit-learn and Python
+compare 64-bit floats.  One query, two documents whose scores differ by
+$10^{-9}$; the two presets differ only in `scores`:
+"""),
+        code(r"""
+close_qrels = {"q": {"a": 1}}
+close_run = {"q": {"a": 0.5 + 1e-9, "b": 0.5}}  # the relevant a scores higher, by 1e-9
+rr_of = {
+    "pytrec_eval": pytrec_eval.RelevanceEvaluator(close_qrels, {"recip_rank"}).evaluate(close_run)["q"]["recip_rank"],
+    "scores=float32 (trec_eval)": rc.evaluate_as(close_qrels, close_run, ["mrr"], trec).mean["mrr"],
+    "scores=float64": rc.evaluate_as(close_qrels, close_run, ["mrr"], trec.replace(scores="float64")).mean["mrr"],
+    "ranx": float(ranx.evaluate(ranx.Qrels(close_qrels), ranx.Run(close_run), "mrr")),
+}
+print("equal as float32?", np.float32(0.5 + 1e-9) == np.float32(0.5))
+for label, value in rr_of.items():
+    print(f"{label:<28} RR {value}")
+"""),
+        md(r"""
+As 32-bit floats the two scores are equal: trec_eval ranks b (the larger
+id) first and the relevant a second.  Scores that close are rare, but a
+single pair is enough to change a query's RR from 1 to 0.5; breaking ties
+yourself (Exercise 2) removes this difference too.
+
+`rm.evaluate`, the fast path used in the other notebooks, follows
+trec_eval:
 """),
         code(r"""
 report = rm.evaluate(qrels, run, metrics)
@@ -228,11 +322,12 @@ Context precision and AP over retrieved relevant documents are the same
 number:
 """),
         code(r"""
-verdicts = [0, 1, 0, 1]  # the judge said chunks 2 and 4 are relevant
-print("rm.rag.context_precision:          ", rm.rag.context_precision(verdicts))
+verdicts_example = [0, 1, 0, 1]  # the judge said chunks 2 and 4 are relevant
+print("rm.rag.context_precision:          ", rm.rag.context_precision(verdicts_example))
 print("AP, retrieved-relevant denominator:",
-      rm.average_precision(verdicts, n_relevant=sum(verdicts), denominator="retrieved_relevant"))
-print("AP, 5 relevant in the collection:  ", rm.average_precision(verdicts, n_relevant=5))
+      rm.average_precision(verdicts_example, n_relevant=sum(verdicts_example),
+                           denominator="retrieved_relevant"))
+print("AP, 5 relevant in the collection:  ", rm.average_precision(verdicts_example, n_relevant=5))
 
 # hit rate vs recall at 3, on q1 of our run (4 relevant documents judged)
 ranked = rc.rank(run["q1"], "trec_eval")
@@ -259,12 +354,32 @@ for ex in rm.examples.errata():
 
 ### 1. The tie order changes MAP between trec_eval and ranx
 
-Runs from dense retrievers or BM25 with few query terms often have tied
-scores.  The two libraries order ties differently: above, `trec_eval -c`
-and ranx score the same four queries with the same rules except the tie
-order, and report MAP 0.4229 and 0.4854.  ranx sorts with numba's
-quicksort, which keeps the run's order for ties in rankings of at most 15
-documents and reorders them unpredictably in longer rankings:
+A tie needs two documents with exactly the same score.  The cosine
+similarities of a dense encoder almost never coincide.  BM25 gives the same
+score to documents that contain the same query terms the same number of
+times and have the same length (counted after stop words are removed),
+which happens among the weak matches low in a ranking; and rounded scores
+(a run file written with two decimals, a judge's 1-5 grades used as scores)
+tie all the time.  The Cranfield runs of notebook 07:
+"""),
+        code(r"""
+from ragmetrics_edu import retrievers as rr
+from ragmetrics_edu.datasets import load_cranfield
+
+cran = load_cranfield()
+cran_runs = {"BM25": rr.bm25_run(cran.docs, cran.queries, top_k=100),
+             "dense": rr.dense_run(cran.docs, cran.queries, top_k=100)}  # shipped embeddings
+for name, cran_run in cran_runs.items():
+    with_ties = [q for q, s in cran_run.items() if len(set(s.values())) < len(s)]
+    print(f"{name:<6} {len(with_ties):>3} of {len(cran_run)} queries have tied scores in their top 100")
+"""),
+        md(r"""
+The two libraries order ties differently.  Above, `trec_eval -c` and ranx
+score the same four queries with the same rules except the tie order (and
+the score precision, which does not matter on that run), and report MAP
+0.4229 and 0.4854.  ranx sorts with numba's quicksort, which keeps the
+run's order for ties in rankings of at most 15 documents and reorders them
+unpredictably in longer rankings:
 """),
         code(r"""
 docs = [f"d{i:02d}" for i in range(20)]
@@ -307,43 +422,96 @@ MRR 0.0 where 1.0 is right, without an error.  Build `ranx.Qrels` and
 
 `ndcg_score` and `average_precision_score` know nothing of the documents
 the system did not return.  For q1, the grade-3 document d9 was never
-retrieved; scikit-learn's NDCG@5 ignores it:
+retrieved: scikit-learn's NDCG@5 leaves it out of the ideal ranking, and
+its AP divides by the 3 relevant documents it was passed, where trec_eval
+divides by the 4 judged relevant:
 """),
         code(r"""
 y_true, y_score = sklearn_inputs("q1")
 print("passed to sklearn: grades", y_true, "scores", y_score)
-print("sklearn ndcg@5:", round(ndcg_score([y_true], [y_score], k=5), 4))
-print("trec_eval ndcg@5:", round(trec["q1"]["ndcg_cut_5"], 4), "(its ideal ranking starts with d1, d9: grades 3, 3)")
+print("sklearn ndcg@5:  ", round(ndcg_score([y_true], [y_score], k=5), 4))
+print("trec_eval ndcg@5:", round(pytrec["q1"]["ndcg_cut_5"], 4),
+      "(its ideal ranking starts with d1, d9: grades 3, 3)")
+sk_ap = average_precision_score([int(g >= 1) for g in y_true], y_score)
+print("sklearn AP:      ", round(sk_ap, 4),
+      "= (2/3)(2/3) + (1/3)(3/5): 3 relevant passed; the tied d1, d3 form one threshold")
+print("trec_eval AP:    ", round(pytrec["q1"]["map"], 4),
+      "= (1/2 + 2/3 + 3/5) / 4: d3, d1, d4 at ranks 2, 3, 5, and d9 never found")
 """),
         md(r"""
 ## Exercises
 
-### Exercise 1: which convention did this library use?
+### Exercise 1: which conventions did this tool use?
 
-A colleague's tool printed these numbers for our run.  Find the preset (a
-name from `rc.PRESETS`) that reproduces *all* of them, and make
-`which_preset(numbers)` return its name.  Reason from the numbers: is q4
-counted?  Is q3's P@5 over 5 or over 2?  Are the ties ordered by id?
+A colleague's tool printed these numbers for our `qrels` and `run`.  No
+preset gives all four.  Write `which_conventions(numbers)` returning a
+`Conventions` under which `rc.evaluate_as(qrels, run, ...)` reproduces
+every number of `numbers` (rounded to 4 decimals).
+
+Reason first: is q4 counted?  Is q3's P@5 over 5 or over 2?  Which row of
+the tables above has the same MAP?  What is NDCG@5 a quarter smaller than?
+Then let the function try the choices: start from
+`rc.PRESETS["trec_eval"]` and `.replace(...)` the fields `ties`, `gain`,
+`ideal`, `ap_denominator`, `precision_denominator` and `missing` with the
+values listed in `rc.TIES`, `rc.GAINS`, `rc.IDEALS`, `rc.AP_DENOMINATORS`,
+`rc.PRECISION_DENOMINATORS` and `rc.MISSING`.  The check also gives it the
+printouts of two other tools.
 """),
         code(r"""
-mystery = {"P@5": 0.3, "map": 0.4854, "ndcg@5": 0.4396}
+mystery = {"P@5": 0.3, "map": 0.4229, "map@3": 0.3854, "ndcg@5": 0.538}  # the colleague's printout
 print(mystery)
 """),
         code(r"""
-def which_preset(numbers):
+def which_conventions(numbers):
     ### BEGIN SOLUTION
-    # P@5 = 0.3 = (0.6 + 0.2 + 0.4 + 0) / 4: q4 counted as 0 (missing="zero"),
-    # and MAP differs from trec_eval_c's 0.4229: ties kept in the run's order
-    return "ranx"
+    # By hand: P@5 = 0.3 = (0.6 + 0.2 + 0.4 + 0) / 4, so q4 counts as 0 (missing="zero");
+    # MAP 0.4229 is trec_eval -c's (ties by id, AP over all relevant); NDCG@5 0.538 is
+    # 3/4 of the "ideal=retrieved" row's 0.7173.  The search finds the same.
+    import itertools
+
+    choices = {"ties": rc.TIES, "gain": rc.GAINS, "ideal": rc.IDEALS,
+               "ap_denominator": rc.AP_DENOMINATORS,
+               "precision_denominator": rc.PRECISION_DENOMINATORS, "missing": rc.MISSING}
+    for values in itertools.product(*choices.values()):
+        candidate = rc.PRESETS["trec_eval"].replace(**dict(zip(choices, values)))
+        got = rc.evaluate_as(qrels, run, list(numbers), candidate).mean
+        if all(round(got[m], 4) == numbers[m] for m in numbers):
+            return candidate
+    return None
     ### END SOLUTION
 """),
         code(r'''
-"""Check that the preset named by which_preset(mystery) reproduces every mystery number."""
-answer = which_preset(mystery)
-got = rc.evaluate_as(qrels, run, metrics, answer).mean
-wrong = {m: round(got[m], 4) for m in metrics if round(got[m], 4) != mystery[m]}
-assert not wrong, f"the preset {answer!r} gives {wrong}, not {mystery}"
-print(f"{answer!r} reproduces", mystery)
+"""Check which_conventions on the colleague's printout and on the printouts of two other tools."""
+trec = rc.PRESETS["trec_eval"]
+tools = {  # the library computes each tool's printout
+    "the colleague's tool": trec.replace(missing="zero", ideal="retrieved"),
+    "a Kaggle-style script": trec.replace(ties="input", ap_denominator="min_k_relevant",
+                                          precision_denominator="retrieved"),
+    "a RAG dashboard": trec.replace(gain="exponential", ideal="retrieved",
+                                    ap_denominator="retrieved_relevant", missing="zero"),
+}
+hints = {"P@5": "missing queries and the P@k denominator",
+         "map": "the tie order, the AP denominator and missing queries",
+         "map@3": "the tie order, the AP denominator and missing queries",
+         "ndcg@5": "the tie order, the gain, the IDCG source and missing queries"}
+for tool, conventions in tools.items():
+    printout = {m: round(v, 4) for m, v in rc.evaluate_as(qrels, run, metrics, conventions).mean.items()}
+    if tool == "the colleague's tool":
+        assert printout == mystery, (
+            f"the printout above is out of date: the library now gives {printout}; rebuild the notebook")
+    answer = which_conventions(printout)
+    assert isinstance(answer, rc.Conventions), (
+        f"{tool}: which_conventions must return a Conventions, such as "
+        f"rc.PRESETS['trec_eval'].replace(missing='zero'), got {answer!r}")
+    got = {m: round(v, 4) for m, v in rc.evaluate_as(qrels, run, metrics, answer).mean.items()}
+    wrong = [m for m in metrics if got[m] != printout[m]]
+    assert not wrong, (
+        f"{tool} printed {printout}; your conventions give {got}. "
+        + " ".join(f"{m} depends on {hints[m]}." for m in wrong))
+colleague = which_conventions(mystery)
+changed = {f: getattr(colleague, f) for f in fields if getattr(colleague, f) != getattr(trec, f)}
+print("which_conventions reproduces the three printouts; the colleague's tool departs from "
+      "trec_eval in", changed)
 '''),
         md(r"""
 ### Exercise 2: make two tools agree
@@ -362,22 +530,31 @@ def break_ties(doc_scores):
     ### END SOLUTION
 """),
         code(r'''
-"""Check break_ties: no ties left, trec_eval's order, and ranx then equals trec_eval."""
-for qid, doc_scores in run.items():
+"""Check break_ties on several queries: no ties left, trec_eval's order, and ranx then equals trec_eval."""
+twenty = {f"d{i:02d}": 1.0 for i in range(20)}  # 20 tied documents: ranx reorders them
+inputs = [run["q1"], run["q2"], run["q3"], twenty,
+          {"d2": 1.0, "d10": 1.0, "d1": 1.0, "d11": 0.5},  # "d2" > "d10" > "d1" as strings
+          {"b": -0.5, "a": -0.5, "c": 2.0}, {"only": 0.1}]
+for i, doc_scores in enumerate(inputs):
     new = break_ties(doc_scores)
-    assert set(new) == set(doc_scores), f"{qid}: break_ties must keep the same documents"
-    assert len(set(new.values())) == len(new), f"{qid}: ties left in {new}"
-    assert sorted(new, key=new.get, reverse=True) == rc.rank(doc_scores, "trec_eval"), (
-        f"{qid}: order {sorted(new, key=new.get, reverse=True)}, trec_eval's is "
-        f"{rc.rank(doc_scores, 'trec_eval')} (ids descending: 'd9' > 'd10')")
-fixed_run = {qid: break_ties(s) for qid, s in run.items()}
-as_ranx = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(fixed_run), ["map", "ndcg@5"],
-                        make_comparable=True)
-as_trec = rc.evaluate_as(qrels, run, ["map", "ndcg@5"], "trec_eval_c").mean  # ranx counts q4 too
-for m in ("map", "ndcg@5"):
-    assert math.isclose(float(as_ranx[m]), as_trec[m]), (m, float(as_ranx[m]), as_trec[m])
-print("ranx on the tie-free run:", {m: round(float(v), 4) for m, v in as_ranx.items()},
-      "= trec_eval -c")
+    assert set(new) == set(doc_scores), f"input {i}: break_ties must keep the same documents, got {sorted(new)}"
+    assert len(set(new.values())) == len(new), (
+        f"input {i}: ties left in {new}: give every document its own score")
+    got, want = sorted(new, key=new.get, reverse=True), rc.rank(doc_scores, "trec_eval")
+    assert got == want, (f"input {i}: your scores rank {got}, trec_eval ranks {want}: score "
+                         f"descending, then document id descending as strings ('d9' > 'd10')")
+cases = {"our run": (qrels, run), "20 tied documents": ({"q": {"d03": 1, "d17": 2}}, {"q": twenty})}
+for name, (case_qrels, case_run) in cases.items():
+    fixed_run = {qid: break_ties(s) for qid, s in case_run.items()}
+    as_ranx = ranx.evaluate(ranx.Qrels(case_qrels), ranx.Run(fixed_run), ["map", "ndcg@5"],
+                            make_comparable=True)
+    as_trec = rc.evaluate_as(case_qrels, case_run, ["map", "ndcg@5"], "trec_eval_c").mean  # ranx counts q4 too
+    for m in ("map", "ndcg@5"):
+        assert math.isclose(float(as_ranx[m]), as_trec[m]), (
+            f"{name}: ranx gives {m} {float(as_ranx[m]):.4f} on your tie-free run, trec_eval -c "
+            f"{as_trec[m]:.4f} on the original: your scores must rank every query as trec_eval does")
+    print(f"ranx on the tie-free run ({name}):",
+          {m: round(float(v), 4) for m, v in as_ranx.items()}, "= trec_eval -c")
 '''),
         md(r"""
 ### Exercise 3: why does scikit-learn report a different NDCG?
@@ -434,7 +611,8 @@ would you state, and what would you do about tied scores?
 ### BEGIN SOLUTION
 State the tool and its version (or the signature line: `rm.evaluate` prints
 one), the gain (linear or exponential), that IDCG uses all judged documents,
-that AP divides by all relevant documents, and whether missing queries count
+that AP (and AP@k) divides by all relevant documents, not by those retrieved
+or by min(k, R), and whether missing queries count
 as 0 (`trec_eval -c`) or are left out.  Tied scores make the number depend on
 the tool's tie order, so break ties deterministically before evaluating (or
 report that there were none), and compare systems with the same tool and
@@ -447,17 +625,22 @@ such.
 ## Summary
 
 * "MAP" and "NDCG" hide seven choices: tie order, score precision, gain,
-  IDCG source, AP denominator, P@k padding, missing queries.  On one small
-  run they move NDCG@5 between 0.39 and 0.78.
+  IDCG source, AP denominator (all relevant, retrieved relevant, or
+  min(k, R)), P@k padding, missing queries.  On one small run they move
+  NDCG@5 between 0.39 and 0.85.
 * `rm.conventions.PRESETS` names the choices of trec_eval, `trec_eval -c`,
   ranx, scikit-learn, the seeds and ragas, with where each library makes
   them; `rm.evaluate(qrels, run, metrics, conventions=...)` (or
-  `rc.evaluate_as`) reproduces each library (tested against pytrec_eval, ranx and scikit-learn).
+  `rc.evaluate_as`) reproduces each library (tested against pytrec_eval,
+  ranx and scikit-learn; ragas's formula, which needs an LLM to run, through
+  `rm.rag.context_precision`).
 * Context precision is AP over the relevant chunks *retrieved*; hit rate is
-  Success@k, not recall.
-* Pitfalls: ties (trec_eval orders them by id, ranx by input up to 15
-  documents), ranx pairing plain-dict queries by position, scikit-learn not
-  seeing unretrieved documents.
+  Success@k, not recall; the Kaggle MAP@k divides by min(k, R), trec_eval
+  and ranx by R.
+* Pitfalls: ties (trec_eval orders them by id, and compares scores as
+  32-bit floats; ranx keeps the input order up to 15 documents), ranx
+  pairing plain-dict queries by position, scikit-learn not seeing
+  unretrieved documents (in NDCG's ideal ranking and in AP's denominator).
 * Report the conventions with the number, and break ties before comparing
   tools.
 """),
@@ -519,6 +702,8 @@ cran = load_cranfield()  # grades 1 (minimum interest) ... 4 (complete answer)
 print(cran)
 print("query 1:", cran.queries["1"])
 print("its judged documents:", cran.qrels["1"])
+print("cran.qry numbers of queries 1, 2, 3, 4 ... 225:",
+      [cran.query_numbers[q] for q in ("1", "2", "3", "4")], "...", cran.query_numbers["225"])
 
 
 def show(fig):
@@ -529,6 +714,16 @@ def show(fig):
     display({"image/png": base64.b64encode(buffer.getvalue()).decode("ascii")}, raw=True)
 """),
         md(r"""
+**Query numbers.**  `cran.qry` numbers its 225 questions 001, 002, 004,
+008, ... 365, skipping values, while `cranqrel` numbers them 1 to 225 in
+file order: the i-th question of `cran.qry` is query i of `cranqrel`.
+`load_cranfield` uses cranqrel's numbers as query ids and keeps the
+written number in `cran.query_numbers` (`cran.qid_for_number("004")` is
+`"3"`).  Joining the two files on the written numbers instead would pair
+almost every question with another question's judgements.  Grades are Cleverdon's codes
+turned around (grade = 5 - code, so 4 is a complete answer and higher is
+better); `cran.raw_qrels` keeps the codes.
+
 ## Three systems
 
 Each retriever returns a *run*, `{qid: {docid: score}}`, with the 100 best
@@ -544,6 +739,25 @@ runs["rrf"] = rr.rrf([runs["bm25"], runs["dense"]], k=60, top_k=100)
 for name, run in runs.items():
     top = sorted(run["1"], key=run["1"].get, reverse=True)[:5]
     print(f"{name:<6} top 5 for query 1:", [(d, cran.qrels["1"].get(d, 0)) for d in top])
+"""),
+        md(r"""
+Each pair is (document, grade).  A grade 0 means *not judged relevant*:
+`cranqrel` lists only documents of some relevance (codes 1-4), so every
+document outside that list gets 0, the source paper below included.
+
+Document **486**, first for dense retrieval and for the fusion, is the
+paper query 1 was written from.  `cranqrel` has one such row per query,
+coded -1, a code not on Cleverdon's scale, and `load_cranfield` leaves
+these 225 rows out of `.qrels` by default (they are in `cran.raw_qrels` and
+`cran.source_docs`).  `load_cranfield(source_grade=0)` keeps them as judged
+non-relevant; `load_cranfield(source_grade=4)`, or any positive grade,
+counts each question's source paper as relevant.  The numbers below use the
+default; the query 1 example of "Where the metrics disagree" depends on it.
+"""),
+        code(r"""
+source = cran.source_docs["1"]
+print(f"source document of query 1: {source}, {cran.docs[source]['title']!r}")
+print("its code in cranqrel:", cran.raw_qrels["1"][source], "| in cran.qrels:", source in cran.qrels["1"])
 """),
         md(r"""
 ## Evaluate all three
@@ -637,7 +851,8 @@ for a_name, b_name in [("bm25", "rrf"), ("dense", "rrf"), ("bm25", "dense")]:
     t = sig.paired_t_test(a, b)
     r = sig.randomization_test(a, b, n_resamples=10_000, seed=0)
     scipy_t = stats.ttest_rel(b, a)
-    assert math.isclose(t.p_value, scipy_t.pvalue, rel_tol=1e-9), (t.p_value, scipy_t.pvalue)
+    assert math.isclose(t.p_value, scipy_t.pvalue, rel_tol=1e-9), (
+        f"{b_name} - {a_name}: our paired t-test p-value {t.p_value} is not scipy's ttest_rel {scipy_t.pvalue}")
     print(f"{b_name} - {a_name}: mean diff {t.mean_difference:+.4f}  t = {t.statistic:.3f}  "
           f"p(t) = {t.p_value:.2e} (scipy {scipy_t.pvalue:.2e})  p(randomization) = {r.p_value:.4f}")
 
@@ -646,7 +861,8 @@ a, b = per_query("bm25", "ndcg@10")[:12], per_query("dense", "ndcg@10")[:12]
 ours = sig.randomization_test(a, b, exact=True)
 theirs = stats.permutation_test((b, a), mean_difference, permutation_type="samples",
                                 n_resamples=np.inf, alternative="two-sided", vectorized=True)
-assert math.isclose(ours.p_value, theirs.pvalue, rel_tol=1e-12)
+assert math.isclose(ours.p_value, theirs.pvalue, rel_tol=1e-12), (
+    f"exact randomization test: our p-value {ours.p_value} is not scipy's permutation_test {theirs.pvalue}")
 print(f"12 queries, exact: ours p = {ours.p_value:.6f}, scipy p = {theirs.pvalue:.6f}")
 """),
         md(r"""
@@ -686,6 +902,13 @@ metric to trust depends on the use: a RAG pipeline that passes the top 10
 passages to the generator cares about how many are useful (P@10, NDCG@10),
 a question-answering box showing one answer about the first (MRR).
 
+Query 1 is the case of document 486 above: dense retrieval's first
+document, the 0 at the head of its list, is the paper the question was
+written from.  With `load_cranfield(source_grade=4)` it would count as
+relevant, both systems would have MRR 1.0 on query 1 (BM25 ranks 486
+second, after a relevant document), and MRR would no longer prefer BM25
+there.
+
 ## Exercises
 
 ### Exercise 1: tune BM25's k1 and b
@@ -715,14 +938,18 @@ def tune_bm25(grid):
     ### END SOLUTION
 """),
         code(r'''
-"""Check tune_bm25: its (k1, b) has the best tuning NDCG@10 of the grid."""
+"""Check tune_bm25 on three grids: it returns the (k1, b) with the best tuning NDCG@10."""
 tuning = {kb: rm.evaluate(cran.qrels, rr.bm25_run(cran.docs, tune_queries, k1=kb[0], b=kb[1]),
                           ["ndcg@10"]).mean["ndcg@10"] for kb in grid}
-best = max(grid, key=lambda kb: tuning[kb])  # max keeps the first of equal scores
-chosen = tune_bm25(grid)
-assert chosen in grid, f"tune_bm25 must return one (k1, b) of the grid, got {chosen!r}"
-assert chosen == best, (f"{chosen} scores {tuning[chosen]:.4f} on the tuning queries, "
-                        f"{best} scores {tuning[best]:.4f}")
+for some_grid in (grid, grid[3:6], [(0.9, 0.9)]):
+    want = max(some_grid, key=lambda kb: tuning[kb])  # max keeps the first of equal scores
+    chosen = tune_bm25(some_grid)
+    assert chosen in some_grid, f"tune_bm25 must return one (k1, b) of its grid {some_grid}, got {chosen!r}"
+    assert chosen == want, (
+        f"on the grid {some_grid}, tune_bm25 chose {chosen} (tuning NDCG@10 {tuning[chosen]:.4f}), but "
+        f"{want} scores {tuning[want]:.4f}: run BM25 on tune_queries (not all queries) with each "
+        f"(k1, b) of the grid it is given, top_k=100, and keep the highest mean NDCG@10")
+best = max(grid, key=lambda kb: tuning[kb])
 print(f"best on the tuning queries: k1={best[0]}, b={best[1]} (NDCG@10 {tuning[best]:.4f}; "
       f"default k1=1.5, b=0.75: {tuning[(1.5, 0.75)]:.4f})")
 '''),
@@ -751,19 +978,29 @@ def held_out_gain(k1, b):
     ### END SOLUTION
 """),
         code(r'''
-"""Check held_out_gain against rm.significance.compare_systems on the test queries."""
-k1, b = best
+"""Check held_out_gain against rm.significance.compare_systems, for the tuned and another (k1, b)."""
+hints = {
+    "difference": "the mean NDCG@10 of tuned minus that of default (tuned first), on test_queries, "
+                  "default BM25 being k1=1.5, b=0.75, top_k=100",
+    "p_t": "sig.paired_t_test(default, tuned) on the per-query NDCG@10 of test_queries, both "
+           "lists in the same query order",
+    "p_randomization": "sig.randomization_test(default, tuned, n_resamples=10_000, seed=0), with "
+                       "the queries paired in numeric order (sorted(..., key=int)): another order "
+                       "or seed meets other random signs",
+}
 default = rm.evaluate(cran.qrels, rr.bm25_run(cran.docs, test_queries), ["ndcg@10"])
-tuned = rm.evaluate(cran.qrels, rr.bm25_run(cran.docs, test_queries, k1=k1, b=b), ["ndcg@10"])
-want_t = sig.compare_systems(default, tuned, "ndcg@10", test="t")
-want_r = sig.compare_systems(default, tuned, "ndcg@10", test="randomization",
-                             n_resamples=10_000, seed=0)
-got = held_out_gain(k1, b)
-want = (want_t.difference, want_t.p_value, want_r.p_value)
-for name, g, w in zip(("difference", "p_t", "p_randomization"), got, want):
-    assert math.isclose(g, w, rel_tol=1e-9, abs_tol=1e-12), f"{name}: got {g}, want {w}"
-print(f"tuned - default on the test queries: {want[0]:+.4f} NDCG@10, "
-      f"p(t) = {want[1]:.3f}, p(randomization) = {want[2]:.3f}")
+for k1, b in (best, (0.9, 0.4)):
+    tuned = rm.evaluate(cran.qrels, rr.bm25_run(cran.docs, test_queries, k1=k1, b=b), ["ndcg@10"])
+    want_t = sig.compare_systems(default, tuned, "ndcg@10", test="t")
+    want_r = sig.compare_systems(default, tuned, "ndcg@10", test="randomization",
+                                 n_resamples=10_000, seed=0)
+    got = held_out_gain(k1, b)
+    want = (want_t.difference, want_t.p_value, want_r.p_value)
+    for name, g, w in zip(hints, got, want):
+        assert math.isclose(g, w, rel_tol=1e-9, abs_tol=1e-12), (
+            f"k1={k1}, b={b}: {name} is {g}, it should be {w}; it is {hints[name]}")
+    print(f"k1={k1}, b={b}: tuned - default on the test queries: {want[0]:+.4f} NDCG@10, "
+          f"p(t) = {want[1]:.3f}, p(randomization) = {want[2]:.3f}")
 '''),
         md(r"""
 ### Exercise 3: build the fusion yourself
@@ -795,13 +1032,19 @@ cases = [([runs["bm25"], runs["dense"]], 60), ([runs["bm25"], runs["dense"]], 10
          ([{"q": {"a": 1.0, "b": 1.0, "c": 0.5}}, {"q": {"c": 2.0, "d": 1.0}}], 60)]
 for i, (inputs, k) in enumerate(cases):
     got, want = my_rrf(inputs, k=k), rr.rrf(inputs, k=k, top_k=None)
-    assert set(got) == set(want), f"case {i}: queries {sorted(set(got) ^ set(want))[:5]} differ"
+    assert set(got) == set(want), (
+        f"case {i}: queries {sorted(set(got) ^ set(want))[:5]} are in one result only: "
+        f"the fusion has every query of every run")
     for q in want:
-        assert set(got[q]) == set(want[q]), f"case {i}, query {q}: not the same documents"
+        assert set(got[q]) == set(want[q]), (
+            f"case {i}, query {q}: not the same documents; keep every document of every run (no top-k cut)")
         for d, w in want[q].items():
             assert math.isclose(got[q][d], w, rel_tol=1e-12), (
-                f"case {i}, query {q}, document {d}: {got[q][d]} vs {w}"
-                + (" (the tie a/b: trec_eval ranks b first)" if q == "q" else ""))
+                f"case {i}, query {q}, document {d}: your score {got[q][d]}, rr.rrf's {w}: rank each "
+                f"run's documents with rm.conventions.rank(scores, 'trec_eval') (score descending, "
+                f"ties by document id descending), count ranks from 1, and add 1/(k + rank) over "
+                f"the runs, with k={k}"
+                + (" (here a and b tie: trec_eval ranks b first)" if q == "q" else ""))
 fused = my_rrf([runs["bm25"], runs["dense"]])
 print("my_rrf agrees with rr.rrf; NDCG@10 of the fusion:",
       round(rm.evaluate(cran.qrels, fused, ["ndcg@10"]).mean["ndcg@10"], 4))
