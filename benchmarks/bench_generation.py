@@ -11,14 +11,17 @@ inserted), so that higher-order n-grams match as in real system output.
 * ROUGE-1/2/L on 10,000 pairs: ours vs rouge-score's
   ``RougeScorer(["rouge1", "rouge2", "rougeL"]).score`` (our tokenizer
   ``rouge_tokenize``).  Target: at most 0.5x rouge-score's time.
+* BERTScore on 1,000 pairs vs bert-score with the same model on the CPU
+  (``benchmarks/bench_bertscore.py``).  Target: at most 1.0x.
 
 The scores are compared too, so a fast wrong answer cannot pass unnoticed.
+The three ratios are printed again at the end.
 
 Usage::
 
-    python benchmarks/bench_generation.py            # full sizes
-    python benchmarks/bench_generation.py --quick    # 2,000 / 1,000 pairs
-    python benchmarks/bench_generation.py --bertscore  # also run bench_bertscore.main()
+    python benchmarks/bench_generation.py                  # full sizes, all three
+    python benchmarks/bench_generation.py --quick          # 2,000 / 1,000 / 100 pairs
+    python benchmarks/bench_generation.py --no-bertscore   # BLEU and ROUGE only
 """
 
 import argparse
@@ -155,27 +158,32 @@ def bench_rouge(n):
 
 
 def run_bertscore(quick):
-    """Run ``benchmarks/bench_bertscore.py``'s ``main()`` if that file exists."""
+    """Run ``benchmarks/bench_bertscore.py``'s ``main()``; return its ratio."""
     path = Path(__file__).with_name("bench_bertscore.py")
     spec = importlib.util.spec_from_file_location("bench_bertscore", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     print("\nBERTScore (benchmarks/bench_bertscore.py)")
-    module.main(quick=quick)
+    return module.main(quick=quick)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes (2,000 / 1,000 pairs)")
-    parser.add_argument("--bertscore", action="store_true",
-                        help="also run benchmarks/bench_bertscore.py's main()")
+    parser.add_argument("--bertscore", action=argparse.BooleanOptionalAction, default=True,
+                        help="time BERTScore against bert-score too (the default; "
+                             "--no-bertscore skips it: it needs the semantic extra)")
     args = parser.parse_args(argv)
     n_bleu, n_rouge = (2_000, 1_000) if args.quick else (20_000, 10_000)
     print(f"ragmetrics_edu {rm.__version__}, Python {sys.version.split()[0]}, one run each")
-    bench_bleu(n_bleu)
-    bench_rouge(n_rouge)
+    ratios = [("corpus BLEU / sacrebleu", bench_bleu(n_bleu), 1.0),
+              ("ROUGE-1/2/L / rouge-score", bench_rouge(n_rouge), 0.5)]
     if args.bertscore:
-        run_bertscore(args.quick)
+        ratios.append(("BERTScore / bert-score", run_bertscore(args.quick), 1.0))
+    print("\nratios (time of ours / time of the reference library)")
+    for name, ratio, target in ratios:
+        print(f"  {name:<28}{ratio:6.2f}x  (target <= {target:.1f}x) "
+              f"{'OK' if ratio <= target else 'SLOW'}")
 
 
 if __name__ == "__main__":

@@ -347,11 +347,36 @@ class TokenEmbeddings:
     vectors: np.ndarray
 
 
+def _max_input_length(tokenizer, encoder, cap=4096):
+    """The longest input, in word pieces, that BERTScore feeds the model.
+
+    bert-score truncates at ``tokenizer.model_max_length``; we do the same,
+    within the positions the model has (a tokenizer without a length would
+    let a long text overflow the position embeddings) and ``cap``.  For every
+    model whose ``model_max_length`` fits its positions (all the usual ones:
+    512 and 512 for MiniLM and BERT, 512 and 514 - 2 for RoBERTa) this is
+    bert-score's length, so the scores stay equal.
+    """
+    limit = min(int(tokenizer.model_max_length), cap)
+    positions = getattr(encoder.config, "max_position_embeddings", None)
+    if isinstance(positions, int) and positions > 0:
+        # RoBERTa-style embeddings number the positions from padding_idx + 1
+        padding_idx = getattr(getattr(encoder, "embeddings", None), "padding_idx", None)
+        if isinstance(padding_idx, int):
+            positions -= padding_idx + 1
+        limit = min(limit, positions)
+    return limit
+
+
 def encode_ids(texts, model=None):
     """Token ids as BERTScore builds them: ``[CLS] pieces [SEP]``.
 
     The text is stripped first; an empty text gives ``[CLS] [SEP]``. Texts
-    longer than ``tokenizer.model_max_length`` (512) are truncated.
+    longer than ``tokenizer.model_max_length`` (512) are truncated, as
+    bert-score does; when the tokenizer sets no such length (transformers
+    then reports about 1e30), to what the model's position embeddings hold
+    (``config.max_position_embeddings``, less RoBERTa's padding offset), and
+    at most 4096.
 
     Examples
     --------
@@ -363,11 +388,11 @@ def encode_ids(texts, model=None):
     ['[CLS]', '[SEP]']
     """
     texts = _check_texts(texts)
-    tokenizer, _ = load_model(model)
+    tokenizer, encoder = load_model(model)
     stripped = [t.strip() for t in texts]
     if not stripped:
         return []
-    max_length = min(int(tokenizer.model_max_length), 4096)
+    max_length = _max_input_length(tokenizer, encoder)
     # an empty text encodes to [CLS] [SEP]
     encoded = tokenizer(stripped, add_special_tokens=True, truncation=True,
                         max_length=max_length)["input_ids"]

@@ -1,6 +1,9 @@
 """BLEU: clipped n-gram precision with a brevity penalty (Papineni et al., 2002).
 
-Higher is better; every score is in [0, 1] (sacrebleu prints 100 times it).
+Higher is better.  Scores are in [0, 1] (sacrebleu prints 100 times them),
+with one exception: the interpolating smoothings ``"method5"``,
+``"method6"`` and ``"method7"`` can raise a smoothed precision above 1, and
+the score with it, exactly as nltk's do (see the table below).
 
 The computation is split in two, as sacrebleu does:
 
@@ -33,19 +36,45 @@ ours        sacrebleu    nltk          precision used for order n            def
 "method4"   -            method4       ``ln(len) / (2^k value t_n)`` if       5
                                        ``m_n = 0`` and ``len > 1``
 "method5"   -            method5       ``(p'_{n-1} + p_n + p_{n+1}) / 3``,    -
-                                       ``p'_0 = p_1 + 1``
+                                       ``p'_0 = p_1 + 1``, ``p_{N+1}``
+                                       read as ``p_5`` (*)
 "method6"   -            method6       ``(m_n + value pi_n) / (t_n + value)``  5
                                        for n >= 3, ``pi_n = p'_{n-1}^2 /
                                        p'_{n-2}``
 "method7"   -            method7       method4, then method5                  5
 ==========  ===========  ============  ===================================  =========
 
+(*) Chen and Cherry average each order with the next one, order ``N + 1``
+for the last.  nltk's method5 always takes the 5-gram precision there
+(``modified_precision(references, hypothesis, 5)``), whatever ``N``; we do
+the same, so that every ``max_n`` equals nltk.  For the usual ``N = 4`` the
+two readings agree; for ``N = 6`` order 6 is averaged with ``p_5``.
+
+Methods 5-7 can give a score above 1, as in nltk: ``p'_0 = p_1 + 1`` starts
+method5's running average above 1 (``bleu(list("abcd"), [list("abcd")],
+smoothing="method5")`` is 1.0106 in both), and method6's prior ``pi_n``
+exceeds 1 when ``p_{n-1} > p_{n-2}``.  The other methods stay in [0, 1]
+with their default values (a ``smooth_value`` far from the default, such as
+``"floor"`` above 1, can leave it too).
+
 Aliases: ``"epsilon"`` and ``"method1"`` mean ``"floor"``; ``"method0"``
 means ``"none"``; ``"method2"`` means ``"add-k"``; ``"method3"`` means
 ``"exp"``.  Chen and Cherry number the methods 1-7 as nltk does.
 
 Texts are strings, split by ``tokenizer=`` (default: whitespace, case
-kept, as sacrebleu's ``tokenize="none"``), or token lists, used as given.
+kept, as sacrebleu's ``tokenize="none"``), or token lists, used as given
+(the signature then says ``tok:pretokenized``).
+
+``references`` is one string, a list of strings (several references) or a
+list of token lists.  A list of strings is always read as several
+references, which makes one shape ambiguous: two or more strings of at most
+one word each.  It is read as several one-word references when the
+candidate has at most one token (short answers:
+``bleu("Paris", ["Paris", "paris"])``), and refused with a ``ValueError``
+when the candidate has two or more tokens: it is then almost surely one
+tokenized reference that lost its enclosing list (nltk's pitfall,
+``references=tokens`` for ``[tokens]``) or a string split into characters.
+Pass ``[[w] for w in words]`` to mean several one-word references anyway.
 
 Conventions that differ between libraries (each is a keyword here):
 
@@ -79,6 +108,7 @@ References
    (sacrebleu).
 """
 
+import itertools
 import math
 import numbers
 from collections import Counter
@@ -135,7 +165,8 @@ SMOOTHING = {
                    "p_n = ln(len) / (2^k value t_n) if m_n = 0 and len > 1",
                    "Chen & Cherry (2014), method 4"),
         _Smoothing("method5", "-", "method5", None,
-                   "p'_n = (p'_{n-1} + p_n + p_{n+1}) / 3, p'_0 = p_1 + 1",
+                   "p'_n = (p'_{n-1} + p_n + p_{n+1}) / 3, p'_0 = p_1 + 1, "
+                   "p_{N+1} read as p_5 (as nltk)",
                    "Chen & Cherry (2014), method 5"),
         _Smoothing("method6", "-", "method6", 5.0,
                    "p_n = (m_n + value p'_{n-1}^2 / p'_{n-2}) / (t_n + value), n >= 3",
@@ -151,6 +182,11 @@ _ALIASES = {"epsilon": "floor", "method0": "none", "method1": "floor",
             "method2": "add-k", "method3": "exp"}
 
 REF_LENGTH_RULES = ("closest", "shortest")
+
+_WEIGHTS_SUM_TOL = 1e-6
+
+# nltk's method5 averages the last order with the 5-gram precision, whatever max_n
+_METHOD5_NEXT_ORDER = 5
 
 
 # ---------------------------------------------------------------------------
@@ -195,37 +231,43 @@ def _looks_like_tokens(items):
     )
 
 
-def _check_reference_shape(references, name, candidate_is_tokens):
-    """Refuse the two shapes that are almost always a nesting slip.
+def _check_reference_shape(references, name, candidate_len):
+    """Refuse one-word strings as references of a candidate of two or more tokens.
 
-    * a list of single characters (``list("a reference")``);
-    * a list of one-word strings when the candidate was given as tokens: one
-      tokenized reference that lost its enclosing list (the nltk pitfall).
-      Scoring it as several one-word references would be silently wrong.
+    The rule (module docstring): a list of two or more strings of at most
+    one word each (not all empty) is read as several one-word references
+    when the candidate has at most one token (short answers), and refused
+    when it has two or more: it is then one tokenized reference that lost its
+    enclosing list (the nltk pitfall), or a string split into characters.
+    Scoring it as several one-word references would be silently wrong.
     """
-    if not _looks_like_tokens(references):
+    if candidate_len < 2 or len(references) < 2:
         return
+    if not all(isinstance(r, str) and len(r.split()) <= 1 for r in references):
+        return
+    if not any(r.strip() for r in references):
+        return  # only empty references: scored 0, with the reason
     shown = ", ".join(repr(r) for r in references[:4])
     shown = f"[{shown}{', ...' if len(references) > 4 else ''}]"
     if all(len(r) == 1 for r in references):
-        raise ValueError(
-            f"{name} looks like a string split into characters: {shown}. Pass the "
-            f"reference string itself, or [[c] for c in chars] if you really mean "
-            f"one-character references."
-        )
-    if candidate_is_tokens:
-        raise ValueError(
-            f"{name} looks like one tokenized reference, not {len(references)} references: "
-            f"{shown} (one-word strings, with a tokenized candidate). Pass [tokens] for one "
-            f"tokenized reference, or [[w] for w in words] for several one-word references."
-        )
+        head = f"{name} looks like a string split into characters: {shown}"
+    else:
+        head = (f"{name} looks like one tokenized reference, not {len(references)} "
+                f"references: {shown}")
+    raise ValueError(
+        f"{head} ({len(references)} strings of at most one word for a candidate of "
+        f"{candidate_len} tokens). A list of strings is read as several references; "
+        f"pass one string, or [tokens] for one tokenized reference "
+        f"([[w] for w in words] if you do mean several one-word references)."
+    )
 
 
-def _reference_list(references, convert, name="references", candidate_is_tokens=False):
+def _reference_list(references, convert, name="references", candidate_len=0):
     """Return ``references`` as a non-empty list, each reference passed through ``convert``.
 
     Accepts one string, a list of strings (several references) or a list of
-    token lists; see :func:`_check_reference_shape` for the shapes refused.
+    token lists; see :func:`_check_reference_shape` for the shape refused
+    (it depends on ``candidate_len``, the candidate's number of tokens).
     ``convert(reference, name)`` turns one reference into what the metric
     needs (a token list for BLEU and ROUGE-N, sentences for ROUGE-Lsum).
     """
@@ -240,14 +282,35 @@ def _reference_list(references, convert, name="references", candidate_is_tokens=
         )
     if len(references) == 0:
         raise ValueError(f"{name} must hold at least one reference, got an empty list")
-    _check_reference_shape(references, name, candidate_is_tokens)
+    _check_reference_shape(references, name, candidate_len)
     return [convert(r, f"{name}[{i}]") for i, r in enumerate(references)]
 
 
-def _as_references(references, tokenizer, name="references", candidate_is_tokens=False):
+def _as_references(references, tokenizer, name="references", candidate_len=0):
     """Return ``references`` as a non-empty list of token lists (see :func:`_reference_list`)."""
     return _reference_list(references, lambda r, nm: _as_tokens(r, tokenizer, nm),
-                           name, candidate_is_tokens)
+                           name, candidate_len)
+
+
+def _tokenizer_label(tokenizer, texts):
+    """The ``tok:`` part of a signature: how the texts became tokens.
+
+    ``texts`` are the inputs as given (strings or token lists): the
+    tokenizer's name when every one was a string, ``"pretokenized"`` when
+    none was, ``"<name>+pretokenized"`` for a mix.
+    """
+    kinds = {isinstance(t, str) for t in texts}
+    name = tokenizer_name(tokenizer)
+    if False not in kinds:
+        return name
+    return "pretokenized" if True not in kinds else f"{name}+pretokenized"
+
+
+def _reference_items(references):
+    """The references one by one, as given (one string is one reference)."""
+    if isinstance(references, str):
+        return [references]
+    return references.tolist() if isinstance(references, np.ndarray) else list(references)
 
 
 def _check_max_n(max_n):
@@ -266,12 +329,23 @@ def _check_weights(weights, max_n):
             f"(pass max_n={len(weights)} to use them)"
         )
     for w in weights:
-        if isinstance(w, bool) or not isinstance(w, numbers.Real) or not math.isfinite(w) or w < 0:
+        if isinstance(w, (bool, np.bool_)) or not isinstance(w, numbers.Real) \
+                or not math.isfinite(w) or w < 0:
             raise ValueError(f"weights must be finite non-negative numbers, got {weights!r}")
+    # Python floats: float32 weights such as (0.1, 0.9) sum to 1 - 2e-8, hence
+    # the tolerance (the weights are used as given, as nltk does)
+    weights = tuple(float(w) for w in weights)
     total = math.fsum(weights)
-    if abs(total - 1.0) > 1e-9:
-        raise ValueError(f"weights must sum to 1, got {weights!r} (sum {total!r})")
-    return tuple(float(w) for w in weights)
+    if abs(total - 1.0) > _WEIGHTS_SUM_TOL:
+        raise ValueError(
+            f"weights must sum to 1 (within {_WEIGHTS_SUM_TOL:g}), got {weights!r} (sum {total!r})"
+        )
+    return weights
+
+
+def _is_uniform(weights):
+    n = len(weights)
+    return all(abs(w - 1.0 / n) <= _WEIGHTS_SUM_TOL for w in weights)
 
 
 def _check_smoothing(smoothing, smooth_value):
@@ -279,7 +353,16 @@ def _check_smoothing(smoothing, smooth_value):
         raise TypeError(f"smoothing must be a string, got {smoothing!r}")
     name = _ALIASES.get(smoothing, smoothing)
     check_choice(name, tuple(SMOOTHING) + tuple(_ALIASES), name="smoothing")
-    value = SMOOTHING[name].default_value if smooth_value is None else smooth_value
+    default = SMOOTHING[name].default_value
+    if default is None and smooth_value is not None:
+        alias = f" (= {name!r})" if name != smoothing else ""
+        with_value = ", ".join(repr(k) for k, m in SMOOTHING.items() if m.default_value)
+        raise ValueError(
+            f"smooth_value is not used by smoothing {smoothing!r}{alias}, which has no "
+            f"parameter; got smooth_value={smooth_value!r}. Leave it out, or pick a method "
+            f"with a parameter: {with_value}"
+        )
+    value = default if smooth_value is None else smooth_value
     if value is not None:
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0 \
                 or not math.isfinite(value):
@@ -425,8 +508,7 @@ def modified_precision(candidate, references, n, *, clip=True, tokenizer=None,
     """
     n = check_k(n, name="n")
     cand = _as_tokens(candidate, tokenizer, "candidate")
-    refs = _as_references(references, tokenizer,
-                          candidate_is_tokens=not isinstance(candidate, str))
+    refs = _as_references(references, tokenizer, candidate_len=len(cand))
     cand_counts = _ngram_counter(cand, n)
     total = sum(cand_counts.values())
     if clip:
@@ -471,10 +553,22 @@ def closest_reference_length(candidate_len, reference_lens, *, rule="closest"):
     >>> closest_reference_length(10, [8, 12], rule="shortest")
     8
     """
-    check_choice(rule, REF_LENGTH_RULES, name="ref_length")
-    lens = [_check_length(x, "reference_len") for x in reference_lens]
+    check_choice(rule, REF_LENGTH_RULES, name="rule")
+    c = _check_length(candidate_len, "candidate_len")
+    return _pick_reference_length(c, _check_lengths(reference_lens, "reference_lens"), rule)
+
+
+def _check_lengths(values, name):
+    """A non-empty list of non-negative integers, named ``name`` in errors."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of integers, got {values!r}")
+    lens = [_check_length(x, f"{name}[{i}]") for i, x in enumerate(values)]
     if not lens:
-        raise ValueError("reference_lens must hold at least one length, got an empty list")
+        raise ValueError(f"{name} must hold at least one length, got an empty list")
+    return lens
+
+
+def _pick_reference_length(candidate_len, lens, rule):
     if rule == "shortest":
         return min(lens)
     return min(lens, key=lambda r: (abs(r - candidate_len), r))
@@ -522,6 +616,7 @@ def brevity_penalty(candidate_len, reference_len, *, ref_length="closest"):
     >>> round(brevity_penalty(12, [13, 2]), 4)   # r = 13, the closest
     0.92
     """
+    check_choice(ref_length, REF_LENGTH_RULES, name="ref_length")
     c = _check_length(candidate_len, "candidate_len")
     if isinstance(reference_len, numbers.Integral) and not isinstance(reference_len, bool):
         r = _check_length(reference_len, "reference_len")
@@ -530,7 +625,7 @@ def brevity_penalty(candidate_len, reference_len, *, ref_length="closest"):
             raise TypeError(
                 f"reference_len must be an integer or a sequence of integers, got {reference_len!r}"
             )
-        r = closest_reference_length(c, list(reference_len), rule=ref_length)
+        r = _pick_reference_length(c, _check_lengths(reference_len, "reference_len"), ref_length)
     return _bp(c, r)
 
 
@@ -552,7 +647,7 @@ def _segment_stats(cand, refs, max_n, ref_length, count_empty_orders):
     if len(refs) == 1:
         ref_len = len(refs[0])
     else:
-        ref_len = closest_reference_length(cand_len, [len(r) for r in refs], rule=ref_length)
+        ref_len = _pick_reference_length(cand_len, [len(r) for r in refs], ref_length)
     counts = [0] * max_n
     totals = [0] * max_n
     for n in range(1, min(max_n, cand_len) + 1):
@@ -603,8 +698,7 @@ def segment_stats(candidate, references, max_n=4, *, tokenizer=None,
     max_n = _check_max_n(max_n)
     check_choice(ref_length, REF_LENGTH_RULES, name="ref_length")
     cand = _as_tokens(candidate, tokenizer, "candidate")
-    refs = _as_references(references, tokenizer,
-                          candidate_is_tokens=not isinstance(candidate, str))
+    refs = _as_references(references, tokenizer, candidate_len=len(cand))
     return np.asarray(
         _segment_stats(cand, refs, max_n, ref_length, count_empty_orders), dtype=np.int64
     )
@@ -621,7 +715,9 @@ class BLEUResult:
     Attributes
     ----------
     score : float
-        BLEU in [0, 1].
+        BLEU, in [0, 1] except with ``"method5"``, ``"method6"`` or
+        ``"method7"``, whose interpolated precisions can exceed 1 (as in
+        nltk; see the module docstring).
     precisions : tuple of float
         Modified precisions ``c_n / t_n`` (0 when ``t_n = 0``), before smoothing.
     smoothed_precisions : tuple of float
@@ -634,6 +730,13 @@ class BLEUResult:
         Weights of the orders actually used.
     orders : tuple of int
         The orders used (all of 1..max_n unless ``effective_order``).
+    order_weights : tuple of float
+        ``w_1 .. w_N`` as asked for (before ``effective_order`` re-weights
+        the orders used); the signature shows them when not uniform.
+    tokenizer : str
+        How the texts became tokens: the tokenizer's name,
+        ``"pretokenized"`` when every text was given as a token list, or
+        ``"<name>+pretokenized"`` for a mix.
     reason : str or None
         Why the score is 0 when it is 0 for a structural reason (empty
         candidate, no match), else None.
@@ -657,15 +760,26 @@ class BLEUResult:
     ref_length: str = "closest"
     count_empty_orders: bool = False
     reason: str = None
+    order_weights: tuple = None
 
     @property
     def signature(self):
-        """One line saying what produced the score (in the spirit of sacrebleu's)."""
+        """One line saying what produced the score (in the spirit of sacrebleu's).
+
+        ``tok:`` the tokenizer (``pretokenized`` for token lists),
+        ``smooth:`` the method and its value, ``max_n:``, then ``w:`` the
+        weights only when they are not uniform, ``eff:`` the effective
+        order, ``ref_len:`` the reference length rule and
+        ``empty_orders:`` the counting of orders without n-grams.
+        """
         smooth = self.smoothing
         if self.smooth_value is not None:
             smooth += f"[{self.smooth_value:g}]"
+        weights = ""
+        if self.order_weights is not None and not _is_uniform(self.order_weights):
+            weights = "|w:" + ",".join(f"{w:g}" for w in self.order_weights)
         return (
-            f"tok:{self.tokenizer}|smooth:{smooth}|max_n:{self.max_n}"
+            f"tok:{self.tokenizer}|smooth:{smooth}|max_n:{self.max_n}{weights}"
             f"|eff:{'yes' if self.effective_order else 'no'}|ref_len:{self.ref_length}"
             f"|empty_orders:{'1' if self.count_empty_orders else '0'}"
         )
@@ -693,8 +807,8 @@ class BLEUResult:
 def _smooth(method, value, counts, totals, cand_len, max_n):
     """Precisions of orders 1..max_n after smoothing (floats).
 
-    ``counts``/``totals`` may hold one more order than ``max_n`` (method5
-    and method7 read order max_n + 1).
+    ``counts``/``totals`` may hold more orders than ``max_n``: method5 and
+    method7 read order 5 (:data:`_METHOD5_NEXT_ORDER`) whatever ``max_n``.
     """
     raw = [c / t if t else 0.0 for c, t in zip(counts, totals)]
     p = raw[:max_n]
@@ -727,12 +841,14 @@ def _smooth(method, value, counts, totals, cand_len, max_n):
         if method == "method4":
             return p
     if method in ("method5", "method7"):
-        if len(raw) < max_n + 1:
+        if len(raw) < _METHOD5_NEXT_ORDER:
             raise ValueError(
-                f"smoothing {method!r} needs statistics up to order max_n + 1 = {max_n + 1}, "
+                f"smoothing {method!r} needs statistics up to order {_METHOD5_NEXT_ORDER}, "
                 f"got {len(raw)} orders"
             )
-        nxt = p + [raw[max_n]]
+        # the order after p_1 .. p_N is read as p_5 whatever N, as nltk does
+        # (p_n_plus1 = p_n + [modified_precision(references, hypothesis, 5)])
+        nxt = p + [raw[_METHOD5_NEXT_ORDER - 1]]
         out, prev = [], p[0] + 1.0
         for n in range(max_n):
             prev = (prev + p[n] + nxt[n + 1]) / 3.0
@@ -752,7 +868,10 @@ def _smooth(method, value, counts, totals, cand_len, max_n):
 
 
 def _orders_needed(method, max_n):
-    return max_n + 1 if method in ("method5", "method7") else max_n
+    """How many orders of statistics scoring needs: method5/7 also read order 5."""
+    if method in ("method5", "method7"):
+        return max(max_n, _METHOD5_NEXT_ORDER)
+    return max_n
 
 
 def score_from_stats(stats, *, max_n=None, weights=None, smoothing="none",
@@ -771,7 +890,8 @@ def score_from_stats(stats, *, max_n=None, weights=None, smoothing="none",
         :func:`segment_stats` (or their sum over a corpus).
     max_n : int, optional
         Highest order scored, ``N``; default ``K``.  ``"method5"`` and
-        ``"method7"`` need ``K >= N + 1``.
+        ``"method7"`` also read the 5-gram precision (see the module
+        docstring), so they need ``K >= 5``.
     weights : sequence of float, optional
         ``w_1 .. w_N``, summing to 1; default uniform ``1/N``.
     smoothing : str, default "none"
@@ -841,8 +961,9 @@ def score_from_stats(stats, *, max_n=None, weights=None, smoothing="none",
     method, value = _check_smoothing(smoothing, smooth_value)
     if _orders_needed(method, max_n) > n_orders:
         raise ValueError(
-            f"smoothing {method!r} needs statistics up to order max_n + 1 = {max_n + 1}, "
-            f"got {n_orders}"
+            f"smoothing {method!r} needs statistics up to order "
+            f"{_orders_needed(method, max_n)} (it reads the 5-gram precision, as nltk's "
+            f"{SMOOTHING[method].nltk} does), got {n_orders} orders"
         )
     bp = _bp(cand_len, ref_len)
     raw = tuple(float(c / t) if t else 0.0 for c, t in zip(counts[:max_n], totals[:max_n]))
@@ -850,6 +971,7 @@ def score_from_stats(stats, *, max_n=None, weights=None, smoothing="none",
         precisions=raw, counts=tuple(counts[:max_n]), totals=tuple(totals[:max_n]),
         brevity_penalty=bp, candidate_len=cand_len, reference_len=ref_len, max_n=max_n,
         smoothing=method, smooth_value=value, effective_order=bool(effective_order),
+        order_weights=weights,
     )
 
     orders = tuple(range(1, max_n + 1))
@@ -872,7 +994,9 @@ def score_from_stats(stats, *, max_n=None, weights=None, smoothing="none",
     norm = math.fsum(kept)
     if norm == 0:
         return zero("every order with a positive weight is left out by effective_order")
-    used = tuple(w / norm for w in kept)
+    # re-normalise only when effective_order left orders out: weights that sum
+    # to 1 within the tolerance are used as given, as nltk does
+    used = weights if len(orders) == max_n else tuple(w / norm for w in kept)
     log_sum = 0.0
     for n, w in zip(orders, used):
         if w == 0:
@@ -913,8 +1037,9 @@ def bleu(candidate, references, max_n=4, weights=None, smoothing="none", *,
     candidate : str or list of str
         The generated text (a string is split by ``tokenizer``).
     references : str, list of str, or list of list of str
-        One reference or several.  A list of two or more one-word strings
-        is refused as ambiguous (see Notes).
+        One reference or several.  A list of strings is several references;
+        two or more strings of at most one word each are refused when the
+        candidate has two or more tokens (see the module docstring).
     max_n : int, default 4
         Highest n-gram order ``N`` (BLEU-N).
     weights : sequence of float, optional
@@ -922,7 +1047,9 @@ def bleu(candidate, references, max_n=4, weights=None, smoothing="none", *,
     smoothing : str, default "none"
         See :data:`SMOOTHING` and the module docstring.
     smooth_value : float, optional
-        Parameter of the smoothing method; default from the table.
+        Parameter of the smoothing method; default from the table.  Refused
+        (``ValueError``) for a method without a parameter (``"none"``,
+        ``"exp"``, ``"method5"``).
     effective_order : bool, default False
         Leave out orders for which the candidate has no n-gram (sacrebleu's
         ``sentence_bleu`` default; nltk's ``auto_reweigh``).
@@ -939,7 +1066,8 @@ def bleu(candidate, references, max_n=4, weights=None, smoothing="none", *,
     Returns
     -------
     BLEUResult
-        ``.score`` in [0, 1], ``.precisions``, ``.counts``, ``.totals``,
+        ``.score`` (in [0, 1] but for methods 5-7, see the module
+        docstring), ``.precisions``, ``.counts``, ``.totals``,
         ``.brevity_penalty``, ``.candidate_len``, ``.reference_len``,
         ``.signature``.
 
@@ -965,9 +1093,12 @@ def bleu(candidate, references, max_n=4, weights=None, smoothing="none", *,
     nltk's method4 does not smooth a 1-token candidate (``ln 1 = 0``), so
     its BLEU is the brevity penalty times ``p_1 ** w_1`` alone, ours 0.
     nltk's method6 refuses (``AssertionError``) a candidate whose trigram
-    precision is 0; ours interpolates as Chen and Cherry define it, with
-    the candidate's true n-gram count (0 for an order longer than the
-    candidate, whatever ``count_empty_orders`` says), as nltk does.
+    precision is 0, and fails (``IndexError``) for ``max_n < 3``, where ours
+    leaves orders 1 and 2 unsmoothed as Chen and Cherry define it; ours
+    interpolates with the candidate's true n-gram count (0 for an order
+    longer than the candidate, whatever ``count_empty_orders`` says), as
+    nltk does.  nltk's method5 and method7 average the last order with the
+    5-gram precision whatever ``max_n``; so do we (module docstring).
 
     An empty candidate has score 0 with ``reason="empty candidate"``; an
     empty reference matches nothing, so the score is 0 with the reason "no
@@ -996,13 +1127,13 @@ def bleu(candidate, references, max_n=4, weights=None, smoothing="none", *,
     _check_weights(weights, max_n)
     method, _ = _check_smoothing(smoothing, smooth_value)
     cand = _as_tokens(candidate, tokenizer, "candidate")
-    refs = _as_references(references, tokenizer,
-                          candidate_is_tokens=not isinstance(candidate, str))
+    refs = _as_references(references, tokenizer, candidate_len=len(cand))
     stats = _segment_stats(cand, refs, _orders_needed(method, max_n), ref_length,
                            count_empty_orders)
     result = score_from_stats(stats, max_n=max_n, weights=weights, smoothing=smoothing,
                               smooth_value=smooth_value, effective_order=effective_order)
-    return replace(result, tokenizer=tokenizer_name(tokenizer), ref_length=ref_length,
+    label = _tokenizer_label(tokenizer, [candidate, *_reference_items(references)])
+    return replace(result, tokenizer=label, ref_length=ref_length,
                    count_empty_orders=bool(count_empty_orders))
 
 
@@ -1041,8 +1172,23 @@ def corpus_bleu(candidates, references, max_n=4, weights=None, smoothing="none",
     Equal to ``sacrebleu.corpus_bleu(candidates, streams, tokenize="none",
     smooth_method=...).score / 100`` and to nltk's ``corpus_bleu`` on the same
     tokens (with ``count_empty_orders=True`` when some candidate is shorter
-    than ``max_n``).  nltk's methods 5-7 at corpus level read only the last
-    segment's n-grams; ours use the corpus statistics.
+    than ``max_n``), for every smoothing but methods 5-7.
+
+    Where nltk's ``corpus_bleu`` differs, on purpose: it calls the smoothing
+    function once, with the corpus precisions but with the ``references``
+    and ``hypothesis`` left over from its loop over segments, that is the
+    *last* segment's.  Its method5 and method7 then average the last order
+    with the last segment's 5-gram precision (so nltk's corpus score changes
+    when the segments are reordered), and its method6 divides the corpus
+    matches by the last segment's n-gram count.  Those are not corpus
+    statistics, so we don't reproduce them: ours take the corpus ``p_5``
+    and the corpus n-gram counts, and equal nltk on a corpus of one segment
+    (sentence BLEU).  Example: segments "a b c d e" (reference the same) and
+    "a x y z w" (reference "a q r s t") have corpus ``p_1 .. p_5 = 0.6, 0.5,
+    0.5, 0.5, 0.5``; with method5 we average the 4th order with the corpus
+    ``p_5 = 0.5`` (BLEU 0.6322), nltk with the last segment's 0 (0.5733) or
+    1 (0.6781) depending on the order of the segments.  nltk's method4 uses
+    the corpus length, as ours.
 
     Examples
     --------
@@ -1086,10 +1232,11 @@ def corpus_bleu(candidates, references, max_n=4, weights=None, smoothing="none",
             )
         cand_tokens = _as_tokens(cand, tokenizer, f"candidates[{i}]")
         ref_tokens = _as_references(refs, tokenizer, f"references[{i}]",
-                                    candidate_is_tokens=not isinstance(cand, str))
+                                    candidate_len=len(cand_tokens))
         seg = _segment_stats(cand_tokens, ref_tokens, n_orders, ref_length, count_empty_orders)
         total = [a + b for a, b in zip(total, seg)]
     result = score_from_stats(total, max_n=max_n, weights=weights, smoothing=smoothing,
                               smooth_value=smooth_value, effective_order=effective_order)
-    return replace(result, tokenizer=tokenizer_name(tokenizer), ref_length=ref_length,
+    texts = itertools.chain(candidates, *(_reference_items(refs) for refs in references))
+    return replace(result, tokenizer=_tokenizer_label(tokenizer, texts), ref_length=ref_length,
                    count_empty_orders=bool(count_empty_orders))

@@ -26,7 +26,14 @@ Conventions (each a keyword):
   ``[a-z0-9]+`` runs: pass ``tokenizer=rm.rouge_tokenize`` (or
   ``rm.text.rouge_tokenize_stemmed`` for its ``use_stemmer=True``) to get
   its numbers exactly.  The tokenizer (and so stemming) applies to strings;
-  token lists are used as given.
+  token lists are used as given (the signature then says
+  ``tok:pretokenized``).
+* ``references``: one string, a list of strings (several references) or a
+  list of token lists.  Two or more strings of at most one word each are
+  read as one-word references only for a candidate of at most one token,
+  and refused otherwise (the rule of :mod:`ragmetrics_edu.bleu_score`: such
+  a list is almost surely one tokenized reference without its enclosing
+  list).
 * ``multi_ref`` with several references: ``"best_f"`` (default) keeps the
   reference with the highest F-measure, the first one on ties (rouge-score's
   ``score_multi``); ``"average"`` averages P, R and F over the references;
@@ -49,8 +56,10 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ._validation import check_choice, check_k
-from .bleu_score import _as_tokens, _looks_like_tokens, _ngram_counter, _reference_list
-from .text import tokenizer_name
+from .bleu_score import (
+    _as_tokens, _looks_like_tokens, _ngram_counter, _reference_items, _reference_list,
+    _tokenizer_label,
+)
 
 __all__ = ["rouge_n", "rouge_l", "rouge_lsum", "rouge_scores", "RougeResult", "lcs_length"]
 
@@ -72,6 +81,8 @@ class RougeResult:
     variant : str
         ``"rouge1"``, ``"rouge2"``, ..., ``"rougeL"`` or ``"rougeLsum"``.
     tokenizer : str
+        The tokenizer's name, ``"pretokenized"`` when every text was given
+        as tokens, ``"<name>+pretokenized"`` for a mix.
     multi_ref : str
     reference_index : int or None
         Which reference was kept (``"best_f"``), else None.
@@ -114,9 +125,23 @@ def _prf(matches, cand_count, ref_count):
     return float(p), float(r), float(_fmeasure(p, r))
 
 
-def _references(references, convert, candidate, name="references"):
-    """A non-empty list of references, each converted by ``convert``."""
-    return _reference_list(references, convert, name, not isinstance(candidate, str))
+def _references(references, convert, candidate_len, name="references"):
+    """A non-empty list of references, each converted by ``convert``.
+
+    ``candidate_len`` (the candidate's number of tokens) decides whether a
+    list of one-word strings is several references or a refused slip.
+    """
+    return _reference_list(references, convert, name, candidate_len)
+
+
+def _flat_label(tokenizer, candidate, references):
+    """The signature's ``tok:`` part for ROUGE-N and ROUGE-L."""
+    return _tokenizer_label(tokenizer, [candidate, *_reference_items(references)])
+
+
+def _sentence_items(text):
+    """The pieces of a ROUGE-Lsum text as given: the string, or its sentences."""
+    return [text] if isinstance(text, str) else list(text)
 
 
 def _combine(pairs, multi_ref, variant, tok):
@@ -331,8 +356,9 @@ def rouge_n(candidate, references, n=1, *, tokenizer=None, multi_ref="best_f"):
     n = check_k(n, name="n")
     _check_multi_ref(multi_ref)
     cand = _as_tokens(candidate, tokenizer, "candidate")
-    refs = _references(references, lambda r, nm: _as_tokens(r, tokenizer, nm), candidate)
-    return _rouge_n_tokens(cand, refs, n, multi_ref, tokenizer_name(tokenizer))
+    refs = _references(references, lambda r, nm: _as_tokens(r, tokenizer, nm), len(cand))
+    return _rouge_n_tokens(cand, refs, n, multi_ref,
+                           _flat_label(tokenizer, candidate, references))
 
 
 def _rouge_n_tokens(cand, refs, n, multi_ref, tok):
@@ -395,8 +421,8 @@ def rouge_l(candidate, references, *, tokenizer=None, multi_ref="best_f"):
     """
     _check_multi_ref(multi_ref)
     cand = _as_tokens(candidate, tokenizer, "candidate")
-    refs = _references(references, lambda r, nm: _as_tokens(r, tokenizer, nm), candidate)
-    return _rouge_l_tokens(cand, refs, multi_ref, tokenizer_name(tokenizer))
+    refs = _references(references, lambda r, nm: _as_tokens(r, tokenizer, nm), len(cand))
+    return _rouge_l_tokens(cand, refs, multi_ref, _flat_label(tokenizer, candidate, references))
 
 
 def _rouge_l_tokens(cand, refs, multi_ref, tok):
@@ -457,9 +483,13 @@ def rouge_lsum(candidate, references, *, tokenizer=None, multi_ref="best_f"):
     """
     _check_multi_ref(multi_ref)
     cand = _as_sentences(candidate, tokenizer, "candidate")
-    refs = _references(references, lambda r, nm: _as_sentences(r, tokenizer, nm), candidate)
+    refs = _references(references, lambda r, nm: _as_sentences(r, tokenizer, nm),
+                       sum(len(s) for s in cand))
     pairs = [_summary_lcs_counts(ref, cand) for ref in refs]
-    return _combine(pairs, multi_ref, "rougeLsum", tokenizer_name(tokenizer))
+    pieces = _sentence_items(candidate)
+    for r in _reference_items(references):
+        pieces.extend(_sentence_items(r))
+    return _combine(pairs, multi_ref, "rougeLsum", _tokenizer_label(tokenizer, pieces))
 
 
 def rouge_scores(candidate, references, variants=("rouge1", "rouge2", "rougeL"), *,
@@ -498,12 +528,12 @@ def rouge_scores(candidate, references, variants=("rouge1", "rouge2", "rougeL"),
             raise ValueError(
                 f"variants must be names like 'rouge1', 'rouge2', 'rougeL', 'rougeLsum', got {v!r}"
             )
-    tok = tokenizer_name(tokenizer)
     out = {}
     flat = any(v != "rougeLsum" for v, _ in plan)
     if flat:
         cand = _as_tokens(candidate, tokenizer, "candidate")
-        refs = _references(references, lambda r, nm: _as_tokens(r, tokenizer, nm), candidate)
+        refs = _references(references, lambda r, nm: _as_tokens(r, tokenizer, nm), len(cand))
+        tok = _flat_label(tokenizer, candidate, references)
     for v, n in plan:
         if v == "rougeLsum":
             out[v] = rouge_lsum(candidate, references, tokenizer=tokenizer, multi_ref=multi_ref)

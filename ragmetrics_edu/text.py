@@ -48,9 +48,12 @@ def whitespace_tokenize(text):
     """Split ``text`` on runs of whitespace, keeping case and punctuation.
 
     This is Python's ``str.split()`` with no argument: leading and trailing
-    whitespace is dropped and any run of spaces, tabs or newlines separates
-    two tokens.  It is the tokenizer sacrebleu uses with ``tokenize="none"``,
-    so BLEU on these tokens equals sacrebleu's on the same strings.
+    whitespace is dropped and any run of whitespace separates two tokens:
+    spaces, tabs, newlines and the Unicode ones (no-break space ``\xa0``,
+    line separator ``\u2028``, ...), but not the zero-width space
+    ``\u200b``, which is no whitespace to Python.  sacrebleu's BLEU splits
+    the same way with ``tokenize="none"``, so BLEU on these tokens equals
+    sacrebleu's on the same strings.
 
     Parameters
     ----------
@@ -78,6 +81,8 @@ def whitespace_tokenize(text):
     ['I', 'have', 'thirty', 'six', 'years']
     >>> whitespace_tokenize("The Hunger Games is a great read.")[-1]
     'read.'
+    >>> whitespace_tokenize("thirty\xa0six\u200byears")   # no-break space splits
+    ['thirty', 'six\u200byears']
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a string, got {type(text).__name__}: {text!r}")

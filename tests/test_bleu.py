@@ -4,6 +4,7 @@ Every expected number is worked out in the comment beside it.
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -171,7 +172,7 @@ def test_score_from_stats_each_smoothing_by_hand():
         geo([0.8, 0.5, p3, p4]), abs=1e-15)
 
 
-def test_method5_needs_order_n_plus_1():
+def test_method5_reads_order_5_after_order_4():
     # orders 1..5: p = 4/5, 2/4, 0/3, 0/2, 0/1
     stats = [5, 6, 4, 2, 0, 0, 0, 5, 4, 3, 2, 1]
     # p'1 = (1.8 + 0.8 + 0.5)/3; p'2 = (p'1 + 0.5 + 0)/3; p'3 = (p'2 + 0 + 0)/3; p'4 = p'3/3
@@ -181,8 +182,52 @@ def test_method5_needs_order_n_plus_1():
     q4 = q3 / 3
     r = score_from_stats(stats, max_n=4, smoothing="method5")
     assert r.score == pytest.approx(math.exp(1 - 6 / 5) * (q1 * q2 * q3 * q4) ** 0.25, abs=1e-15)
-    with pytest.raises(ValueError, match="needs statistics up to order max_n \\+ 1"):
+    with pytest.raises(ValueError, match="needs statistics up to order 5 .*got 4 orders"):
         score_from_stats(stats[:2] + stats[2:6] + stats[7:11], smoothing="method5")
+
+
+def test_method5_averages_the_last_order_with_p5_for_max_n_2():
+    # nltk's method5 takes the 5-gram precision as the order after the last,
+    # whatever max_n.  "the cat sat on the mat today" (7 tokens) against
+    # "the cat sat on a mat today" and "a cat was on the mat": unigrams 6/7
+    # ("the" clipped to 1), bigrams 6/6, trigrams 3/5, 5-grams 0/3; r = 7, BP = 1.
+    # p'1 = (1 + 6/7 + 6/7 + 1)/3 = 26/21; p'2 = (26/21 + 1 + p_5 = 0)/3 = 47/63
+    # (with p_3 = 3/5 in place of p_5 it would be 1.0823); nltk: 0.96107
+    cand = "the cat sat on the mat today"
+    refs = ["the cat sat on a mat today", "a cat was on the mat"]
+    r = rm.bleu(cand, refs, max_n=2, smoothing="method5")
+    assert r.score == pytest.approx(math.sqrt(26 / 21 * 47 / 63), abs=1e-15)
+    assert round(r.score, 4) == 0.9611
+    assert r.counts == (6, 6) and r.totals == (7, 6)
+    # method7 = method4 (nothing to smooth: p_1, p_2 > 0) then method5
+    assert rm.bleu(cand, refs, max_n=2, smoothing="method7").score == r.score
+    # statistics of orders 1..4 are not enough, even for max_n = 2
+    with pytest.raises(ValueError, match="needs statistics up to order 5"):
+        score_from_stats(segment_stats(cand, refs, max_n=4), max_n=2, smoothing="method5")
+
+
+def test_method5_averages_order_6_with_p5():
+    # max_n = 6, p = 1, 1, 1, 1, 1/2, 0 (6 tokens, r = 6, BP = 1)
+    stats = [6, 6, 6, 5, 4, 3, 1, 0, 6, 5, 4, 3, 2, 1]
+    q1 = (2 + 1 + 1) / 3                 # p'_0 = p_1 + 1 = 2
+    q2 = (q1 + 1 + 1) / 3
+    q3 = (q2 + 1 + 1) / 3
+    q4 = (q3 + 1 + 0.5) / 3
+    q5 = (q4 + 0.5 + 0) / 3
+    q6 = (q5 + 0 + 0.5) / 3               # the order after 6 is read as p_5 = 1/2
+    r = score_from_stats(stats, smoothing="method5")
+    assert r.max_n == 6
+    assert r.score == pytest.approx((q1 * q2 * q3 * q4 * q5 * q6) ** (1 / 6), abs=1e-15)
+
+
+def test_method5_and_method7_can_exceed_one():
+    # "abcd" against itself: p_1..p_4 = 1, p_5 = 0 (no 5-gram); BP = 1
+    # p' = 4/3, 10/9, 28/27, (28/27 + 1 + 0)/3 = 55/81: (4/3 10/9 28/27 55/81)^(1/4) = 1.0106
+    expected = (4 / 3 * 10 / 9 * 28 / 27 * 55 / 81) ** 0.25
+    for method in ("method5", "method7"):   # method7: method4 has no zero to smooth
+        r = rm.bleu(list("abcd"), [list("abcd")], smoothing=method)
+        assert r.score == pytest.approx(expected, abs=1e-15)
+        assert r.score > 1
 
 
 def test_aliases_mean_the_same_method():
@@ -253,6 +298,35 @@ def test_result_signature_and_str():
     assert float(r) == r.score
 
 
+def test_signature_shows_weights_when_not_uniform():
+    r = rm.bleu("a b c d", "a b c d", weights=(1, 0, 0, 0))
+    assert r.signature == \
+        "tok:whitespace|smooth:none|max_n:4|w:1,0,0,0|eff:no|ref_len:closest|empty_orders:0"
+    # uniform weights, given or not, are not shown
+    assert rm.bleu("a b c d", "a b c d", weights=(0.25,) * 4).signature == \
+        rm.bleu("a b c d", "a b c d").signature
+    assert "|w:" not in rm.bleu("a b c", "a b c", max_n=3, weights=(1 / 3,) * 3).signature
+    # the weights asked for, not those re-normalised by effective_order
+    r = rm.bleu("a b", "a b c", weights=(0.4, 0.6, 0, 0), effective_order=True)
+    assert r.weights == (0.4, 0.6) and "|w:0.4,0.6,0,0|" in r.signature
+    c = rm.corpus_bleu(["a b c"], [["a b c"]], max_n=2, weights=(0.3, 0.7))
+    assert "|max_n:2|w:0.3,0.7|" in c.signature
+
+
+def test_signature_says_pretokenized():
+    tokens = "a b c d".split()
+    assert rm.bleu(tokens, [tokens]).signature.startswith("tok:pretokenized|")
+    # a tokenizer is not applied to token lists: the signature does not name it
+    assert rm.bleu(tokens, [tokens], tokenizer=rm.rouge_tokenize).tokenizer == "pretokenized"
+    assert rm.bleu("a b c d", [tokens]).tokenizer == "whitespace+pretokenized"
+    assert rm.bleu(tokens, "a b c d", tokenizer=rm.rouge_tokenize).tokenizer == "rouge+pretokenized"
+    assert rm.bleu("a b c d", "a b c d").tokenizer == "whitespace"
+    assert rm.corpus_bleu([tokens, tokens], [[tokens], [tokens]]).tokenizer == "pretokenized"
+    assert rm.corpus_bleu([tokens, "a b c d"], [[tokens], ["a b"]]).tokenizer == \
+        "whitespace+pretokenized"
+    assert rm.corpus_bleu(["a b c d"], [["a b c d"]]).tokenizer == "whitespace"
+
+
 def test_strings_and_tokens_agree():
     a = rm.bleu("the cat sat on the mat", ["the cat is on the mat", "a cat sat"])
     b = rm.bleu("the cat sat on the mat".split(),
@@ -263,8 +337,10 @@ def test_strings_and_tokens_agree():
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from("abcde"), max_size=10),
        st.lists(st.lists(st.sampled_from("abcdef"), max_size=10), min_size=1, max_size=3),
-       st.sampled_from(["none", "floor", "add-k", "exp", "method4", "method5", "method7"]))
+       st.sampled_from(["none", "floor", "add-k", "exp", "method4"]))
 def test_score_in_unit_interval(cand, refs, smoothing):
+    """Methods 5-7 interpolate and can exceed 1 (as in nltk): see
+    test_method5_and_method7_can_exceed_one and the nltk cross-checks."""
     r = rm.bleu(cand, refs, smoothing=smoothing)
     assert 0.0 <= r.score <= 1.0 + 1e-12
     assert all(c <= t for c, t in zip(r.counts, r.totals))
@@ -316,11 +392,61 @@ def test_bad_weights():
     assert rm.bleu("a b", "a b", max_n=2, weights=(0.5, 0.5)).score == 1.0
 
 
+def test_float32_weights_are_accepted():
+    # float32 0.1 + 0.9 = 0.99999998 in double: within the 1e-6 tolerance
+    w32 = np.array([0.1, 0.9], dtype=np.float32)
+    r = rm.bleu("a b c", "a b d", max_n=2, weights=w32)
+    # p_1 = 2/3, p_2 = 1/2, BP = 1; the weights are used as given (as nltk)
+    expected = (2 / 3) ** float(w32[0]) * 0.5 ** float(w32[1])
+    assert r.score == pytest.approx(expected, abs=1e-15)
+    assert all(type(w) is float for w in r.weights)
+    assert "|w:0.1,0.9|" in r.signature
+    rm.bleu("a b", "a b", max_n=2, weights=(0.5, 0.5 + 5e-7))          # inside 1e-6
+    with pytest.raises(ValueError, match=r"weights must sum to 1 \(within 1e-06\)"):
+        rm.bleu("a b", "a b", max_n=2, weights=(0.5, 0.5 + 5e-6))
+
+
 def test_bad_smoothing():
     with pytest.raises(ValueError, match="smoothing must be one of"):
         rm.bleu("a", "a", smoothing="laplace")
     with pytest.raises(ValueError, match="smooth_value must be a positive number"):
         rm.bleu("a", "a", smoothing="floor", smooth_value=0)
+
+
+@pytest.mark.parametrize("smoothing, shown", [
+    ("none", "'none'"), ("method0", "'method0' (= 'none')"), ("exp", "'exp'"),
+    ("method3", "'method3' (= 'exp')"), ("method5", "'method5'"),
+])
+def test_smooth_value_of_a_method_without_parameter_is_refused(smoothing, shown):
+    # it used to be ignored while the signature showed it ("smooth:exp[3]")
+    message = f"smooth_value is not used by smoothing {re.escape(shown)}, which has no parameter"
+    with pytest.raises(ValueError, match=message):
+        rm.bleu("a b", "a b", smoothing=smoothing, smooth_value=3)
+    with pytest.raises(ValueError, match=message):
+        rm.corpus_bleu(["a b"], [["a b"]], smoothing=smoothing, smooth_value=3)
+    with pytest.raises(ValueError, match=message):
+        score_from_stats([2, 2, 2, 1, 0, 0, 0, 2, 1, 0, 0, 0], smoothing=smoothing,
+                         smooth_value=3)
+    # methods with a parameter still take it
+    assert rm.bleu("a b", "a b c", max_n=2, smoothing="method7", smooth_value=3).smooth_value == 3.0
+
+
+def test_errors_name_the_argument_given():
+    with pytest.raises(ValueError, match="^rule must be one of 'closest', 'shortest', got 'x'"):
+        closest_reference_length(3, [3], rule="x")
+    with pytest.raises(ValueError, match="^reference_lens must hold at least one length"):
+        closest_reference_length(3, [])
+    with pytest.raises(ValueError, match=r"^reference_lens\[1\] must be a non-negative integer"):
+        closest_reference_length(3, [2, -1])
+    with pytest.raises(ValueError, match="^candidate_len must be a non-negative integer"):
+        closest_reference_length(-1, [2])
+    with pytest.raises(ValueError, match="^reference_len must hold at least one length"):
+        rm.brevity_penalty(3, [])
+    with pytest.raises(ValueError, match=r"^reference_len\[1\] must be a non-negative integer"):
+        rm.brevity_penalty(3, [2, -1])
+    # ref_length is checked even when r is given as one number (it was ignored)
+    with pytest.raises(ValueError, match="^ref_length must be one of"):
+        rm.brevity_penalty(3, 4, ref_length="longest")
 
 
 def test_one_tokenized_reference_without_its_list_is_refused():
@@ -330,9 +456,42 @@ def test_one_tokenized_reference_without_its_list_is_refused():
     # a string where a list was meant, split into characters by list()
     with pytest.raises(ValueError, match="references looks like a string split into characters"):
         rm.bleu("I am", list("Iam"))
-    # with a string candidate, one-word strings are several references (short answers)
+    with pytest.raises(ValueError, match="references looks like a string split into characters"):
+        rm.bleu("I am", list("I am"))      # the space is a "reference" of no word
+
+
+def test_string_candidate_with_tokenized_reference_is_refused():
+    # the same slip with a string candidate: each word was read as a reference
+    cand = "the cat sat on the mat"
+    with pytest.raises(ValueError, match=(
+            r"references looks like one tokenized reference, not 6 references: .*"
+            r"for a candidate of 6 tokens\)\. A list of strings is read as several "
+            r"references; pass one string, or \[tokens\] for one tokenized reference")):
+        rm.bleu(cand, cand.split())
+    for call in (lambda: rm.modified_precision(cand, cand.split(), 1),
+                 lambda: segment_stats(cand, cand.split()),
+                 lambda: rm.corpus_bleu([cand], [cand.split()])):
+        with pytest.raises(ValueError, match="looks like one tokenized reference"):
+            call()
+    # what the message proposes works: one string, or [tokens]
+    assert rm.bleu(cand, cand).score == rm.bleu(cand, [cand.split()]).score == 1.0
+
+
+def test_one_word_references_of_a_one_token_candidate_are_kept():
+    # short answers: one-word strings are several references
     r = rm.bleu("Paris", ["Paris", "paris"], max_n=1)
     assert r.score == 1.0 and r.reference_len == 1  # one token
+    r = rm.bleu(["Paris"], ["Paris", "paris"], max_n=1)   # a tokenized short answer too
+    assert r.score == 1.0
+    # two one-letter references are not "a string split into characters" here
+    r = rm.bleu("A", ["A", "B"], max_n=1)
+    assert (r.score, r.counts, r.totals) == (1.0, (1,), (1,))
+    # several one-word references of a longer candidate: say so with [[w], ...]
+    # "the cat": p_1 = 2/2 (each word in one reference), r = 1 (closest), BP = 1
+    assert rm.bleu("the cat", [["the"], ["cat"]], max_n=1).score == 1.0
+    # only empty references: not a slip, scored 0 with the reason
+    r = rm.bleu("a b", ["", ""])
+    assert r.score == 0.0 and "no unigram" in r.reason
 
 
 def test_candidate_nested_too_deep_is_refused():

@@ -23,8 +23,10 @@ options on both sides.
 
 Where nltk and sacrebleu count differently (a candidate shorter than the
 n-gram order: nltk 0/1, sacrebleu 0/0), we compare nltk with
-``count_empty_orders=True``.  nltk's methods 5-7 read only the last segment
-at corpus level, so they are compared sentence by sentence.
+``count_empty_orders=True``.  nltk's methods 5-7 read the last segment at
+corpus level (see ``corpus_bleu``'s Notes), so they are compared sentence by
+sentence, for every ``max_n`` from 1 to 6, and the corpus-level difference
+is pinned with numbers in test_corpus_methods_5_to_7_differ_from_nltk.
 """
 
 import random
@@ -190,27 +192,38 @@ def test_corpus_bleu_weights_equal_nltk(weights):
     assert ours.score == pytest.approx(theirs, abs=TOL)
 
 
-@pytest.mark.parametrize("smoothing", NLTK_SENTENCE)
-def test_sentence_bleu_equals_nltk(smoothing):
-    """Sentence by sentence, every nltk method (candidates of 4+ tokens, see Notes of bleu)."""
+# nltk's method6 reads p_3 (assert p_n[2]): an IndexError for max_n < 3
+NLTK_SENTENCE_CASES = [(s, n) for s in NLTK_SENTENCE for n in range(1, 7)
+                       if not (s == "method6" and n < 3)]
+
+
+def _nltk_sentence(r, c, method, max_n):
+    """nltk's sentence_bleu with the uniform weights of BLEU-max_n."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return nltk_bleu.sentence_bleu(r, c, weights=(1 / max_n,) * max_n,
+                                       smoothing_function=_nltk_smoother(method))
+
+
+@pytest.mark.parametrize("smoothing, max_n", NLTK_SENTENCE_CASES)
+def test_sentence_bleu_equals_nltk(smoothing, max_n):
+    """Sentence by sentence, every nltk method and max_n 1..6 (candidates of 4+ tokens)."""
     cands, refs = _corpus(31, 400, 2, min_len=4, max_len=12)
     method = SMOOTHING_MAP[smoothing][1]
     checked = 0
     for c, r in zip(cands, refs):
         if smoothing == "method6" and rm.modified_precision(c, r, 3) == 0:
             continue  # nltk's method6 refuses a zero trigram precision
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            theirs = nltk_bleu.sentence_bleu(r, c, smoothing_function=_nltk_smoother(method))
-        ours = rm.bleu(c, r, smoothing=smoothing, count_empty_orders=True)
+        theirs = _nltk_sentence(r, c, method, max_n)
+        ours = rm.bleu(c, r, max_n=max_n, smoothing=smoothing, count_empty_orders=True)
         assert ours.score == pytest.approx(theirs, abs=TOL), (c, r)
         checked += 1
     assert checked >= 100
 
 
-@pytest.mark.parametrize("smoothing", NLTK_SENTENCE)
-def test_sentence_bleu_short_candidates_equal_nltk(smoothing):
-    """Candidates of 1-3 tokens (shorter than max_n = 4), nltk's 0/1 counting.
+@pytest.mark.parametrize("smoothing, max_n", NLTK_SENTENCE_CASES)
+def test_sentence_bleu_short_candidates_equal_nltk(smoothing, max_n):
+    """Candidates of 1-3 tokens (mostly shorter than max_n), nltk's 0/1 counting.
 
     Two documented differences (Notes of ``bleu``): nltk's method6 refuses a
     zero trigram precision (skipped here), and nltk's method4 does not smooth
@@ -223,18 +236,95 @@ def test_sentence_bleu_short_candidates_equal_nltk(smoothing):
     for c, r in zip(cands, refs):
         if smoothing == "method6" and rm.modified_precision(c, r, 3) == 0:
             continue  # nltk's method6 refuses a zero trigram precision
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            theirs = nltk_bleu.sentence_bleu(r, c, smoothing_function=_nltk_smoother(method))
-        ours = rm.bleu(c, r, smoothing=smoothing, count_empty_orders=True)
-        if smoothing == "method4" and len(c) == 1 and ours.counts[0] == 1:
-            # nltk keeps only p_1 = 1/1: BP * exp(0.25 * ln 1) = BP
+        theirs = _nltk_sentence(r, c, method, max_n)
+        ours = rm.bleu(c, r, max_n=max_n, smoothing=smoothing, count_empty_orders=True)
+        if smoothing == "method4" and max_n > 1 and len(c) == 1 and ours.counts[0] == 1:
+            # nltk keeps only p_1 = 1/1: BP * exp(w_1 * ln 1) = BP
             assert ours.score == 0.0
             assert theirs == pytest.approx(ours.brevity_penalty, abs=TOL)
             continue
         assert ours.score == pytest.approx(theirs, abs=TOL), (c, r)
         checked += 1
     assert checked >= (40 if smoothing == "method6" else 100)
+
+
+@pytest.mark.parametrize("max_n", range(1, 7))
+def test_method5_and_7_next_order_is_p5_as_nltk(max_n):
+    """nltk's method5 averages the last order with the 5-gram precision for every max_n.
+
+    Hand values for max_n = 2 (test_bleu): p_1 = 6/7, p_2 = 1, p_5 = 0,
+    BLEU = sqrt(26/21 * 47/63) = 0.96107; reading p_3 = 3/5 instead gave 1.0823.
+    """
+    c = "the cat sat on the mat today".split()
+    r = ["the cat sat on a mat today".split(), "a cat was on the mat".split()]
+    for smoothing in ("method5", "method7"):
+        theirs = _nltk_sentence(r, c, smoothing, max_n)
+        ours = rm.bleu(c, r, max_n=max_n, smoothing=smoothing)
+        assert ours.score == pytest.approx(theirs, abs=TOL)
+    if max_n == 2:
+        assert theirs == pytest.approx(np.sqrt(26 / 21 * 47 / 63), abs=TOL)
+
+
+def test_scores_above_one_as_nltk():
+    """Methods 5-7 interpolate and can exceed 1; nltk gives the same numbers."""
+    for smoothing in ("method5", "method7"):
+        theirs = _nltk_sentence([list("abcd")], list("abcd"), smoothing, 4)
+        ours = rm.bleu(list("abcd"), [list("abcd")], smoothing=smoothing)
+        # (4/3 * 10/9 * 28/27 * 55/81) ** (1/4), by hand in test_bleu
+        assert round(theirs, 4) == 1.0106
+        assert ours.score == pytest.approx(theirs, abs=TOL)
+    # method6: "b a c b" against "a c b a c" and "c a c" (r = 3, BP = 1):
+    # p_1 = 3/4 ("b" clipped to 1), p_2 = 3/3, so the prior p_2^2 / p_1 = 4/3 > 1
+    # lifts p_3 = (2 + 5 * 4/3)/(2 + 5) = 26/21 and p_4 = (0 + 5 (26/21)^2)/(1 + 5)
+    c, r = list("bacb"), [list("acbac"), list("cac")]
+    theirs = _nltk_sentence(r, c, "method6", 4)
+    ours = rm.bleu(c, r, smoothing="method6", count_empty_orders=True)
+    expected = (3 / 4 * 1 * 26 / 21 * 5 * (26 / 21) ** 2 / 6) ** 0.25
+    assert theirs == pytest.approx(expected, abs=TOL) and round(theirs, 4) == 1.0436
+    assert ours.score == pytest.approx(expected, abs=TOL)
+
+
+def test_corpus_methods_5_to_7_differ_from_nltk():
+    """nltk's corpus_bleu smooths with the *last* segment's p_5 and n-gram counts.
+
+    Segments "a b c d e" (reference the same: p_5 = 1/1) and "a x y z w"
+    (reference "a q r s t": only "a" matches, p_5 = 0/1).  Corpus: p_1..p_5
+    = 6/10, 4/8, 3/6, 2/4, 1/2; 10 tokens each side, BP = 1.  method5:
+    p'_1 = (1.6 + 0.6 + 0.5)/3 = 0.9, p'_2 = (0.9 + 1)/3 = 19/30,
+    p'_3 = (19/30 + 1)/3 = 49/90, p'_4 = (49/90 + 0.5 + p_5)/3 with p_5 the
+    corpus 1/2 (ours), or the last segment's 0 or 1 (nltk, by segment order).
+    """
+    a, ra = "a b c d e".split(), ["a b c d e".split()]
+    b, rb = "a x y z w".split(), [["a", "q", "r", "s", "t"]]
+
+    def bleu4(p4):
+        return (0.9 * 19 / 30 * 49 / 90 * p4) ** 0.25
+
+    for smoothing in ("method5", "method7"):   # method7: method4 finds no zero here
+        smoother = _nltk_smoother(smoothing)
+        last_b = nltk_bleu.corpus_bleu([ra, rb], [a, b], smoothing_function=smoother)
+        last_a = nltk_bleu.corpus_bleu([rb, ra], [b, a], smoothing_function=smoother)
+        assert last_b == pytest.approx(bleu4((49 / 90 + 0.5 + 0) / 3), abs=TOL)   # 0.5733
+        assert last_a == pytest.approx(bleu4((49 / 90 + 0.5 + 1) / 3), abs=TOL)   # 0.6781
+        for order in ([a, b], [b, a]):
+            refs = [ra if c is a else rb for c in order]
+            ours = rm.corpus_bleu(order, refs, smoothing=smoothing)
+            assert ours.score == pytest.approx(bleu4((49 / 90 + 0.5 + 0.5) / 3), abs=TOL)  # 0.6322
+    # method6: p_3 = (m_3 + 5 pi)/(t_3 + 5), pi = p_2^2 / p_1 = 0.25/0.6; nltk divides
+    # the corpus m_3 = 3 by the last segment's 3 trigrams, ours by the corpus 6
+    pi3 = 0.25 / 0.6
+    p3_nltk = (3 + 5 * pi3) / (3 + 5)
+    p3_ours = (3 + 5 * pi3) / (6 + 5)
+    p4_nltk = (2 + 5 * p3_nltk ** 2 / 0.5) / (2 + 5)
+    p4_ours = (2 + 5 * p3_ours ** 2 / 0.5) / (4 + 5)
+    theirs = nltk_bleu.corpus_bleu([ra, rb], [a, b], smoothing_function=_nltk_smoother("method6"))
+    ours = rm.corpus_bleu([a, b], [ra, rb], smoothing="method6")
+    assert theirs == pytest.approx((0.6 * 0.5 * p3_nltk * p4_nltk) ** 0.25, abs=TOL)  # 0.6368
+    assert ours.score == pytest.approx((0.6 * 0.5 * p3_ours * p4_ours) ** 0.25, abs=TOL)  # 0.5024
+    # on one segment (sentence BLEU) the two agree
+    for smoothing in ("method5", "method6", "method7"):
+        theirs = nltk_bleu.corpus_bleu([ra], [a], smoothing_function=_nltk_smoother(smoothing))
+        assert rm.corpus_bleu([a], [ra], smoothing=smoothing).score == pytest.approx(theirs, abs=TOL)
 
 
 def test_method6_three_token_candidate_equals_nltk():
@@ -389,3 +479,57 @@ def test_rouge_slides_example_equals_rouge_score():
     ours2 = rm.rouge_n("I really loved reading the Hunger Games", "I loved reading the Hunger Games", 2)
     assert (ours1.precision, ours1.recall) == pytest.approx((t["rouge1"].precision, t["rouge1"].recall))
     assert (ours2.precision, ours2.recall) == pytest.approx((t["rouge2"].precision, t["rouge2"].recall))
+
+
+# --------------------------------------------------------------- BERTScore truncation
+
+def test_bertscore_truncation_as_bert_score_within_positions(monkeypatch):
+    """Long texts are cut where bert-score cuts them, never past the position embeddings.
+
+    bert-score truncates at ``tokenizer.model_max_length`` (its ``sent_encode``);
+    so do we.  A tokenizer that sets no length reports about 1e30: we then cut at
+    the model's ``max_position_embeddings`` (512 for MiniLM), where the old
+    ``min(model_max_length, 4096)`` let 1,002 word pieces reach a model with 512
+    positions (a RuntimeError in the embeddings).  bert-score itself cannot run
+    such a tokenizer (its max_length=1e30 overflows the fast tokenizer), so the
+    cap never parts us from a number bert-score gives.
+    """
+    pytest.importorskip("torch")
+    bert_utils = pytest.importorskip("bert_score.utils")
+    from ragmetrics_edu import _models
+
+    tokenizer, encoder = _models.load_model()
+    long_text = " ".join(["word"] * 1000)   # 1,000 word pieces + [CLS] + [SEP]
+    ids = _models.encode_ids([long_text])[0]
+    assert ids == bert_utils.sent_encode(tokenizer, long_text)
+    assert len(ids) == tokenizer.model_max_length == encoder.config.max_position_embeddings == 512
+
+    monkeypatch.setattr(tokenizer, "model_max_length", int(1e30))
+    ids = _models.encode_ids([long_text, "a short text"])
+    assert len(ids[0]) == 512
+    assert ids[1] == tokenizer.encode("a short text")       # nothing to cut
+    result = rm.bertscore([long_text], [long_text])                      # ran past 512 before
+    assert result.f1[0] == pytest.approx(1.0, abs=1e-5)
+
+
+def test_bertscore_length_limit_counts_roberta_padding_offset():
+    """RoBERTa numbers positions from padding_idx + 1: 2 of its positions are unusable."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from types import SimpleNamespace
+
+    from ragmetrics_edu._models import _max_input_length
+
+    no_length = SimpleNamespace(model_max_length=int(1e30))
+    small = dict(vocab_size=50, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
+                 intermediate_size=8, max_position_embeddings=20)
+    roberta = transformers.RobertaModel(transformers.RobertaConfig(pad_token_id=1, **small)).eval()
+    bert = transformers.BertModel(transformers.BertConfig(**small)).eval()
+    assert _max_input_length(no_length, roberta) == 20 - 2
+    assert _max_input_length(no_length, bert) == 20
+    assert _max_input_length(SimpleNamespace(model_max_length=16), roberta) == 16  # the tokenizer's
+    for model, limit in ((roberta, 18), (bert, 20)):
+        with torch.no_grad():
+            model(input_ids=torch.full((1, limit), 5))           # fits
+            with pytest.raises((IndexError, RuntimeError)):
+                model(input_ids=torch.full((1, limit + 1), 5))   # one more does not

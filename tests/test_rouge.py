@@ -187,3 +187,33 @@ def test_wrong_nesting_is_refused():
         rm.rouge_l(CAND, [])
     with pytest.raises(ValueError, match="rouge_lsum reads a list as sentences"):
         rm.rouge_lsum(CAND.split(), REF)
+
+
+def test_string_candidate_with_tokenized_reference_is_refused():
+    # each word of REF.split() used to be read as one reference (best F of six)
+    message = (r"references looks like one tokenized reference, not 6 references: .*"
+               r"A list of strings is read as several references; pass one string, "
+               r"or \[tokens\] for one tokenized reference")
+    for call in (lambda: rm.rouge_n(CAND, REF.split(), 1),
+                 lambda: rm.rouge_l(CAND, REF.split()),
+                 lambda: rm.rouge_lsum(CAND, REF.split()),
+                 lambda: rouge_scores(CAND, REF.split())):
+        with pytest.raises(ValueError, match=message):
+            call()
+    # short answers: one-word references of a one-token candidate are kept
+    r = rm.rouge_n("Paris", ["Lyon", "Paris"], 1)
+    assert (r.fmeasure, r.reference_index) == (1.0, 1)
+    r = rm.rouge_l("A", ["A", "B"])
+    assert (r.fmeasure, r.reference_index) == (1.0, 0)
+
+
+def test_signature_says_pretokenized():
+    assert rm.rouge_n(CAND, REF, 1).signature == "rouge1|tok:whitespace|multi_ref:best_f"
+    assert rm.rouge_n(CAND.split(), [REF.split()], 1).signature == \
+        "rouge1|tok:pretokenized|multi_ref:best_f"
+    assert rm.rouge_l(CAND, [REF.split()], tokenizer=rm.rouge_tokenize).tokenizer == \
+        "rouge+pretokenized"
+    assert rm.rouge_lsum([CAND.split()], [[REF.split()]]).tokenizer == "pretokenized"
+    assert rm.rouge_lsum([CAND.split(), "a b"], REF).tokenizer == "whitespace+pretokenized"
+    s = rouge_scores(CAND.split(), [REF.split()], ("rouge1", "rougeL"))
+    assert {v.tokenizer for v in s.values()} == {"pretokenized"}

@@ -120,10 +120,33 @@ def test_rouge_tokenize_real_words_stemmed():
         assert rm.rouge_tokenize(s, stem=True) == rouge_tokenize_ref(s, _Stemmer())
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.text(max_size=60))
-def test_whitespace_equals_sacrebleu_none(s):
-    """sacrebleu's tokenize='none' is str.split() after rstrip()."""
-    from sacrebleu.tokenizers.tokenizer_none import NoneTokenizer
+# letters, ASCII and Unicode whitespace (str.split splits on all of them:
+# no-break space, line separator, ideographic space, NEL, the \x1c-\x1f
+# separators) and characters that look blank but are not whitespace (zero-width
+# space and joiner): they stay inside a token
+_BLANKS = " \t\n\r\x0b\x0c\xa0\u2028\u2029\u3000\x85\x1c\x1f\u200b\u200d"
 
-    assert rm.whitespace_tokenize(s) == NoneTokenizer()(s.rstrip()).split()
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="abAB.," + _BLANKS, max_size=40),
+       st.text(alphabet="abAB.," + _BLANKS, max_size=40))
+def test_bleu_statistics_equal_sacrebleu_tokenize_none(s, r):
+    """rm.bleu's default tokenization gives sacrebleu's tokenize="none" statistics.
+
+    sacrebleu's NoneTokenizer returns the text unchanged; BLEU then splits it
+    with ``str.split()``.  So the counts, the n-gram totals and both lengths
+    must agree on any text, Unicode whitespace included.
+    """
+    from sacrebleu.metrics import BLEU
+
+    theirs = BLEU(tokenize="none").sentence_score(s, [r])
+    ours = rm.bleu(s, r)
+    assert list(ours.counts) == list(theirs.counts), (s, r)
+    assert list(ours.totals) == list(theirs.totals), (s, r)
+    assert (ours.candidate_len, ours.reference_len) == (theirs.sys_len, theirs.ref_len)
+    assert len(rm.whitespace_tokenize(s)) == theirs.sys_len
+
+
+def test_blank_looking_characters_by_hand():
+    # no-break space and line separator split; zero-width space does not
+    assert rm.whitespace_tokenize("a\xa0b\u2028c\u200bd") == ["a", "b", "c\u200bd"]
