@@ -69,7 +69,23 @@ def ok(content="Score: 4"):
     return (200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}, {})
 
 
-class ScriptedServer:
+class _HTTPServer:
+    """An HTTP server on 127.0.0.1 (a free port) in a thread, until ``close``."""
+
+    def _serve(self, handler):
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
+
+
+class ScriptedServer(_HTTPServer):
     """Replies to POST /v1/chat/completions following ``self.script``."""
 
     def __init__(self):
@@ -113,21 +129,12 @@ class ScriptedServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
+        self._serve(Handler)
         self.port = self.httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
 
 
-class RecordingServer:
+class RecordingServer(_HTTPServer):
     """A second server on 127.0.0.1 that records every request, whatever its method.
 
     It answers like a chat-completions server, so a request that reaches it by
@@ -157,17 +164,8 @@ class RecordingServer:
 
             do_GET = do_POST = do_HEAD = do_PUT = _record
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
+        self._serve(Handler)
         self.root = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
 
 
 class RawServer:
