@@ -1,4 +1,4 @@
-"""Time ``rm.evaluate`` against pytrec_eval and ranx on a large synthetic run.
+"""Time ``rm.evaluate`` against pytrec_eval, ranx and a plain Python loop on a large run.
 
 The run has 10,000 queries x 100 retrieved documents, about 10 judged
 documents per query with grades 0-3, and scores rounded to 3 decimals so that
@@ -10,22 +10,43 @@ Usage::
     python benchmarks/bench_retrieval.py --quick   # 1,000 queries x 50
     python benchmarks/bench_retrieval.py --heavy-ties --no-ranx  # scores 0-4
 
-Targets: ``rm.evaluate`` at most 0.5x pytrec_eval's time, no first-call
+What is timed, in one run:
+
+* ``rm.evaluate`` and pytrec_eval (``RelevanceEvaluator`` built and
+  evaluated): first call and best warm call;
+* ranx (``Qrels`` + ``Run`` + ``evaluate``): its first call *cold*, in a
+  child process whose numba cache (``NUMBA_CACHE_DIR``) is a fresh empty
+  directory, as a new notebook pays it (ranx compiles with ``cache=True``,
+  so a first call in a process that finds the cache files is not cold); then
+  its first call here (cache on disk) and its warm calls;
+* the plain Python loop: the readable one-query functions
+  (``rm.precision_at_k`` ...) over every query, the path ``rm.evaluate``
+  replaces.
+
+Before any time is printed, the values of ``rm.evaluate``, pytrec_eval and
+the plain loop are checked equal (to 1e-12): the script stops if they are
+not.  Targets: ``rm.evaluate`` at most 0.5x pytrec_eval's time, no first-call
 penalty (first and warm calls about equal), ``import ragmetrics_edu`` under
 0.3 s.  The script prints the figures; it never fails on them.
 """
 
 import argparse
 import gc
+import json
+import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
 
 METRICS = ["P@10", "recall@10", "ndcg@10", "map", "mrr"]
 TREC_MEASURES = {"P_10", "recall_10", "ndcg_cut_10", "map", "recip_rank"}
+TREC_NAMES = dict(zip(METRICS, ["P_10", "recall_10", "ndcg_cut_10", "map", "recip_rank"]))
 RANX_METRICS = ["precision@10", "recall@10", "ndcg@10", "map", "mrr"]
+TOLERANCE = 1e-12
+"""Largest difference allowed between the libraries' per-query values."""
 
 
 def make_data(n_queries, n_retrieved, n_judged, seed=0, heavy_ties=False):
@@ -74,6 +95,35 @@ def timed(fn, repeat=1):
     return first, best, best_cpu, result
 
 
+def plain_loop(qrels, run):
+    """The readable one-query functions over every query: ``{qid: {metric: value}}``.
+
+    Written from trec_eval's rules, independently of ``rm.evaluate``:
+    documents in order of float32 score, then document id, both descending;
+    a grade below 1 or an unjudged document is not relevant; the ideal
+    ranking is built from all the judged grades of the query.
+    """
+    import ragmetrics_edu as rm
+
+    out = {}
+    for qid, ranking in run.items():
+        judged = qrels.get(qid)
+        if not judged:
+            continue
+        scores32 = np.array(list(ranking.values()), dtype=np.float32).tolist()
+        ranked = sorted(zip(scores32, ranking), reverse=True)
+        rels = [max(judged.get(docid, 0), 0) for _, docid in ranked]
+        n_relevant = sum(g >= 1 for g in judged.values())
+        out[qid] = {
+            "P@10": rm.precision_at_k(rels, 10),
+            "recall@10": rm.recall_at_k(rels, 10, n_relevant),
+            "ndcg@10": rm.ndcg_at_k(rels, 10, ideal=list(judged.values())),
+            "map": rm.average_precision(rels, n_relevant),
+            "mrr": rm.reciprocal_rank(rels),
+        }
+    return out
+
+
 def _evaluator(name, qrels, run):
     """A no-argument function running one library on the data."""
     if name == "rm":
@@ -84,10 +134,41 @@ def _evaluator(name, qrels, run):
         import pytrec_eval
 
         return lambda: pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES).evaluate(run)
+    if name == "loop":
+        return lambda: plain_loop(qrels, run)
     from ranx import Qrels, Run
     from ranx import evaluate as ranx_evaluate
 
     return lambda: ranx_evaluate(Qrels(qrels), Run(run), RANX_METRICS)
+
+
+def check_agreement(report, trec, loop=None):
+    """Raise unless rm, pytrec_eval (and the plain loop) give the same values.
+
+    Returns the largest difference found.
+    """
+    if set(report.per_query) != set(trec):
+        raise AssertionError(
+            f"rm scored {len(report.per_query)} queries, pytrec_eval {len(trec)}")
+    worst = max(abs(report.per_query[q][m] - trec[q][t])
+                for q in trec for m, t in TREC_NAMES.items())
+    if loop is not None:
+        if set(loop) != set(trec):
+            raise AssertionError(f"the plain loop scored {len(loop)} queries")
+        worst = max(worst, max(abs(loop[q][m] - trec[q][t])
+                               for q in trec for m, t in TREC_NAMES.items()))
+    if not worst <= TOLERANCE:
+        raise AssertionError(
+            f"the libraries disagree by {worst:.1e} (more than {TOLERANCE:g}): "
+            "the times would mean nothing")
+    return worst
+
+
+def _in_child(args, env=None):
+    """Run this script with ``args`` in a fresh process; return its last line of output."""
+    out = subprocess.run([sys.executable, __file__, *args], check=True,
+                         capture_output=True, text=True, env=env)
+    return out.stdout.strip().splitlines()[-1]
 
 
 def peak_memory_mb(name, n_queries, n_retrieved, heavy_ties=False):
@@ -97,12 +178,20 @@ def peak_memory_mb(name, n_queries, n_retrieved, heavy_ties=False):
     memory grows while the library evaluates them (C allocations included,
     which tracemalloc would miss).
     """
-    out = subprocess.run(
-        [sys.executable, __file__, "--child-memory", name, str(n_queries), str(n_retrieved),
-         "1" if heavy_ties else "0"],
-        check=True, capture_output=True, text=True,
-    )
-    return float(out.stdout.strip().splitlines()[-1])
+    return float(_in_child(["--child-memory", name, str(n_queries), str(n_retrieved),
+                            "1" if heavy_ties else "0"]))
+
+
+def ranx_cold(n_queries, n_retrieved, heavy_ties=False):
+    """ranx's first and second call in a fresh process with an empty numba cache.
+
+    Returns ``{"first": s, "second": s, "first_mb": MB, "second_mb": MB}``:
+    wall times, and the growth of the peak resident memory during each call.
+    """
+    with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        return json.loads(_in_child(["--child-ranx", str(n_queries), str(n_retrieved),
+                                     "1" if heavy_ties else "0"], env=env))
 
 
 def _status_kb(field):
@@ -114,16 +203,31 @@ def _status_kb(field):
     raise RuntimeError(f"{field} not in /proc/self/status")
 
 
-def _child_memory(name, n_queries, n_retrieved, heavy_ties):
-    qrels, run = make_data(n_queries, n_retrieved, 10, heavy_ties=heavy_ties)
-    fn = _evaluator(name, qrels, run)
+def _measured_call(fn):
+    """Call ``fn``; return (wall seconds, growth of the peak resident memory in MB)."""
     gc.collect()
     # reset the peak ("high water mark") to the current resident size
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")
     before = _status_kb("VmRSS")
+    t0 = time.perf_counter()
     fn()
-    print((_status_kb("VmHWM") - before) / 1024)
+    seconds = time.perf_counter() - t0
+    return seconds, (_status_kb("VmHWM") - before) / 1024
+
+
+def _child_memory(name, n_queries, n_retrieved, heavy_ties):
+    qrels, run = make_data(n_queries, n_retrieved, 10, heavy_ties=heavy_ties)
+    print(_measured_call(_evaluator(name, qrels, run))[1])
+
+
+def _child_ranx(n_queries, n_retrieved, heavy_ties):
+    qrels, run = make_data(n_queries, n_retrieved, 10, heavy_ties=heavy_ties)
+    fn = _evaluator("ranx", qrels, run)  # imports ranx (not timed)
+    first, first_mb = _measured_call(fn)
+    second, second_mb = _measured_call(fn)
+    print(json.dumps({"first": first, "second": second,
+                      "first_mb": first_mb, "second_mb": second_mb}))
 
 
 def time_import():
@@ -144,13 +248,19 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="1,000 queries x 50 documents")
     parser.add_argument("--repeat", type=int, default=3, help="warm calls to time (best of)")
     parser.add_argument("--no-ranx", action="store_true", help="skip ranx (slow first call)")
+    parser.add_argument("--no-loop", action="store_true", help="skip the plain Python loop")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory runs")
     parser.add_argument("--heavy-ties", action="store_true", help="integer scores 0-4 (many ties)")
     parser.add_argument("--child-memory", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--child-ranx", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child_memory:
         name, nq, nr, ties = args.child_memory
         _child_memory(name, int(nq), int(nr), ties == "1")
+        return
+    if args.child_ranx:
+        nq, nr, ties = args.child_ranx
+        _child_ranx(int(nq), int(nr), ties == "1")
         return
     n_queries, n_retrieved = (1_000, 50) if args.quick else (10_000, 100)
 
@@ -166,29 +276,47 @@ def main(argv=None):
 
     libraries = ["rm", "pytrec_eval"] + ([] if args.no_ranx else ["ranx"])
     label = {"rm": "rm.evaluate", "pytrec_eval": "pytrec_eval (build+eval)",
-             "ranx": "ranx (Qrels+Run+evaluate)"}
+             "ranx": "ranx (Qrels+Run+evaluate)", "loop": "plain Python loop"}
     times, results = {}, {}
     for name in libraries:
         first, best, cpu, result = timed(_evaluator(name, qrels, run), args.repeat)
         times[name], results[name] = (first, best, cpu), result
+    if not args.no_loop:  # seconds per call: one call is enough
+        gc.collect()
+        t0, c0 = time.perf_counter(), time.process_time()
+        results["loop"] = plain_loop(qrels, run)
+        times["loop"] = (time.perf_counter() - t0, None, time.process_time() - c0)
+        libraries.append("loop")
 
     # the numbers must agree before the times mean anything
-    report, trec = results["rm"], results["pytrec_eval"]
-    names = dict(zip(METRICS, ["P_10", "recall_10", "ndcg_cut_10", "map", "recip_rank"]))
-    worst = max(abs(report.per_query[q][m] - trec[q][t]) for q in trec for m, t in names.items())
-    print(f"max |rm - pytrec_eval| over all queries and metrics: {worst:.1e}")
+    worst = check_agreement(results["rm"], results["pytrec_eval"], results.get("loop"))
+    compared = "rm, pytrec_eval" + ("" if args.no_loop else " and the plain loop")
+    print(f"max difference between {compared}, over all queries and metrics: "
+          f"{worst:.1e} (checked <= {TOLERANCE:g})")
+
+    cold = None
+    if not args.no_ranx:
+        print("ranx in a fresh process with an empty numba cache (compiles: slow) ...")
+        cold = ranx_cold(n_queries, n_retrieved, args.heavy_ties)
 
     memory = {}
     if not args.no_memory:
-        # ranx is left out: its first call's memory is numba's compiler
         for name in ("rm", "pytrec_eval"):
             memory[name] = peak_memory_mb(name, n_queries, n_retrieved, args.heavy_ties)
+        if cold is not None:
+            memory["ranx"] = cold["second_mb"]
+
+    def cell(x, fmt):
+        return f"{x:{fmt}}" if x is not None else f"{'-':>{fmt.split('.')[0]}}"
 
     print(f"\n{'':27s}{'first call':>11s}{'warm wall':>11s}{'warm CPU':>10s}{'peak +MB':>10s}")
     for name in libraries:
-        first, best, cpu = times[name]
-        mem = f"{memory[name]:10.1f}" if name in memory else f"{'-':>10s}"
-        print(f"{label[name]:27s}{first:11.3f}{best:11.3f}{cpu:10.3f}{mem}")
+        first, warm, cpu = times[name]
+        print(f"{label[name]:27s}{first:11.3f}{cell(warm, '11.3f')}{cell(cpu, '10.3f')}"
+              f"{cell(memory.get(name), '10.1f')}")
+    if cold is not None:
+        print(f"{'ranx, cold (empty cache)':27s}{cold['first']:11.3f}{cold['second']:11.3f}"
+              f"{'-':>10s}{cold['first_mb']:10.1f}")
 
     rm_t, pt_t = times["rm"], times["pytrec_eval"]
     print("\nratios (below 1: ragmetrics_edu is faster)")
@@ -199,14 +327,18 @@ def main(argv=None):
     if "ranx" in times:
         rx_t = times["ranx"]
         print(f"  rm / ranx, warm wall:           {rm_t[1] / rx_t[1]:.2f}")
-        print(f"  rm / ranx, first call:          {rm_t[0] / rx_t[0]:.3f}")
+        print(f"  rm / ranx, first call here:     {rm_t[0] / rx_t[0]:.4f}   (numba cache on disk)")
+        print(f"  rm / ranx, cold first call:     {rm_t[0] / cold['first']:.4f}   (empty numba cache)")
+    if "loop" in times:
+        print(f"  rm / plain Python loop, wall:   {rm_t[1] / times['loop'][0]:.3f}")
 
     t_imp, t_bare = time_import()
     print(f"\npython -c 'import ragmetrics_edu': {t_imp:.3f} s "
           f"(bare interpreter {t_bare:.3f} s; target < 0.3 s)")
     if memory:
-        print("peak +MB: growth of the peak resident memory during one first call, "
-              "in a fresh process")
+        print("peak +MB: growth of the peak resident memory during one call, in a fresh "
+              "process: the first call for rm and pytrec_eval, the second for ranx (its "
+              "first, cold, includes numba's compiler: see the 'cold' row)")
 
 
 if __name__ == "__main__":

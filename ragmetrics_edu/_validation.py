@@ -25,11 +25,14 @@ def check_k(k, *, name="k", allow_none=False):
     return int(k)
 
 
-def check_rels(rels, *, name="rels"):
+def check_rels(rels, *, name="rels", allow_negative=False):
     """Return the grades ``rels`` as a 1-D float64 array, or raise.
 
     Grades are the relevance of the retrieved documents in rank order. They
     must be real numbers, finite and non-negative; an empty ranking is valid.
+    ``allow_negative=True`` accepts negative grades too, for the judged
+    grades of a query (in TREC qrels, -1 or -2 mark junk); the caller says
+    what they mean.
     """
     if isinstance(rels, (str, bytes)) or not hasattr(rels, "__len__"):
         raise TypeError(
@@ -55,7 +58,7 @@ def check_rels(rels, *, name="rels"):
             )
         if math.isnan(g) or math.isinf(g):
             raise ValueError(f"{name} must be finite, got {g!r} at rank {i + 1}")
-        if g < 0:
+        if g < 0 and not allow_negative:
             raise ValueError(
                 f"{name} must be non-negative grades, got {g!r} at rank {i + 1}"
             )

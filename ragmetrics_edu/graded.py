@@ -25,7 +25,8 @@ The conventions that differ between libraries, each a keyword away:
   only the items it is passed.  With ``ideal=`` you pass the grades of *all*
   judged documents of the query, retrieved or not (trec_eval's and ranx's
   convention); then a system that misses a highly relevant document is
-  penalised, which the default cannot notice.
+  penalised, which the default cannot notice.  Those judged grades may be
+  negative, as in TREC qrels (-1 or -2 for junk); they count as 0.
 * **IDCG = 0** (no document with a positive grade): NDCG is 0.0, as in
   trec_eval, ranx and scikit-learn.
 """
@@ -47,19 +48,36 @@ def _top(rels, k):
     return rels if k is None else rels[:k]
 
 
-def _gains(grades, gain):
-    """Gain of each grade: the grade (linear) or 2**grade - 1 (exponential)."""
+def _gains(grades, gain, where=None):
+    """Gain of each grade: the grade (linear) or 2**grade - 1 (exponential).
+
+    ``grades`` is a float array.  2**grade overflows a float from grade 1024
+    on: that raises a ``ValueError`` naming the grade, and, if ``where`` is
+    given, ``where(i)`` of its index (``rm.evaluate`` says which document
+    of which query).
+    """
     if gain == "linear":
         return grades
     with np.errstate(over="ignore"):
         gains = np.power(2.0, grades) - 1.0
-    if not np.all(np.isfinite(gains)):
-        g = grades[~np.isfinite(gains)][0]
+    overflow = np.flatnonzero(~np.isfinite(gains))
+    if len(overflow):
+        i = int(overflow[0])
+        of = f" ({where(i)})" if where is not None else ""
         raise ValueError(
-            f"gain='exponential' overflows a float for grade {g:g}: 2**grade "
-            "exceeds 1.8e308 for grades of 1024 and more; use gain='linear'"
+            f"gain='exponential' overflows a float for grade {grades[i]:g}{of}: "
+            "2**grade exceeds 1.8e308 for grades of 1024 and more; use gain='linear'"
         )
     return gains
+
+
+def _dcg_overflow(grades, gain, where=None):
+    """The ``ValueError`` for a DCG whose sum of finite gains overflows a float."""
+    of = f" ({where})" if where is not None else ""
+    return ValueError(
+        f"DCG overflows a float: the sum of the {gain} gains of the grades "
+        f"{np.asarray(grades).tolist()}{of} exceeds 1.8e308"
+    )
 
 
 def _discounts(n):
@@ -78,10 +96,7 @@ def _dcg(grades, gain):
     try:
         return math.fsum(terms)
     except OverflowError:
-        raise ValueError(
-            f"DCG overflows a float: the sum of the {gain} gains of the grades "
-            f"{grades.tolist()} exceeds 1.8e308"
-        ) from None
+        raise _dcg_overflow(grades, gain) from None
 
 
 def _ideal_grades(rels, ideal):
@@ -90,17 +105,20 @@ def _ideal_grades(rels, ideal):
     ``ideal`` holds the grades of all judged documents of the query, so it
     must contain at least the grades retrieved: after sorting both best
     first, the i-th best retrieved grade may not exceed the i-th best ideal
-    grade (otherwise DCG could exceed IDCG and NDCG exceed 1).
+    grade (otherwise DCG could exceed IDCG and NDCG exceed 1).  A negative
+    judged grade (TREC's -1 or -2 for junk) is not relevant and brings no
+    gain, as in trec_eval: it counts as 0.
     """
     if ideal is None:
         return np.sort(rels)[::-1]
-    ideal = np.sort(check_rels(ideal, name="ideal"))[::-1]
+    judged = check_rels(ideal, name="ideal", allow_negative=True)
+    ideal = np.sort(np.maximum(judged, 0.0))[::-1]
     got = np.sort(rels[rels > 0])[::-1]
     if len(got) > np.count_nonzero(ideal > 0) or np.any(got > ideal[: len(got)]):
         raise ValueError(
             "ideal must hold the grades of all judged documents of the query, "
             f"including the retrieved ones; the retrieved grades {got.tolist()} "
-            f"do not fit in ideal {ideal.tolist()}"
+            f"do not fit in ideal {np.sort(judged)[::-1].tolist()}"
         )
     return ideal
 
@@ -234,7 +252,9 @@ def idcg_at_k(rels, k, gain="linear", ideal=None):
         documents of the query, retrieved or not, in any order (trec_eval's
         and ranx's convention); they are sorted best first.  They must
         include the retrieved grades (a ``ValueError`` says which do not
-        fit).
+        fit).  Negative grades are valid here, as in TREC qrels (-1 or -2
+        for junk): like trec_eval, they count as 0, not relevant and no
+        gain.
 
     Returns
     -------
@@ -268,6 +288,11 @@ def idcg_at_k(rels, k, gain="linear", ideal=None):
 
     >>> round(idcg_at_k(rels, 3, ideal=[5, 5, 5, 3, 2]), 4)  # 5/1 + 5/1.585 + 5/2
     10.6546
+
+    A judged grade of -1 (junk) counts as 0, as in trec_eval:
+
+    >>> round(idcg_at_k([2, 0], 2, ideal=[2, 1, -1]), 4)  # 2/1 + 1/1.585
+    2.6309
     """
     rels = check_rels(rels)
     k = check_k(k, allow_none=True)
@@ -289,7 +314,7 @@ def ndcg_at_k(rels, k, gain="linear", ideal=None):
     ideal : sequence of float or None, default None
         The ideal ordering's grades (see :func:`idcg_at_k`): None sorts
         ``rels`` (the seeds, scikit-learn), a list gives all judged grades of
-        the query (trec_eval, ranx).
+        the query (trec_eval, ranx); negative judged grades count as 0.
 
     Returns
     -------

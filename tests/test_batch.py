@@ -6,6 +6,8 @@ many random queries, and (in test_crosscheck_trec_eval.py) pytrec_eval.
 """
 
 import math
+import re
+import warnings
 
 import numpy as np
 import pytest
@@ -73,7 +75,7 @@ def test_matches_the_readable_functions(seed, gain):
     assert set(report.per_query) == set(run)
     for qid, values in report.per_query.items():
         rels = _trec_ranked_grades(run[qid], qrels[qid])
-        judged_grades = [max(g, 0) for g in qrels[qid].values()]
+        judged_grades = list(qrels[qid].values())  # negative grades count as 0 in ideal=
         n_rel = sum(g >= 1 for g in qrels[qid].values())
         expected = {
             "mrr": reciprocal_rank(rels),
@@ -93,6 +95,31 @@ def test_matches_the_readable_functions(seed, gain):
             assert values[name] == pytest.approx(value, abs=1e-12), (qid, name)
 
 
+@pytest.mark.parametrize("sizes", [
+    [20] * 40,  # a run of fixed depth: the scores of all queries form one matrix
+    [20] * 10 + [3] * 10 + [20] * 10 + [0, 1, 2] * 3 + [17, 33, 64, 65, 200],  # mixed
+])
+def test_every_query_is_sorted_whatever_the_depths(sizes):
+    # the scores are sorted query by query, in rows grouped by size; every
+    # grouping must give the readable functions' values
+    rng = np.random.default_rng(len(sizes))
+    qrels, run = {}, {}
+    for q, size in enumerate(sizes):
+        docs = [f"d{i}" for i in rng.permutation(400)[:size]]
+        run[f"q{q}"] = {d: float(rng.integers(0, 50)) for d in docs}  # ties too
+        judged = [f"d{i}" for i in rng.permutation(400)[:30]] + docs[: size // 2]
+        qrels[f"q{q}"] = {d: int(rng.integers(-1, 4)) for d in judged}
+    report = evaluate(qrels, run, ["map", "ndcg@10", "mrr", "P@5"])
+    for qid, values in report.per_query.items():
+        rels = _trec_ranked_grades(run[qid], qrels[qid])
+        n_rel = sum(g >= 1 for g in qrels[qid].values())
+        judged = list(qrels[qid].values())
+        assert values["map"] == pytest.approx(average_precision(rels, n_rel), abs=1e-12), qid
+        assert values["ndcg@10"] == pytest.approx(ndcg_at_k(rels, 10, ideal=judged), abs=1e-12), qid
+        assert values["mrr"] == pytest.approx(reciprocal_rank(rels), abs=1e-12), qid
+        assert values["P@5"] == pytest.approx(precision_at_k(rels, 5), abs=1e-12), qid
+
+
 def test_tie_resolution_in_small_chunks(monkeypatch):
     # the tie counting works a bounded number of comparisons at a time;
     # chunks of 3 pairs must give the same ranks as the readable path
@@ -106,7 +133,7 @@ def test_tie_resolution_in_small_chunks(monkeypatch):
         rels = _trec_ranked_grades(run[qid], qrels[qid])
         n_rel = sum(g >= 1 for g in qrels[qid].values())
         assert values["map"] == pytest.approx(average_precision(rels, n_rel), abs=1e-12)
-        judged = [max(g, 0) for g in qrels[qid].values()]
+        judged = list(qrels[qid].values())
         assert values["ndcg"] == pytest.approx(ndcg_at_k(rels, None, ideal=judged), abs=1e-12)
 
 
@@ -187,6 +214,21 @@ def test_negative_and_zero_grades_are_not_relevant():
     assert r["ndcg"] == pytest.approx((2 / 2) / 2)  # ideal: c first, 2/1
 
 
+def test_query_judged_only_with_negative_grades_scores_zero():
+    # nothing relevant (-1 and -2 are junk), no gain: every metric is 0, the
+    # query counts in the means and is listed.  (pytrec_eval's ndcg has
+    # undefined behaviour on such a query: it may hang, crash or return 0.)
+    qrels = {"q1": {"a": -1, "b": -2}}
+    run = {"q1": {"a": 1.0, "b": 0.5}}
+    metrics = ["P@1", "recall@2", "f1@2", "hit_rate@2", "mrr", "map", "map@2",
+               "ndcg", "ndcg@2", "dcg@2"]
+    for gain in ("linear", "exponential"):
+        report = evaluate(qrels, run, metrics, gain=gain)
+        assert report.per_query == {"q1": dict.fromkeys(metrics, 0.0)}
+        assert report.mean == dict.fromkeys(metrics, 0.0)
+        assert report.queries_without_relevant == ("q1",)
+
+
 def test_query_without_relevant_document_scores_zero_and_counts():
     qrels = {"q1": {"a": 0, "b": -2}, "q2": {"x": 1}}
     run = {"q1": {"a": 1.0}, "q2": {"x": 1.0}}
@@ -219,6 +261,26 @@ def test_unjudged_queries_are_listed_not_scored():
     assert report.missing_queries == ()
     assert set(report.per_query) == {"q1"}
     assert "unjudged_q:2" in report.signature
+
+
+def test_empty_judgements_missing_from_the_run_are_listed():
+    # q2 is judged with {} and not run: it has no judgements, like a query
+    # absent from the qrels (pytrec_eval ignores it; a qrels file cannot
+    # write it, so trec_eval -c does not count it); it is listed, not dropped
+    qrels = {"q1": {"a": 1}, "q2": {}}
+    run = {"q1": {"a": 1.0}}
+    for missing in ("ignore", "zero"):
+        report = evaluate(qrels, run, ["map"], missing=missing)
+        assert report.unjudged_queries == ("q2",)
+        assert report.missing_queries == ()
+        assert report.per_query == {"q1": {"map": 1.0}}
+        assert report.mean == {"map": 1.0}  # q2 is not counted, even as 0
+        assert "unjudged_q:1" in report.signature
+        assert "without judgements (not scored): 'q2'" in str(report)
+    # in the run and judged {}: listed too, after the run's unjudged queries
+    report = evaluate({"q1": {"a": 1}, "q2": {}, "q3": {}},
+                      {"q9": {"a": 1.0}, "q2": {"a": 1.0}, "q1": {"a": 1.0}}, ["map"])
+    assert report.unjudged_queries == ("q9", "q2", "q3")
 
 
 def test_empty_ranking_of_a_judged_query_scores_zero():
@@ -322,6 +384,89 @@ def test_ids_must_be_strings():
         evaluate(QRELS, {"q": {7: 1.0}}, ["map"])  # would never match "a"
 
 
+def test_every_document_id_is_checked_not_only_the_first():
+    # a 7 after string ids, in the second query, with a distinct score (no
+    # tie): it would silently never match a judged "7"
+    qrels = {"q1": {"a": 1}, "q2": {"7": 1}}
+    run = {"q1": {"a": 1.0}, "q2": {"b": 0.9, "c": 0.5, 7: 0.1}}
+    with pytest.raises(TypeError, match=r"run document ids must be strings.*got 7 in query 'q2'"):
+        evaluate(qrels, run, ["map"])
+    qrels = {"q1": {"a": 1}, "q2": {"b": 0, 7: 1}}
+    with pytest.raises(TypeError, match=r"qrels document ids must be strings.*got 7 in query 'q2'"):
+        evaluate(qrels, {"q1": {"a": 1.0}, "q2": {"b": 1.0}}, ["map"])
+
+
+def test_booleans_are_neither_grades_nor_scores():
+    # True == 1 and False == 0 for Python, but a grade of True is a mistake
+    # (e.g. a column of "is relevant" flags): refused even among integers
+    with pytest.raises(TypeError,
+                       match=r"grades must be integers, got True for document 'a' of query 'q'"):
+        evaluate({"q": {"a": True, "b": 1}}, {"q": {"a": 1.0}}, ["map"])
+    with pytest.raises(TypeError, match=r"grades must be integers, got np.False_ for document 'b'"):
+        evaluate({"q": {"a": 1, "b": np.False_}}, {"q": {"a": 1.0}}, ["map"])
+    with pytest.raises(TypeError, match=r"not booleans, got True for document 'b' of query 'q2'"):
+        evaluate({"q1": {"a": 1}, "q2": {"a": 1}},
+                 {"q1": {"a": 0.5}, "q2": {"a": 1.0, "b": True, "c": 0.0}}, ["map"])
+    with pytest.raises(TypeError, match=r"not booleans, got False for document 'a' of query 'q'"):
+        evaluate(QRELS, {"q": {"a": False}}, ["map"])
+    # 1.0 and 0 as scores are numbers, not booleans
+    assert evaluate(QRELS, {"q": {"a": 0, "b": 1.0}}, ["mrr"]).mean["mrr"] == 0.5
+
+
+def test_grades_beyond_64_bits_are_refused():
+    # astype(int64) would wrap 10**30 around silently
+    for grade, shown in ((10**30, "an integer of about 10**30"),
+                         (-(10**40), "an integer of about -10**40"),
+                         (2**63, repr(2**63)), (1e30, "1e+30"), (float("inf"), "inf")):
+        with pytest.raises(ValueError, match=rf"grades must be integers.*got {re.escape(shown)} "
+                                             rf"for document 'b' of query 'q'"):
+            evaluate({"q": {"a": 1, "b": grade}}, RUN, ["map"])
+    # the 64-bit limits themselves are fine: a very negative grade is junk,
+    # a huge one relevant (linear gain)
+    qrels = {"q": {"a": 2**63 - 1, "b": -(2**63)}}
+    assert evaluate(qrels, {"q": {"b": 2.0, "a": 1.0}}, ["map"]).mean["map"] == 0.5
+    # an integer-valued float beyond 2**53 is still exact: 2.0**60 is the grade 2**60
+    r = evaluate({"q": {"a": 2.0**60, "b": np.int64(3)}}, {"q": {"a": 1.0}}, ["dcg@1"])
+    assert r.mean["dcg@1"] == 2.0**60
+
+
+def test_huge_integer_score_names_the_document():
+    # float(10**400) raises OverflowError; a float string "1e400" reads as inf
+    with pytest.raises(ValueError, match=r"scores must fit in a float, got an integer of about "
+                                         r"10\*\*400 for document 'b' of query 'q'"):
+        evaluate(QRELS, {"q": {"a": 1.0, "b": 10**400}}, ["map"])
+    # "1e400" is inf, above the relevant a: rank 2
+    assert evaluate(QRELS, {"q": {"a": 1.0, "b": "1e400"}}, ["mrr"]).mean["mrr"] == 0.5
+
+
+def test_exponential_gain_overflow_names_query_document_and_grade():
+    # 2**2000 overflows a float: it was nan with a RuntimeWarning; the
+    # single-query ndcg_at_k([2000], 1, gain="exponential") refuses it too
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning either
+        with pytest.raises(ValueError, match=r"grade 2000 \(document 'a' of query 'q'\)"):
+            evaluate({"q": {"a": 2000}}, {"q": {"a": 2.0}}, ["ndcg"], gain="exponential")
+        # not retrieved, it is still in the ideal ranking of ndcg
+        with pytest.raises(ValueError, match=r"grade 1024 \(document 'z' of query 'q2'\)"):
+            evaluate({"q1": {"a": 1}, "q2": {"a": 1, "z": 1024}},
+                     {"q1": {"a": 1.0}, "q2": {"a": 1.0}}, ["ndcg@5"], gain="exponential")
+        # three gains of 2**1023 - 1 with discounts 1, 1.585, 2 sum to about
+        # 2**1023 * 2.13 > 2**1024: the sum overflows
+        qrels = {"q": {"a": 1023, "b": 1023, "c": 1023}}
+        run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+        for metric in ("dcg@3", "ndcg@3", "ndcg"):
+            with pytest.raises(ValueError, match=r"DCG overflows a float.*\(query 'q'\)"):
+                evaluate(qrels, run, [metric], gain="exponential")
+        # what never enters a sum is no error: 2**1023 - 1 at rank 1 alone,
+        # and map ignores gains
+        assert evaluate(qrels, run, ["dcg@1"], gain="exponential").mean["dcg@1"] == 2.0**1023
+        assert evaluate({"q": {"a": 2000}}, {"q": {"a": 2.0}}, ["map"],
+                        gain="exponential").mean["map"] == 1.0
+        # linear gain: 2000 is just 2000
+        assert evaluate({"q": {"a": 2000}}, {"q": {"a": 2.0}}, ["dcg@1", "ndcg"]).mean == {
+            "dcg@1": 2000.0, "ndcg": 1.0}
+
+
 def test_bad_options_and_inputs():
     with pytest.raises(ValueError, match="missing must be one of"):
         evaluate(QRELS, RUN, ["map"], missing="drop")
@@ -390,7 +535,7 @@ def test_public_names():
 
 _ids = st.sampled_from(["a", "b", "c", "9", "10", "d1", "d10"])
 _ranking = st.dictionaries(_ids, st.sampled_from([0.0, 0.5, 1.0, 2.5, -1.0]), max_size=7)
-_judgements = st.dictionaries(_ids, st.integers(-1, 3), min_size=1, max_size=7)
+_judgements = st.dictionaries(_ids, st.integers(-1, 3), min_size=0, max_size=7)
 
 
 @settings(max_examples=150, deadline=None)
@@ -401,7 +546,7 @@ _judgements = st.dictionaries(_ids, st.integers(-1, 3), min_size=1, max_size=7)
 )
 def test_properties(qrels, run, missing):
     metrics = ["P@3", "recall@2", "f1@2", "hit_rate@1", "mrr", "mrr@2", "map", "map@3", "ndcg", "ndcg@2"]
-    if not set(qrels) & set(run):
+    if not {qid for qid, docs in qrels.items() if docs} & set(run):
         with pytest.raises(ValueError):
             evaluate(qrels, run, metrics, missing=missing)
         return

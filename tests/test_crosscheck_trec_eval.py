@@ -3,9 +3,11 @@
 Every per-query value must equal trec_eval's to 1e-12 (in practice they are
 bit-for-bit equal: the sums are done in the same order).
 
-Note: pytrec_eval 0.5.x crashes (segmentation fault) on a query whose only
-judgements are negative grades, so the generator gives every such query a
-grade-0 judgement too; that case is tested by hand in test_batch.py.
+Note: on a query whose only judgements are negative grades, pytrec_eval
+0.5.x has undefined behaviour in ``ndcg`` (it hangs or crashes, or returns
+0), so the generator gives every such query a grade-0 judgement too; that
+case is tested by hand in test_batch.py
+(test_query_judged_only_with_negative_grades_scores_zero).
 """
 
 import numpy as np
@@ -108,8 +110,11 @@ def test_missing_zero_equals_averaging_over_all_judged_queries():
     expected = trec_eval_results(qrels, run)
     report = rm.evaluate(qrels, run, ["map", "ndcg@10"], missing="zero")
     n_judged = len([q for q in qrels if qrels[q]])
+    assert report.missing_queries == ("only_judged",)
     assert report.mean["map"] == pytest.approx(
         sum(v["map"] for v in expected.values()) / n_judged, abs=1e-12)
+    assert report.mean["ndcg@10"] == pytest.approx(
+        sum(v["ndcg_cut_10"] for v in expected.values()) / n_judged, abs=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -123,11 +128,28 @@ def test_missing_zero_equals_averaging_over_all_judged_queries():
         ({"q": {"a": 0, "b": 0}}, {"q": {"a": 2.0, "b": 1.0}}),  # nothing relevant
         ({"q": {"a": 1}, "r": {"b": 1}}, {"q": {}, "r": {"b": 1.0}}),  # empty ranking
         ({"q": {}, "r": {"b": 1}}, {"q": {"a": 1.0}, "r": {"b": 1.0}}),  # empty judgements
+        ({"q": {}, "r": {"b": 1}}, {"r": {"b": 1.0}}),  # empty judgements, not run
     ],
 )
 def test_edge_cases_equal_to_trec_eval(qrels, run):
     report = rm.evaluate(qrels, run, list(NAMES))
     assert_same(report, trec_eval_results(qrels, run))
+    # what trec_eval leaves out is listed, not dropped
+    left_out = set(qrels) | set(run)
+    left_out -= set(report.per_query)
+    assert left_out == set(report.missing_queries) | set(report.unjudged_queries)
+
+
+def test_a_query_judged_with_an_empty_dict_counts_nowhere():
+    # pytrec_eval ignores a query with no judgements, run or not: it is
+    # neither scored nor counted (num_q), as if it were absent from the qrels
+    qrels = {"q1": {"a": 1}, "q2": {}}
+    for run in ({"q1": {"a": 1.0}}, {"q1": {"a": 1.0}, "q2": {"a": 1.0}}):
+        expected = pytrec_eval.RelevanceEvaluator(qrels, {"map", "num_q"}).evaluate(run)
+        assert set(expected) == {"q1"}
+        report = rm.evaluate(qrels, run, ["map"], missing="zero")
+        assert set(report.per_query) == {"q1"} and report.unjudged_queries == ("q2",)
+        assert report.mean["map"] == expected["q1"]["map"] == 1.0
 
 
 def test_files_read_like_pytrec_eval_parsers(tmp_path):

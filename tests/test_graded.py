@@ -120,10 +120,30 @@ def test_bad_ideal():
         ndcg_at_k([3, 0], 2, ideal=[2, 2])  # a 3 was retrieved, ideal has none
     with pytest.raises(ValueError, match=r"ideal must hold"):
         ndcg_at_k([1, 1, 1], 2, ideal=[1, 1])  # three relevant retrieved, two judged
-    with pytest.raises(ValueError, match=r"ideal must be non-negative grades, got -1"):
-        ndcg_at_k([1], 1, ideal=[1, -1])
     with pytest.raises(TypeError, match=r"ideal must hold numbers"):
         idcg_at_k([1], 1, ideal=["a"])
+    with pytest.raises(ValueError, match=r"ideal must be finite, got nan"):
+        idcg_at_k([1], 1, ideal=[1, float("nan")])
+    # the retrieved grades stay non-negative: -1 is a judgement, not a gain
+    with pytest.raises(ValueError, match=r"rels must be non-negative grades, got -1"):
+        ndcg_at_k([-1], 1, ideal=[-1])
+
+
+def test_negative_judged_grades_in_ideal_count_as_zero():
+    # ideal= takes all judged grades of the query, as trec_eval does; TREC
+    # qrels use -1 or -2 for junk: not relevant and no gain, like 0
+    assert ndcg_at_k([1], 1, ideal=[1, -1]) == 1.0
+    # ideal [2, 1, -1] -> [2, 1, 0]: 2/1 + 1/log2(3)
+    assert idcg_at_k([2, 0], 2, ideal=[2, 1, -1]) == pytest.approx(2 + 1 / lg(3), abs=1e-12)
+    assert idcg_at_k([2, 0], 3, ideal=[-2, 2, 1, -1]) == pytest.approx(2 + 1 / lg(3), abs=1e-12)
+    # exponential: the gain of -1 is 0, not 2**-1 - 1 = -0.5
+    assert idcg_at_k([], 2, gain="exponential", ideal=[-1, 1]) == 1.0
+    assert ndcg_at_k([0, 1], 2, gain="exponential", ideal=[-1, 1]) == pytest.approx(1 / lg(3))
+    # only junk judged: IDCG 0, NDCG 0
+    assert ndcg_at_k([0, 0], 2, ideal=[-1, -2]) == 0.0
+    # a retrieved grade must still fit: [1] does not fit in the judged [-1]
+    with pytest.raises(ValueError, match=r"do not fit in ideal \[-1.0\]"):
+        ndcg_at_k([1], 1, ideal=[-1])
 
 
 def test_bad_arguments():

@@ -6,7 +6,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragmetrics_edu.graded import cumulative_gain, dcg_at_k, idcg_at_k, ndcg_at_k
-from ragmetrics_edu.order_aware import average_precision, reciprocal_rank
+from ragmetrics_edu.order_aware import (
+    average_precision,
+    mean_average_precision,
+    mean_reciprocal_rank,
+    reciprocal_rank,
+)
 from ragmetrics_edu.order_unaware import f1_at_k, hit_rate_at_k, precision_at_k, recall_at_k
 
 SETTINGS = settings(max_examples=150, deadline=None)
@@ -47,6 +52,18 @@ def test_binary_metrics_in_unit_interval(rels, k, extra):
 
 
 @SETTINGS
+@given(st.lists(st.tuples(grades, extra_relevant), min_size=1, max_size=6),
+       st.one_of(st.none(), ks))
+def test_mean_metrics_in_unit_interval(queries, k):
+    list_of_rels = [rels for rels, _ in queries]
+    n_relevants = [n_rel(rels, extra) for rels, extra in queries]
+    for denominator in ("all_relevant", "retrieved_relevant", "min_k_relevant"):
+        assert in_unit(mean_average_precision(list_of_rels, n_relevants, k,
+                                              denominator=denominator))
+    assert in_unit(mean_reciprocal_rank(list_of_rels, k))
+
+
+@SETTINGS
 @given(real_grades, ks, gains)
 def test_ndcg_in_unit_interval_and_dcg_bounded_by_idcg(rels, k, gain):
     assert in_unit(ndcg_at_k(rels, k, gain))
@@ -67,7 +84,21 @@ def test_ndcg_is_one_at_the_ideal_order(rels, gain, k):
 
 
 @SETTINGS
-@given(grades, st.lists(st.integers(0, 4), max_size=6), ks, gains)
+@given(st.lists(st.integers(-2, 4), max_size=12), st.integers(0, 12), gains,
+       st.one_of(st.none(), ks))
+def test_ndcg_is_one_at_the_ideal_order_of_the_judged_grades(judged, extra, gain, k):
+    # retrieved: the best judged grades, in order, down to rank k at least
+    # (a negative judged grade is junk: retrieved, it is a 0)
+    best = sorted(judged, reverse=True)
+    depth = len(best) if k is None else min(len(best), k + extra)
+    rels = [max(g, 0) for g in best[:depth]]
+    top = best if k is None else best[:k]
+    expected = 1.0 if any(g > 0 for g in top) else 0.0
+    assert math.isclose(ndcg_at_k(rels, k, gain, ideal=judged), expected, abs_tol=1e-12)
+
+
+@SETTINGS
+@given(grades, st.lists(st.integers(-2, 4), max_size=6), ks, gains)
 def test_judged_ideal_never_raises_ndcg(rels, unretrieved, k, gain):
     # adding judged, unretrieved documents can only raise IDCG
     judged = list(rels) + unretrieved

@@ -24,7 +24,8 @@ from launch import colab_cell_source  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 sys.path.insert(0, str(ROOT))
-from ragmetrics_edu.examples.retrieval import ROUNDING_NOTES  # noqa: E402
+from ragmetrics_edu.examples import get as get_example  # noqa: E402
+from ragmetrics_edu.examples.retrieval import ROUNDING_NOTES, UNREBUILDABLE_NOTES  # noqa: E402
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
@@ -57,6 +58,15 @@ def rounding_box(labels):
              "> their digits go:", ">"]
     lines += [f"> * {label}: {ROUNDING_NOTES[key]}" for key, label in labels.items()]
     return md("\n".join(lines))
+
+
+def unrebuildable_box(key, who):
+    """A "cannot rebuild" box: the seed's number as ``ragmetrics_edu.examples``
+    records it, and its note from ``UNREBUILDABLE_NOTES``; ``who`` says who
+    states it, and where ("Before its code, the blog")."""
+    ex = get_example(key)
+    return md(f"> **A number we cannot rebuild.**  {who} states "
+              f"\"{ex.metric} = {ex.stated}\".  {UNREBUILDABLE_NOTES[key]}")
 
 
 def nav(stem):
@@ -720,10 +730,10 @@ rm.widgets.seed_table("rr_article_q1", "rr_article_q2", "rr_article_q3", "mrr_ar
 > would be wrong.  `rm.reciprocal_rank` looks for the first relevant *rank*.
 > Two smaller slips: the terms written for AP@8 of query 2 use 0.4 and 0.43
 > where $P@5 = 3/5 = 0.6$ and $P@7 = 4/7 = 0.57$ (the printed 0.67 uses the right
-> ones), and AP@8 of query 3 is exactly $(0.2 + 0.25)/2 = 0.225$, printed 0.22
-> by the text and 0.23 by the code.  MAP@8 = 0.48 and MRR = 0.57 are right to
-> two decimals (0.4786 and 0.5667).
+> ones).  MAP@8 = 0.48 and MRR = 0.57 are right to two decimals (0.4786 and
+> 0.5667).
 """),
+        rounding_box({"ap_at_8_article_q3": "AP@8 of query 3"}),
         md(r"""
 ## Conventions: what AP divides by
 
@@ -987,15 +997,10 @@ for gain in ("linear", "exponential"):
         code(r"""
 rm.widgets.seed_table("dcg_at_5_blog", "idcg_at_5_blog", "ndcg_at_5_blog")
 """),
-        md(r"""
-> **A number we cannot rebuild.**  Before its code, the blog states
-> "DCG@4 = 28.19" for an example whose grades are only in an image, so we
-> cannot recompute it.  It does not fit the blog's own code (linear gain)
-> with its grades 0-5: four documents of grade 5 give at most
-> $5 + 5/1.585 + 5/2 + 5/2.322 = 12.81$.  28.19 needs the exponential gain
-> $2^{rel} - 1$ or a wider grade scale.
-"""),
+        unrebuildable_box("dcg_at_4_blog", "Before its code, the blog"),
         code(r"""
+ex = rm.examples.get("dcg_at_4_blog")
+print(f"the blog's {ex.metric}: {ex.stated}   inputs: {ex.inputs}   correct: {ex.correct}")
 print("largest DCG@4 with grades <= 5, linear gain:     ", round(rm.dcg_at_k([5, 5, 5, 5], 4), 4))
 print("largest DCG@4 with grades <= 5, exponential gain:",
       round(rm.dcg_at_k([5, 5, 5, 5], 4, "exponential"), 4))

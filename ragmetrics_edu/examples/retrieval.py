@@ -14,15 +14,27 @@ NDCG number the seeds work out, with its input written out exactly:
   (query 3).
 
 ``stated`` is the number as the seed prints it: a float, a string when the
-seed writes a fraction or a formula (``"3/4"``, ``"1/1 + 1/1.58 + 1/2"``), or
-None when the seed shows the code but not its output.  ``correct`` is written
-as the exact arithmetic, never as our library's output.  ``tolerance`` is
+seed writes a fraction (``"3/4"``) or only a formula, or None when the seed
+shows the code but not its output.  When a seed writes a formula *and* its
+total (``"DCG@3 = 1/1 + 1/1.58 + 1/2 = 9.40"``), ``stated`` is the total; a
+slip in the formula beside a right total is a ``label_erratum``.  One
+example, ``ap_at_8_article_q2_terms``, records the terms a seed writes, as a
+formula, apart from their total (recorded by ``ap_at_8_article_q2``).
+``correct`` is written as the exact arithmetic, never as our library's
+output.  ``tolerance`` is
 half a unit of the last digit the seed prints (0.005 for "0.29"), 0 for an
 exact fraction.  Where the seed cuts digits instead of rounding them (1.584
 for log2(3) = 1.58496), or adds terms it cut, the tolerance is what the
 cutting can lose (a whole unit of the last digit, per cut term), and
 :data:`ROUNDING_NOTES` says so: such a number is not an erratum, its digits
-are right as far as they go.
+are right as far as they go.  A value exactly halfway between two printed
+values (0.225 printed with two decimals) is within ``tolerance`` either way
+it is rounded, and its rounding note says how the seed rounded it.
+
+A number whose inputs the seed does not give (grades shown only in an
+image) has ``inputs``, ``compute`` and ``correct`` set to None: it is
+recorded so that it is written once, and :data:`UNREBUILDABLE_NOTES` says
+what can be said about it.
 
 >>> from ragmetrics_edu.examples.retrieval import EXAMPLES
 >>> ex = next(e for e in EXAMPLES if e.key == "f1_at_3")
@@ -43,7 +55,7 @@ from ..order_aware import (
 from ..order_unaware import f1_at_k, precision_at_k, recall_at_k
 from . import SeedExample
 
-__all__ = ["EXAMPLES", "ROUNDING_NOTES", "log2_discount"]
+__all__ = ["EXAMPLES", "ROUNDING_NOTES", "UNREBUILDABLE_NOTES", "log2_discount"]
 
 
 def log2_discount(rank):
@@ -180,9 +192,11 @@ EXAMPLES = [
     _ex("dcg_at_3_numerators", "slides",
         "Discounted Cumulative Gain, next slide: 'DCG@3 = 1/1 + 1/1.58 + 1/2 = 9.40'",
         "DCG@3", dcg_at_k, {"rels": SLIDES_GRADES, "k": 3},
-        "1/1 + 1/1.58 + 1/2", 5 / 1 + 3 / _L3 + 5 / 2, 0.005,
-        erratum="The numerators must be the grades 5, 3, 5, not 1 (1/1 + 1/1.58 "
-                "+ 1/2 is 2.13); DCG@3 = 5/1 + 3/1.585 + 5/2 = 9.39."),
+        9.40, 5 / 1 + 3 / _L3 + 5 / 2, 0.005,
+        erratum="The same 9.40 as on the slide before: DCG@3 = 9.39, and 9.40 "
+                "only with log2(3) rounded to 1.58.",
+        label_erratum="The formula's numerators must be the grades 5, 3, 5, not 1: "
+                      "as written, 1/1 + 1/1.58 + 1/2 is 2.13, not 9.40 (ERRATA 5)."),
     _ex("dcg_at_5", "slides",
         "Discounted Cumulative Gain: 'DCG@5 = 5/1 + 3/1.58 + 5/2 + 0/2.32 + 2/2.58 = 10.17'",
         "DCG@5", dcg_at_k, {"rels": SLIDES_GRADES, "k": 5},
@@ -194,11 +208,10 @@ EXAMPLES = [
         "Discounted Cumulative Gain, next slide: "
         "'DCG@5 = 1/1 + 1/1.58 + 1/2 + 1/2.52 + 1/2.58 = 10.17'",
         "DCG@5", dcg_at_k, {"rels": SLIDES_GRADES, "k": 5},
-        "1/1 + 1/1.58 + 1/2 + 1/2.52 + 1/2.58",
-        5 / 1 + 3 / _L3 + 5 / 2 + 0 / _L5 + 2 / _L6, 0.005,
-        erratum="The numerators must be the grades 5, 3, 5, 0, 2, not 1, and "
-                "the fourth discount log2(5) is 2.32, not 2.52; written right "
-                "the sum is 10.17."),
+        10.17, 5 / 1 + 3 / _L3 + 5 / 2 + 0 / _L5 + 2 / _L6, 0.005,
+        label_erratum="The formula's numerators must be the grades 5, 3, 5, 0, 2, "
+                      "not 1, and its fourth discount log2(5) is 2.32, not 2.52; as "
+                      "written the sum is 2.92. The total 10.17 is right."),
     # the IDCG table: ideal order [5, 5, 3, 2, 0]
     *[
         _ex(f"idcg_table_discount_{i}", "slides",
@@ -244,6 +257,11 @@ EXAMPLES = [
         "but the output is not in the text (stated is None)",
         "DCG@5", dcg_at_k, {"rels": BLOG_GRADES, "k": 5},
         None, 3 / 1 + 2 / _L3 + 3 / 2 + 0 / _L5 + 1 / _L6, 0.0),
+    _ex("dcg_at_4_blog", "blog_ndcg",
+        "DCG@k: 'just consider k = 4, we might find yourself with a DCG@4 = 28.19' "
+        "(002 words it alike); the grades are only in an image (inputs None)",
+        "DCG@4", None, None,
+        28.19, None, 0.005),
     _ex("idcg_at_5_blog", "blog_ndcg",
         "Python example, relevance = [3, 2, 3, 0, 1] sorted to [3, 3, 2, 1, 0]: "
         "prints IDCG@5, output not in the text",
@@ -309,9 +327,7 @@ EXAMPLES = [
         "Mean Average Precision: 'AP@8_3 = (0.2 + 0.25)/2 = 0.22' (its code prints 0.23)",
         "AP@8", average_precision,
         {"rels": CATS[2], "n_relevant": CATS_N_RELEVANT[2], "k": 8},
-        0.22, (1 / 5 + 2 / 8) / 2, 0.005,
-        erratum="(0.2 + 0.25)/2 is exactly 0.225, a tie at two decimals: the "
-                "text writes 0.22 and its code prints 0.23; neither is the value."),
+        0.22, (1 / 5 + 2 / 8) / 2, 0.005),  # a tie, rounded: ROUNDING_NOTES
     _ex("map_at_8_article", "article_ir",
         "Mean Average Precision: 'MAP@K = 1/3 * (0.54 + 0.67 + 0.22) = 0.48'",
         "MAP@8", mean_average_precision,
@@ -375,10 +391,31 @@ ROUNDING_NOTES = {
     "ndcg_at_3": "The slide's own quotient 9.40/9.654 is 0.9737 (0.974 to three "
                  "decimals); its 0.973 is the exact 9.3928/9.6546 = 0.9729 rounded, "
                  "so the number is right though not the quotient of the two beside it.",
+    "ap_at_8_article_q3": "A tie at two decimals: (0.2 + 0.25)/2 is exactly 0.225. The "
+                          "text rounds it half to even, to 0.22 (as Python's decimal "
+                          "module does); the code prints round() of the float 0.225, "
+                          "stored as 0.2250000000000000056, which rounds up to 0.23. "
+                          "Both are right to two decimals.",
 }
 """Seed numbers that are right but cut or rounded unusually, and how.
 
 Keys are :data:`EXAMPLES` keys; none of them has an ``erratum`` (see the
 module docstring on ``tolerance``).  Notebooks 02 and 03 show them in a
 "Rounding" box under their seed tables.
+"""
+
+
+UNREBUILDABLE_NOTES = {
+    "dcg_at_4_blog": "The blog's grades for this example are only in an image, so "
+                     "its DCG@4 cannot be recomputed. It does not fit the blog's "
+                     "own code (linear gain) with its grades 0 to 5: four documents "
+                     "of grade 5 give at most 5/1 + 5/1.585 + 5/2 + 5/2.322 = 12.81. "
+                     "The exponential gain 2^rel - 1 allows up to 79.41, yet no four "
+                     "integer grades 0 to 5 give it with either gain.",
+}
+"""Seed numbers whose inputs the seed does not give, and what can be said of them.
+
+Keys are :data:`EXAMPLES` keys, the examples whose ``inputs``, ``compute``
+and ``correct`` are None.  Notebook 03 shows the note in a "cannot rebuild"
+box.
 """
