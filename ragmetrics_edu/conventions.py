@@ -584,7 +584,8 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval"):
         nDCG@k = \frac{DCG_{ties\ averaged}@k(\text{ranked})}
                       {DCG@k(\text{ranked grades sorted})}
 
-    Queries of the run without judgements are never scored; a judged query
+    Queries without judgements (absent from qrels, or judged with an empty
+    dict) are listed and never scored; a judged query
     absent from the run is skipped (``missing="ignore"``) or scored 0 for
     every metric (``missing="zero"``).  A query whose judgements are all 0
     scores 0 and counts in the mean, in every preset.
@@ -628,7 +629,11 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval"):
     judged = [qid for qid, docs in qrels.items() if len(docs) > 0]
     scored = sorted(qid for qid in judged if qid in run)
     missing_queries = tuple(sorted(qid for qid in judged if qid not in run))
-    unjudged = tuple(sorted(qid for qid in run if qid not in qrels or len(qrels[qid]) == 0))
+    # a query judged with {} is unjudged whether or not the run has it (as in
+    # rm.evaluate): listed, never scored
+    unjudged = tuple(sorted(
+        {qid for qid in run if qid not in qrels or len(qrels[qid]) == 0}
+        | {qid for qid, docs in qrels.items() if len(docs) == 0}))
     if not scored:
         raise ValueError(
             f"no query is both in qrels ({len(judged)} judged queries) and in "

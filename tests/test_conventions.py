@@ -308,6 +308,11 @@ def test_queries_without_judgements_are_never_scored():
         report = evaluate_as(qrels, run, "map", name)
         assert list(report.per_query) == ["q1"]
         assert report.unjudged_queries == ("q2", "q3")
+    # judged with {} and absent from the run: still listed, as rm.evaluate lists it
+    for name in PRESETS:
+        report = evaluate_as(qrels, {"q1": {"a": 1.0}}, "map", name)
+        assert report.unjudged_queries == ("q2",) and report.missing_queries == ()
+        assert list(report.per_query) == ["q1"]  # not scored 0, even under missing=zero
 
 
 # -------------------------------------------------------------- properties

@@ -383,6 +383,19 @@ def test_seed_table_fractions_and_missing_values():
         seed_table("not_a_key")
 
 
+def test_seed_table_shows_a_number_it_cannot_rebuild():
+    """The blog's DCG@4 = 28.19 comes from grades shown only in a picture."""
+    from ragmetrics_edu import examples
+    from ragmetrics_edu.widgets import seed_table
+
+    (row,) = seed_table("dcg_at_4_blog").rows
+    assert row["stated"] == 28.19 and row["ours"] is None and row["agrees"] is None
+    assert "seed: 28.19    ragmetrics_edu: -    cannot be rebuilt" in repr(seed_table(
+        "dcg_at_4_blog"))
+    with pytest.raises(ValueError, match="'dcg_at_4_blog' cannot be rebuilt"):
+        examples.get("dcg_at_4_blog").recompute()
+
+
 def test_check_exercise_passes_and_explains_failures(capsys):
     from ragmetrics_edu import precision_at_k
     from ragmetrics_edu.widgets import check_exercise

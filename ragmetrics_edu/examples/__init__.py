@@ -40,15 +40,19 @@ class SeedExample:
         Slide title or section, so a reader can find it.
     metric : str
         The metric, in words.
-    inputs : Mapping
-        The keyword arguments that reproduce it with ``compute``.
+    inputs : Mapping or None
+        The keyword arguments that reproduce it with ``compute``; None when
+        the seed does not give them (its inputs are only in a picture), so
+        the example cannot be rebuilt.
     stated : Any
         The value as the seed prints it (a float, or a string if the seed
         gives a fraction or a formula).
-    correct : float
-        The value computed right (exact, unrounded).
-    compute : Callable
-        Function of ``**inputs`` returning ``correct``; tests call it.
+    correct : float or None
+        The value computed right (exact, unrounded); None when the example
+        cannot be rebuilt.
+    compute : Callable or None
+        Function of ``**inputs`` returning ``correct``; tests call it.  None
+        when the example cannot be rebuilt.
     erratum : str or None
         One sentence on what the seed got wrong in the number, or None.  It
         is set exactly when ``stated`` is further than ``tolerance`` from
@@ -69,14 +73,30 @@ class SeedExample:
     metric: str
     inputs: Mapping[str, Any]
     stated: Any
-    correct: float
-    compute: Callable[..., float] = field(repr=False)
+    correct: Optional[float]
+    compute: Optional[Callable[..., float]] = field(repr=False)
     erratum: Optional[str] = None
     tolerance: float = 0.0
     label_erratum: Optional[str] = None
 
+    @property
+    def rebuildable(self):
+        """Whether the seed gives the inputs, so ``recompute`` can run."""
+        return self.compute is not None and self.inputs is not None
+
     def recompute(self):
-        """Run ``compute`` on ``inputs`` and return the result."""
+        """Run ``compute`` on ``inputs`` and return the result.
+
+        Raises
+        ------
+        ValueError
+            If the example cannot be rebuilt (the seed does not give its inputs).
+        """
+        if not self.rebuildable:
+            raise ValueError(
+                f"seed example {self.key!r} cannot be rebuilt: the seed does not give "
+                f"its inputs (see its notes)"
+            )
         return self.compute(**self.inputs)
 
     @property
