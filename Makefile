@@ -57,11 +57,17 @@ $(COLAB)/.installed: pyproject.toml
 	$(COLAB)/bin/python -m pip install --quiet ".[colab]"
 	touch $@
 
+# Everything runs from a copy outside the repository, so `import ragmetrics_edu`
+# finds the installed package, not the source tree (checked first).
+COLAB_TESTS := tests/conftest.py tests/test_widgets_retrieval.py tests/test_widgets_generation.py
 test-colab: $(COLAB)/.installed
 	$(COLAB)/bin/python -m pip install --quiet --no-deps --force-reinstall .
-	MPLBACKEND=Agg $(COLAB)/bin/python -m pytest tests/test_widgets_retrieval.py tests/test_widgets_generation.py
 	rm -rf $(COLAB)/run && mkdir -p $(COLAB)/run
-	cp notebooks/*.ipynb $(SANITIZE) $(COLAB)/run/
+	cp notebooks/*.ipynb $(SANITIZE) $(COLAB_TESTS) $(COLAB)/run/
+	cd $(COLAB)/run && ../bin/python -c "import ragmetrics_edu as rm, sys; \
+		sys.exit(0 if 'site-packages' in rm.__file__ else f'not the installed package: {rm.__file__}')"
+	cd $(COLAB)/run && MPLBACKEND=Agg ../bin/python -m pytest -p no:cacheprovider \
+		$(notdir $(COLAB_TESTS:tests/conftest.py=))
 	cd $(COLAB)/run && ../bin/python -m pytest -p no:cacheprovider --nbval --nbval-current-env \
 		--nbval-sanitize-with $(notdir $(SANITIZE)) *.ipynb
 
