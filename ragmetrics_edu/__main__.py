@@ -121,7 +121,29 @@ def _evaluate_report(qrels_path, run_path, metrics, missing, conventions=None):
 
     qrels = read_qrels(qrels_path)
     run = read_run(run_path)
-    return evaluate(qrels, run, metrics, missing=missing, conventions=conventions)
+    report = evaluate(qrels, run, metrics, missing=missing, conventions=conventions)
+    if conventions == "ranx":
+        note = _ranx_tie_note(run, run_path)
+        if note:
+            print(note, file=sys.stderr)
+    return report
+
+
+RANX_STABLE_UP_TO = 15
+"""ranx keeps tied documents in the run's order only in rankings this long or shorter."""
+
+
+def _ranx_tie_note(run, run_path):
+    """A note when ranx's own tie order cannot be reproduced (see conventions.py)."""
+    risky = [qid for qid, docs in run.items()
+             if len(docs) > RANX_STABLE_UP_TO and len(set(docs.values())) < len(docs)]
+    if not risky:
+        return None
+    shown = " ".join(risky[:10]) + (f" ... ({len(risky)} in all)" if len(risky) > 10 else "")
+    return (f"{PROG}: note: {run_path} has tied scores in rankings of more than "
+            f"{RANX_STABLE_UP_TO} documents (queries {shown}); ranx itself orders such "
+            f"ties in a way no rule reproduces, so its numbers may differ from these "
+            f"(which keep the run file's order).  Break ties before comparing.")
 
 
 def _csv(report, per_query):

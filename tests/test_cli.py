@@ -159,6 +159,23 @@ def test_evaluate_conventions_sklearn_equals_ndcg_score(files, capsys):
     assert any(abs(out["per_query"][q]["ndcg@10"] - trec[q]["ndcg_cut_10"]) > 1e-6 for q in trec)
 
 
+def test_ranx_conventions_warn_about_ties_ranx_reorders(tmp_path, capsys):
+    """ranx keeps the run's order of ties only in rankings of at most 15 documents."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d0 1\n2 0 d0 1\n")
+    run = tmp_path / "tied.run"
+    lines = [f"1 Q0 d{i} {i + 1} {1.0 if i < 2 else 1.0 / (i + 1)} t" for i in range(16)]
+    lines += [f"2 Q0 d{i} {i + 1} 0.5 t" for i in range(15)]  # 15 tied: ranx keeps order
+    run.write_text("\n".join(lines) + "\n")
+    assert main(["evaluate", str(qrels), str(run), "--metrics", "mrr",
+                 "--conventions", "ranx", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    json.loads(captured.out)  # the note goes to stderr, the JSON stays clean
+    assert "tied scores in rankings of more than 15 documents (queries 1)" in captured.err
+    assert main(["evaluate", str(qrels), str(run), "--metrics", "mrr"]) == 0
+    assert "note" not in capsys.readouterr().err  # trec_eval's tie order is a rule
+
+
 def test_conventions_choices_are_the_presets():
     from ragmetrics_edu.__main__ import PRESET_NAMES
     from ragmetrics_edu.conventions import PRESETS
