@@ -36,16 +36,12 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import ragmetrics_edu as rm  # noqa: E402
 from ragmetrics_edu import _models  # noqa: E402
 
-CRANFIELD = [
-    ROOT / "ragmetrics_edu" / "data" / "cranfield" / "cran.all.1400",
-    Path("/work/shared/data/cranfield/cran.all.1400"),
-]
+CRANFIELD = ROOT / "ragmetrics_edu" / "data" / "cranfield" / "cran.all.1400"
 
 
 def sentence_pairs(n):
     """n pairs of sentences of the same abstract: (1st, 2nd), (3rd, 4th), ..."""
-    path = next(p for p in CRANFIELD if p.is_file())
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = CRANFIELD.read_text(encoding="utf-8", errors="replace")
     pairs = []
     for doc in text.split("\n.I ")[1:]:
         abstract = doc.split("\n.W\n", 1)[-1]

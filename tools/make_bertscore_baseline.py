@@ -50,10 +50,7 @@ N_SENTENCES = 2000
 N_PAIRS = 10000
 MIN_WORDS, MAX_WORDS = 5, 60
 
-CRANFIELD_CANDIDATES = [
-    ROOT / "ragmetrics_edu" / "data" / "cranfield" / "cran.all.1400",
-    Path("/work/shared/data/cranfield/cran.all.1400"),
-]
+CRANFIELD = ROOT / "ragmetrics_edu" / "data" / "cranfield" / "cran.all.1400"
 
 
 def read_abstracts(path):
@@ -156,15 +153,14 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=None,
                         help="model folder or hub name (default: all-MiniLM-L6-v2)")
-    parser.add_argument("--cranfield", default=None, help="path of cran.all.1400")
+    parser.add_argument("--cranfield", default=str(CRANFIELD),
+                        help="path of cran.all.1400 (default: the copy in the package)")
     parser.add_argument("--out", default=None, help="output file")
     parser.add_argument("--seed", type=int, default=SEED)
     args = parser.parse_args(argv)
-    cranfield = args.cranfield or next(
-        (p for p in CRANFIELD_CANDIDATES if p.is_file()), None)
-    if cranfield is None:
-        parser.error("cran.all.1400 not found; pass --cranfield")
-    table, n_sent, n_pairs = compute_baseline(cranfield, args.model, seed=args.seed)
+    if not Path(args.cranfield).is_file():
+        parser.error(f"{args.cranfield} not found; pass --cranfield")
+    table, n_sent, n_pairs = compute_baseline(args.cranfield, args.model, seed=args.seed)
     out = args.out or baseline_path(args.model)
     write_baseline(table, out)
     print(f"{n_pairs} random pairs of {n_sent} Cranfield sentences, seed {args.seed}")
