@@ -37,6 +37,7 @@ import argparse
 import csv
 import io
 import json
+import math
 import sys
 
 PROG = "ragmetrics-edu"
@@ -231,7 +232,8 @@ def _cmd_compare(args, out):
                 {
                     "run": path, "mean": c.mean_b, "baseline_mean": c.mean_a,
                     "difference": c.difference,
-                    # t is 0/0 when every difference is 0: JSON has no NaN, so null
+                    # JSON has no NaN or infinity: null when t is 0/0 (every
+                    # difference 0) or infinite (every difference the same, not 0)
                     "statistic": _finite_or_none(c.result.statistic),
                     "p_value": _finite_or_none(c.p_value),
                     "ci_low": c.ci.low, "ci_high": c.ci.high,
@@ -269,8 +271,8 @@ def _cmd_compare(args, out):
 
 
 def _finite_or_none(x):
-    """``x``, or ``None`` for nan (JSON has no NaN)."""
-    return None if x != x else x
+    """``x``, or ``None`` for nan and infinities (JSON has neither)."""
+    return x if math.isfinite(x) else None
 
 
 # ----------------------------------------------------------------- main

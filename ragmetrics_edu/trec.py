@@ -51,6 +51,8 @@ def _lines(path):
 
     Lines are decoded one at a time, so text that is not UTF-8 is reported
     with its line; a byte-order mark before the first line is skipped.
+    Lines end with ``\n`` (or ``\r\n``), as trec_eval reads them; a file
+    whose lines end with a lone ``\r`` (classic Mac OS) reads as one line.
     """
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):

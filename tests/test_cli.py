@@ -341,10 +341,23 @@ def test_compare_identical_runs(files, capsys):
     (row,) = doc["comparisons"]
     assert row["difference"] == 0.0
     assert row["statistic"] is None and row["p_value"] is None
-    scipy_p = stats.ttest_rel([0.5, 0.25], [0.5, 0.25]).pvalue
-    assert scipy_p != scipy_p  # scipy has no p-value either
+    # (scipy has no p-value either: ttest_rel of identical samples is nan)
     assert main(argv) == 0
     assert "every per-query difference is 0" in capsys.readouterr().out
+
+
+def test_compare_constant_difference_is_strict_json(tmp_path, capsys):
+    """Every difference the same, not 0: t = +-inf (sd 0) and p = 0; JSON gets null for t."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a 1\n2 0 a 1\n")
+    run_a = tmp_path / "a.run"
+    run_a.write_text("1 Q0 a 1 2.0 a\n2 Q0 a 1 2.0 a\n")
+    run_b = tmp_path / "b.run"  # a one rank lower in both queries: RR 1/2 instead of 1
+    run_b.write_text("1 Q0 b 1 2.0 b\n1 Q0 a 2 1.0 b\n2 Q0 b 1 2.0 b\n2 Q0 a 2 1.0 b\n")
+    assert main(["compare", str(qrels), str(run_a), str(run_b), "--metric", "mrr",
+                 "--format", "json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["comparisons"]
+    assert row["difference"] == -0.5 and row["statistic"] is None and row["p_value"] == 0.0
 
 
 def test_compare_one_query(tmp_path, capsys):

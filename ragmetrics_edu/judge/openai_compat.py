@@ -93,6 +93,8 @@ def _is_loopback(host):
     --------
     >>> _is_loopback("localhost"), _is_loopback("127.0.0.1"), _is_loopback("127.8.9.10"), _is_loopback("::1")
     (True, True, True, True)
+    >>> _is_loopback("::ffff:127.0.0.1"), _is_loopback("::ffff:10.0.0.1")
+    (True, False)
     >>> _is_loopback("api.openai.com"), _is_loopback("10.0.0.1"), _is_loopback(None)
     (False, False, False)
     """
@@ -101,9 +103,12 @@ def _is_loopback(host):
     if host.lower().rstrip(".") == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        ip = ipaddress.ip_address(host)
     except ValueError:  # a host name, not an address
         return False
+    # ::ffff:127.0.0.1 is 127.0.0.1 written as IPv6 (not "loopback" to ipaddress)
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return ip.is_loopback or (mapped is not None and mapped.is_loopback)
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
