@@ -519,7 +519,7 @@ def test_playground_rejects_bad_arguments():
 
     with pytest.raises(ValueError, match="rubrics must name ready rubrics .*got \\['tone'\\]"):
         judge_playground(lambda p: "Score: 1", question="q", context=["c"], rubrics=["tone"])
-    with pytest.raises(ValueError, match="the relevance rubric reads question: pass question="):
+    with pytest.raises(ValueError, match="the relevance rubric needs question=, got None"):
         judge_playground(lambda p: "Score: 1", context=["c"])
     with pytest.raises(TypeError, match="answer must be a string, got 3"):
         judge_playground(lambda p: "Score: 1", question="q", context=["c"], answer=3)

@@ -189,7 +189,7 @@ def judge_playground(judge=None, question=None, context=None, answer="",
     JudgePlayground
         Display it; or drive it: ``p.answer.value = "..."``, then ``p.score``.
     """
-    from ..judge import RUBRICS
+    from ..judge import RUBRICS, build_rubric_prompt
 
     rubrics = tuple(rubrics)
     unknown = [r for r in rubrics if r not in RUBRICS]
@@ -197,14 +197,8 @@ def judge_playground(judge=None, question=None, context=None, answer="",
         raise ValueError(
             f"rubrics must name ready rubrics ({', '.join(sorted(RUBRICS))}), "
             f"got {list(rubrics)!r}")
-    if not isinstance(answer, str):
-        raise TypeError(f"answer must be a string, got {answer!r}")
-    given = {"question": question, "context": context, "reference": reference}
-    for name in rubrics:
-        lacking = [u for u in RUBRICS[name].uses if given[u] is None]
-        if lacking:
-            raise ValueError(f"the {name} rubric reads {' and '.join(lacking)}: "
-                             f"pass {', '.join(f'{u}=' for u in lacking)}")
+    for name in rubrics:  # refuse now what every update would refuse: a missing part
+        build_rubric_prompt(name, answer, question, context, reference)
     if judge is None:
         from ..judge import EmbeddingJudge
 
