@@ -11,7 +11,7 @@ SANITIZE := tests/nbval_sanitize.cfg
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: lab test test-unit test-notebooks test-colab test-browser demo bench student clean-venv
+.PHONY: lab test test-unit test-notebooks test-colab test-browser demo bench notebooks student clean-venv
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,7 @@ $(VENV)/bin/python:
 # Stamp files: reinstall only when pyproject.toml changes.
 # `course` is everything the notebooks import (05-08 included).
 $(VENV)/.installed-course: pyproject.toml | $(VENV)/bin/python
-	$(PIP) install -e ".[course]"
+	$(PIP) install -e ".[course,authoring]"
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
@@ -82,6 +82,13 @@ test-browser: $(VENV)/.installed-dev
 # The instructor's demo mode: every widget dashboard, no code, large fonts.
 demo: $(VENV)/.installed-dev
 	$(PY) tools/demo.py
+
+# Each lesson's one source is lessons/NN_name.md (MyST Markdown, paired with
+# solutions/NN_name.ipynb by jupytext.toml).  After editing one:
+#   make notebooks LESSONS=03   execute solutions/03_* and write notebooks/03_*
+#   make notebooks              every lesson
+notebooks: $(VENV)/.installed-dev
+	$(PY) tools/lessons.py build $(LESSONS)
 
 student: $(VENV)/.installed-course
 	$(PY) tools/make_student.py

@@ -63,7 +63,7 @@ def test_first_code_cell_is_the_colab_setup_cell(path):
     nb = nbformat.read(path, as_version=4)
     first = next(c for c in nb.cells if c.cell_type == "code")
     assert first.source == launch.colab_cell_source(), (
-        "rebuild: python tools/build_notebooks_*.py, then python tools/make_student.py --execute"
+        "rebuild: make notebooks (python tools/lessons.py build)"
     )
     assert "colab-setup" in first.metadata.get("tags", [])
     # Saved executed, and silent: off Colab it did nothing.

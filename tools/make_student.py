@@ -45,6 +45,8 @@ Usage::
 
 import argparse
 import copy
+import hashlib
+import json
 import re
 import sys
 from pathlib import Path
@@ -178,9 +180,31 @@ def read(path):
     return nbformat.read(str(path), as_version=4)
 
 
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def stable_widget_ids(nb, name):
+    """``nb`` with every widget model id replaced by one derived from ``name`` and its order.
+
+    Executing a notebook gives each widget a random model id; the saved
+    widget state (what a static page draws the widgets from) and the outputs
+    that show a widget both name it.  Renaming them in creation order makes
+    the saved notebook the same from one run to the next.
+    """
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state")
+    if not state:
+        nb.metadata.pop("widgets", None)
+        return nb
+    text = json.dumps(nb)
+    for i, old in enumerate(list(state)):
+        new = hashlib.sha1(f"{name}:{i}".encode()).hexdigest()[:32]
+        text = text.replace(old, new)
+    return nbformat.from_dict(json.loads(text))
+
+
 def write(nb, path):
-    """Write ``nb`` without run-to-run noise (widget state, execution timestamps)."""
-    nb.metadata.pop("widgets", None)
+    """Write ``nb`` without run-to-run noise (execution timestamps, random widget ids)."""
+    nb = stable_widget_ids(nb, Path(path).stem)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
     nbformat.validate(nb)
@@ -205,7 +229,7 @@ def execute(path, timeout=EXECUTE_TIMEOUT, student=False):
         timeout=timeout,
         kernel_name=KERNELSPEC["name"],
         resources={"metadata": {"path": str(path.parent)}},
-        store_widget_state=True,  # nbclient needs it for Output widgets; write() drops it
+        store_widget_state=True,  # saved, so a page rendered without a kernel shows the widgets
         record_timing=False,
     )
     client.execute()
