@@ -20,6 +20,8 @@ module                 what it holds                               notebook
 ``text``               whitespace / rouge-score tokenizers         04
 ``bleu_score``         n-grams, clipped precision, BP, BLEU        04
 ``rouge``              ROUGE-N, ROUGE-L, ROUGE-Lsum                04
+``chrf``               chrF and chrF++ (character n-gram F)        04
+``qa``                 SQuAD exact match and token F1              04, 09
 ``semantic``           BERTScore with a real transformer           05
 ``judge``              LLM as a judge, rubrics, agreement          06
 ``rag``                RAG metrics from judge verdicts             06
@@ -28,6 +30,7 @@ module                 what it holds                               notebook
 ``retrievers``         BM25, dense retrieval, rank fusion          07
 ``conventions``        presets: trec_eval, ranx, sklearn, ragas    08
 ``examples``           every worked example of the seeds           all
+``exercises``          the exercises' check cells                  all
 =====================  ==========================================  ==========
 """
 
@@ -69,6 +72,14 @@ _EXPORTS = {
     "rouge_n": "rouge",
     "rouge_l": "rouge",
     "rouge_lsum": "rouge",
+    "chrf": "chrf",
+    "sentence_chrf": "chrf",
+    # QA answers (SQuAD)
+    "normalize_answer": "qa",
+    "exact_match": "qa",
+    "token_f1": "qa",
+    "corpus_exact_match": "qa",
+    "corpus_token_f1": "qa",
     # 05
     "bertscore": "semantic",
     # 07: a real collection and significance
@@ -82,7 +93,7 @@ _EXPORTS = {
 _SUBMODULES = {
     "order_unaware", "order_aware", "graded", "batch", "trec", "text",
     "bleu_score", "rouge", "semantic", "judge", "rag", "datasets", "significance",
-    "examples", "widgets", "conventions", "retrievers",
+    "examples", "widgets", "conventions", "retrievers", "chrf", "qa", "exercises",
 }
 
 __all__ = sorted(_EXPORTS)

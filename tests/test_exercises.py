@@ -1,0 +1,74 @@
+"""The exercises' checks: hand-written expected values, a library one-liner refused,
+and a check that runs on its own when its exercise is open."""
+
+import pytest
+
+import ragmetrics_edu as rm
+from ragmetrics_edu import exercises as ex
+
+
+def my_ap(rels, n_relevant):
+    hits, total = 0, 0.0
+    for i, r in enumerate(rels, start=1):
+        if r:
+            hits += 1
+            total += hits / i
+    return total / n_relevant
+
+
+# AP of [0, 1, 1] with 2 relevant documents: (1/2 + 2/3) / 2 = 7/12.
+CASES = [(([0, 1, 1], 2), 7 / 12, "relevant at ranks 2 and 3"),
+         (([1, 0, 0], 3), 1 / 3, "two relevant documents never retrieved")]
+
+
+def test_a_right_answer_passes(capsys):
+    ex.check_function(my_ap, CASES, forbid=["average_precision"])
+    assert "right on 2 inputs" in capsys.readouterr().out
+
+
+def test_a_wrong_answer_says_which_case():
+    def wrong(rels, n_relevant):
+        return sum(rels) / len(rels)
+    with pytest.raises(ex.ExerciseFailed, match=r"wrong\(\[0, 1, 1\], 2\) returned 0.666667, "
+                       "expected 0.583333. This case: x"):
+        ex.check_function(wrong, [(([0, 1, 1], 2), 7 / 12, "x")])
+
+
+def test_a_library_one_liner_is_refused():
+    def through_rm(rels, n_relevant):
+        return rm.average_precision(rels, n_relevant)
+    with pytest.raises(ex.LibraryCallRefused, match="rm.average_precision"):
+        ex.check_function(through_rm, CASES, forbid=["average_precision"])
+
+
+def test_an_alias_of_the_library_function_is_refused():
+    f = rm.order_aware.average_precision
+
+    def aliased(rels, n_relevant):
+        return f(rels, n_relevant)
+    with pytest.raises(ex.LibraryCallRefused):
+        ex.check_function(aliased, CASES, forbid=["average_precision"])
+    # and the library is back afterwards
+    assert rm.average_precision([0, 1, 1], 2) == pytest.approx(7 / 12)
+
+
+def test_an_open_exercise_is_not_attempted():
+    def stub(rels, n_relevant):
+        raise NotImplementedError()
+    with pytest.raises(ex.NotAttempted, match="not attempted yet"):
+        ex.check_function(stub, CASES)
+    with pytest.raises(ex.NotAttempted, match="run the exercise cell"):
+        ex.check_function("name_never_defined", CASES)
+
+
+def test_check_number_does_not_give_the_answer_away(capsys):
+    ns = {"ap_by_hand": 0.58}
+    with pytest.raises(ex.ExerciseFailed) as info:
+        exec("from ragmetrics_edu.exercises import check_number\n"
+             "check_number('ap_by_hand', 7 / 12, hint='divide by all relevant documents')", ns)
+    assert "0.583" not in str(info.value) and "divide by all" in str(info.value)
+    ns["ap_by_hand"] = 0.5833
+    exec("from ragmetrics_edu.exercises import check_number\ncheck_number('ap_by_hand', 7 / 12)", ns)
+    assert "ap_by_hand: right" in capsys.readouterr().out
+    with pytest.raises(ex.NotAttempted):
+        exec("from ragmetrics_edu.exercises import check_number\ncheck_number('other', 1.0)", ns)
