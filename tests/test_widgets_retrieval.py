@@ -435,3 +435,17 @@ def test_check_exercise_hints_errors_and_not_implemented():
         check_exercise(returns_text, precision_at_k, [(([1, 0], 2), {})])
     with pytest.raises(NotImplementedError):
         check_exercise(todo, precision_at_k, [(([1, 0], 2), {})])
+
+
+def test_seed_table_collapsed_folds_into_details_with_the_notes():
+    from ragmetrics_edu.widgets import seed_table
+
+    table = seed_table("ap_slides_q1", "precision_at_2", collapsed=True)
+    page = table._repr_html_()
+    assert page.startswith("<details><summary>") and page.endswith("</details>")
+    # ap_slides_q1's 0.226 is 2.2667/10 cut, not rounded: the note says so.
+    assert "Cut, not rounded" in page and "Cut, not rounded" in repr(table)
+    assert repr(table).startswith("Checking the sources:")
+    # Open by default, as before, and without the notes.
+    assert "<details>" not in seed_table("ap_slides_q1")._repr_html_()
+    assert "Cut, not rounded" not in repr(seed_table("ap_slides_q1"))

@@ -64,8 +64,10 @@ class SeedTable:
         ``label_erratum`` (the seed's wording is wrong, its number right).
     """
 
-    def __init__(self, rows):
+    def __init__(self, rows, collapsed=False, summary="Checking the sources"):
         self.rows = rows
+        self.collapsed = collapsed
+        self.summary = summary
 
     def _verdict(self, row):
         if row["erratum"]:
@@ -88,6 +90,10 @@ class SeedTable:
                 lines.append(f"    Erratum: {r['erratum']}")
             if r["label_erratum"]:
                 lines.append(f"    Wording slip: {r['label_erratum']}")
+            if self.collapsed and r.get("note"):
+                lines.append(f"    Note: {r['note']}")
+        if self.collapsed:
+            lines.insert(0, f"{self.summary}:")
         return "\n".join(lines)
 
     def _repr_html_(self):
@@ -119,17 +125,32 @@ class SeedTable:
                     'padding:6px 10px;margin:6px 0">'
                     f"<b>Wording slip ({html.escape(r['metric'])}).</b> "
                     f"{html.escape(r['label_erratum'])}</div>")
+            if self.collapsed and r.get("note"):
+                boxes.append(
+                    '<div style="border-left:4px solid #8a8a8a;padding:6px 10px;margin:6px 0">'
+                    f"<b>Note ({html.escape(r['metric'])}).</b> {html.escape(r['note'])}</div>")
         out.append("</table>")
-        return "".join(out + boxes)
+        body = "".join(out + boxes)
+        if self.collapsed:
+            return (f"<details><summary><b>{html.escape(self.summary)}</b> "
+                    f"({len(self.rows)} numbers from the sources)</summary>{body}</details>")
+        return body
 
 
-def seed_table(*keys):
+def seed_table(*keys, collapsed=False, summary="Checking the sources"):
     """Show seed worked examples beside the library's number.
 
     Parameters
     ----------
     *keys : str
         Keys of :func:`ragmetrics_edu.examples.get` (``"precision_at_2"``).
+    collapsed : bool
+        Show the table folded in an HTML ``<details>`` element (closed until
+        clicked), with each example's rounding or "cannot rebuild" note: the
+        form of a lesson's closing "Checking the sources" section, which keeps
+        the comparison out of the main path.
+    summary : str
+        The folded table's title.
 
     Returns
     -------
@@ -146,6 +167,7 @@ def seed_table(*keys):
         seed: 0.5    ragmetrics_edu: 0.5    agrees
     """
     from .. import examples
+    from ..examples.retrieval import ROUNDING_NOTES, UNREBUILDABLE_NOTES
 
     if not keys:
         raise ValueError("seed_table needs at least one example key")
@@ -165,8 +187,9 @@ def seed_table(*keys):
             "stated": ex.stated, "ours": ours, "correct": ex.correct,
             "agrees": agrees, "erratum": ex.erratum,
             "label_erratum": ex.label_erratum,
+            "note": ROUNDING_NOTES.get(key) or UNREBUILDABLE_NOTES.get(key),
         })
-    return SeedTable(rows)
+    return SeedTable(rows, collapsed=collapsed, summary=summary)
 
 
 def _call_text(name, args, kwargs):
