@@ -36,7 +36,7 @@ import types
 from contextlib import contextmanager
 
 __all__ = ["ExerciseFailed", "NotAttempted", "LibraryCallRefused", "check_function",
-           "check_number", "answer", "answers"]
+           "check_number", "digest", "answer", "answers"]
 
 
 class ExerciseFailed(AssertionError):
@@ -245,23 +245,52 @@ def check_function(func, cases, *, forbid=(), tol=1e-9, name=None):
     print(f"{name}: right on {n} input{'s' if n != 1 else ''}.")
 
 
-def check_number(name, expected, *, tol=5e-4, hint=""):
+def digest(value, decimals=3):
+    """The fingerprint of ``value`` rounded to ``decimals``, for :func:`check_number`.
+
+    A check cell can hold the fingerprint of a hand-computed answer instead of
+    the answer itself, so reading the check does not give the answer away.
+
+    >>> digest(7 / 12)   # AP of [0, 1, 1] with 2 relevant documents, 0.583
+    '1d1645fe778c'
+    """
+    import hashlib
+
+    return hashlib.sha256(f"{round(float(value), decimals):.{decimals}f}".encode()).hexdigest()[:12]
+
+
+def check_number(name, expected=None, *, digest_=None, decimals=3, hint=""):
     """Check a number the student computed by hand and typed in.
 
     Parameters
     ----------
     name : str
         The variable the student assigned, in the calling notebook.
-    expected : float
-        The right value (from hand arithmetic, written in the check cell).
-    tol : float
-        Absolute tolerance: 5e-4 accepts any answer rounded to 3 decimals.
+    expected : float, optional
+        The right value (hand arithmetic written in the check cell).
+        Answers within half a unit of the last of ``decimals`` are right.
+    digest_ : str, optional
+        Instead of ``expected``: :func:`digest` of the right value, so the
+        check does not show the answer.  The student's number is right if it
+        rounds to the same ``decimals`` digits (or one unit either side, for
+        an answer rounded by hand from a cut intermediate).
+    decimals : int
+        The precision asked of the student (3: "0.583").
     hint : str
-        Said when the answer is wrong (a common slip to look for).
+        Said when the answer is wrong (a common slip to look for).  The
+        expected value itself is never shown.
     """
+    if (expected is None) == (digest_ is None):
+        raise TypeError("check_number needs exactly one of expected= and digest_=")
     got = answer(name, _caller_globals())
-    if isinstance(got, bool) or not isinstance(got, numbers.Real):
+    if isinstance(got, bool) or not isinstance(got, numbers.Real) or not math.isfinite(got):
         raise ExerciseFailed(f"{name} should be a number, got {got!r}.")
-    if not abs(float(got) - float(expected)) <= tol:
-        raise ExerciseFailed(f"{name} = {_show(got)} is not right." + (f" {hint}" if hint else ""))
+    unit = 10.0 ** -decimals
+    if expected is not None:
+        right = abs(float(got) - float(expected)) <= unit / 2 + 1e-12
+    else:
+        right = any(digest(float(got) + d * unit, decimals) == digest_ for d in (0, -1, 1))
+    if not right:
+        raise ExerciseFailed(f"{name} = {_show(got)} is not right (to {decimals} decimals)."
+                             + (f" {hint}" if hint else ""))
     print(f"{name}: right.")

@@ -72,3 +72,21 @@ def test_check_number_does_not_give_the_answer_away(capsys):
     assert "ap_by_hand: right" in capsys.readouterr().out
     with pytest.raises(ex.NotAttempted):
         exec("from ragmetrics_edu.exercises import check_number\ncheck_number('other', 1.0)", ns)
+
+
+def test_check_number_by_digest_hides_the_answer(capsys):
+    import hashlib
+
+    # The fingerprint is sha256 of the answer printed to 3 decimals: 7/12 -> "0.583".
+    fp = hashlib.sha256(b"0.583").hexdigest()[:12]
+    assert ex.digest(7 / 12) == fp
+    for typed in (0.583, 0.5833, 7 / 12, 0.584, 0.582):  # one unit either side: hand rounding
+        ns = {"ap": typed}
+        exec(f"from ragmetrics_edu.exercises import check_number\ncheck_number('ap', digest_={fp!r})", ns)
+    for typed in (0.58, 0.59, 2 / 3, float("nan")):
+        ns = {"ap": typed}
+        with pytest.raises(ex.ExerciseFailed):
+            exec(f"from ragmetrics_edu.exercises import check_number\n"
+                 f"check_number('ap', digest_={fp!r})", ns)
+    with pytest.raises(TypeError):
+        ex.check_number("ap")
