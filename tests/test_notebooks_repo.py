@@ -176,3 +176,21 @@ def test_seed_example_keys_used_in_notebooks_exist():
                 if key not in known:
                     missing.append(f"{path.relative_to(ROOT)} cell {i}: {key!r}")
     assert not missing, f"unknown seed example keys: {missing}"
+
+
+@pytest.mark.parametrize("path", [p for p in ALL if p.name[:2] != "00"],
+                         ids=[i for i, p in zip(IDS, ALL) if p.name[:2] != "00"])
+def test_a_figure_is_saved_in_every_lesson(path):
+    """A reader without a kernel (GitHub, a course site) still sees at least one figure."""
+    pngs = [o for c in _read(path).cells for o in c.get("outputs", [])
+            if "image/png" in o.get("data", {})]
+    assert pngs, "no static figure (image/png output) saved in this notebook"
+
+
+@pytest.mark.parametrize("path", sorted(SOLUTIONS.glob("*.ipynb")), ids=lambda p: p.name)
+def test_figures_have_alt_text(path):
+    """Every cell that saves a figure says in words what it shows (the site's alt text)."""
+    for i, cell in enumerate(_read(path).cells):
+        if any("image/png" in o.get("data", {}) for o in cell.get("outputs", [])):
+            alt = cell.metadata.get("mystnb", {}).get("image", {}).get("alt", "")
+            assert len(alt) > 20, f"cell {i}: a figure without alt text (metadata mystnb.image.alt)"
