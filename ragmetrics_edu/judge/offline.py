@@ -226,7 +226,7 @@ class EmbeddingJudge:
 
     def _encode(self, texts):
         """Unit vectors of ``texts``; each distinct text is embedded once and remembered."""
-        from .._models import encode_sentences  # torch is imported here, at first use
+        from .._models import encode_sentences  # the model is loaded here, at first use
         texts = list(texts)
         missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
         if missing:
