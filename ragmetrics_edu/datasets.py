@@ -21,6 +21,11 @@ Public names
     What :func:`load_cranfield` returns.
 ``CLEVERDON_CODES``
     Cleverdon's relevance codes and their definitions.
+``load_cranfield_qa(path=None)``
+    68 questions over the abstracts, with short reference answers and the
+    ids of the abstracts that support them, as a list of :class:`QAItem`
+    (``data/cranfield_qa/README.md``); ``qa_queries`` and ``qa_qrels`` turn
+    it into queries and qrels.
 """
 
 import importlib.resources
@@ -481,3 +486,213 @@ def load_cranfield(grades="graded", source_grade=None, directory=None):
         query_numbers=query_numbers, source_docs=source_docs,
         grades=grades, source_grade=source_grade,
     )
+
+
+# ----------------------------------------------------------------- the QA set
+
+QA_FILE = "cranfield_qa.jsonl"
+
+#: What kind of fact each reference answer is.
+QA_ANSWER_TYPES = ("number", "named", "method", "effect")
+
+_QA_FIELDS = ("id", "question", "answers", "doc_ids", "evidence", "answer_type",
+              "cranfield_query")
+
+
+@dataclass(frozen=True)
+class QAItem:
+    """One question of :func:`load_cranfield_qa`.
+
+    Attributes
+    ----------
+    id : str
+        ``"cqa-001"`` ... in file order.
+    question : str
+        The question, one sentence in plain English.
+    answers : tuple of str
+        One or more short reference answers (a few words to a sentence),
+        each written from the supporting abstract in its wording (lower
+        case, as the abstracts are), so that an extractive answerer can
+        reach it.
+    doc_ids : tuple of str
+        The Cranfield documents that support the answers (``"1"`` ...
+        ``"1400"``, the ids of :func:`load_cranfield`).
+    evidence : str
+        The words of the supporting abstract that state the answer, exactly
+        as in the abstract with white space collapsed.
+    answer_type : str
+        ``"number"`` (a measured or computed value), ``"named"`` (a named
+        effect, theory, gas, computer...), ``"method"`` or ``"effect"``
+        (how something varies or what causes it).
+    cranfield_query : str or None
+        A Cranfield query (``cranqrel`` numbering, as ``load_cranfield``)
+        on a similar topic whose judgements list the supporting document as
+        relevant (codes 1 to 4); ``None`` when the document is relevant to
+        no Cranfield query.
+    """
+
+    id: str
+    question: str
+    answers: tuple
+    doc_ids: tuple
+    evidence: str
+    answer_type: str
+    cranfield_query: object = None
+
+
+def _qa_data_file():
+    return importlib.resources.files("ragmetrics_edu").joinpath("data", "cranfield_qa", QA_FILE)
+
+
+def _qa_error(where, message):
+    return ValueError(f"{where}: {message}")
+
+
+def _qa_string(value, where, field_name):
+    if not isinstance(value, str) or not value.strip():
+        raise _qa_error(where, f"{field_name!r} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _qa_strings(value, where, field_name):
+    if not isinstance(value, list) or not value:
+        raise _qa_error(where, f"{field_name!r} must be a non-empty list of strings, got {value!r}")
+    for x in value:
+        _qa_string(x, where, field_name)
+    if len(set(value)) != len(value):
+        raise _qa_error(where, f"{field_name!r} must not repeat a value, got {value!r}")
+    return tuple(value)
+
+
+def _qa_record(record, where):
+    """A :class:`QAItem` from one decoded JSON line, or a ValueError naming ``where``."""
+    if not isinstance(record, dict):
+        raise _qa_error(where, f"expected a JSON object, got {record!r}")
+    missing = [f for f in _QA_FIELDS if f not in record]
+    unknown = sorted(set(record) - set(_QA_FIELDS))
+    if missing:
+        raise _qa_error(where, f"missing field(s) {missing!r}")
+    if unknown:
+        raise _qa_error(where, f"unknown field(s) {unknown!r}; a record has {list(_QA_FIELDS)!r}")
+    item_id = _qa_string(record["id"], where, "id")
+    answers = _qa_strings(record["answers"], where, "answers")
+    doc_ids = _qa_strings(record["doc_ids"], where, "doc_ids")
+    for d in doc_ids:
+        if not (d.isdigit() and d == str(int(d)) and 1 <= int(d) <= 1400):
+            raise _qa_error(where, f"doc_ids must be Cranfield document ids '1' to '1400' "
+                                   f"(no leading zeros), got {d!r}")
+    if record["answer_type"] not in QA_ANSWER_TYPES:
+        raise _qa_error(where, f"'answer_type' must be one of {QA_ANSWER_TYPES!r}, "
+                               f"got {record['answer_type']!r}")
+    query = record["cranfield_query"]
+    if query is not None and not (isinstance(query, str) and query.isdigit()
+                                  and query == str(int(query)) and 1 <= int(query) <= 225):
+        raise _qa_error(where, f"'cranfield_query' must be null or a query id '1' to '225', "
+                               f"got {query!r}")
+    return QAItem(
+        id=item_id,
+        question=_qa_string(record["question"], where, "question"),
+        answers=answers,
+        doc_ids=doc_ids,
+        evidence=_qa_string(record["evidence"], where, "evidence"),
+        answer_type=record["answer_type"],
+        cranfield_query=query,
+    )
+
+
+def load_cranfield_qa(path=None):
+    """Load the question-answering set over the Cranfield abstracts.
+
+    68 questions written by the ragmetrics_edu authors from the Cranfield
+    1400 abstracts (``data/cranfield_qa/README.md`` says how), each with
+    one or more short reference answers and the ids of the abstracts that
+    support them. Made for evaluating a retrieve-then-answer pipeline:
+    retrieval against ``doc_ids``, answers against ``answers``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        Read this JSONL file instead of the shipped one (one JSON object per
+        line, the fields of :class:`QAItem`).
+
+    Returns
+    -------
+    list of QAItem
+        In file order. Use :func:`qa_queries` and :func:`qa_qrels` to turn
+        it into the ``{qid: text}`` and ``{qid: {docid: 1}}`` that the
+        retrievers and :func:`ragmetrics_edu.evaluate` take.
+
+    Raises
+    ------
+    ValueError
+        If a line is not JSON or breaks a rule of the format (missing or
+        unknown field, empty answer, document id outside 1..1400, id seen
+        twice); the message names the file and the line.
+
+    See Also
+    --------
+    load_cranfield : the documents the answers come from.
+
+    Examples
+    --------
+    >>> qa = load_cranfield_qa()
+    >>> len(qa)
+    68
+    >>> item = qa[0]
+    >>> item.question
+    'How many species and reactions does the kinetic mechanism used for the non-equilibrium expansions of air include?'
+    >>> item.answers, item.doc_ids
+    (('6 species and 14 reactions',), ('1296',))
+    """
+    if path is None:
+        resource = _qa_data_file()
+        name = f"ragmetrics_edu/data/cranfield_qa/{QA_FILE}"
+        text = resource.read_text(encoding="utf-8")
+    else:
+        name = str(path)
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise FileNotFoundError(f"QA file not found: {path}") from None
+    import json
+
+    items = []
+    seen = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{name}, line {lineno}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise _qa_error(where, f"not JSON ({exc.msg}, column {exc.colno})") from None
+        item = _qa_record(record, where)
+        if item.id in seen:
+            raise _qa_error(where, f"id {item.id!r} appears twice (first on line {seen[item.id]})")
+        seen[item.id] = lineno
+        items.append(item)
+    if not items:
+        raise ValueError(f"{name}: no question in the file")
+    return items
+
+
+def qa_queries(items):
+    """``{item id: question}`` of a QA set, for the retrievers.
+
+    Examples
+    --------
+    >>> qa_queries(load_cranfield_qa())["cqa-014"]
+    'Which of the injected gases was found to be the most efficacious coolant in the stagnation point mass transfer tests?'
+    """
+    return {item.id: item.question for item in items}
+
+
+def qa_qrels(items):
+    """``{item id: {doc id: 1}}``: the supporting documents as binary qrels.
+
+    Examples
+    --------
+    >>> qa_qrels(load_cranfield_qa())["cqa-014"]
+    {'84': 1}
+    """
+    return {item.id: {d: 1 for d in item.doc_ids} for item in items}
