@@ -102,6 +102,7 @@ Examples
 0.75
 """
 
+import dataclasses
 import math
 import numbers
 from collections.abc import Mapping
@@ -109,7 +110,9 @@ from itertools import chain, compress, islice, repeat
 
 import numpy as np
 
-from ._validation import check_choice, check_k
+from ._report import Report
+from ._validation import check_k
+from .conventions import PRESETS, evaluate_as, get_preset
 from .graded import _dcg_overflow, _gains
 
 __all__ = ["evaluate", "Report", "METRICS"]
@@ -173,16 +176,6 @@ def _parse_metric(name):
             f"k must be a positive integer, got {int(k_text)} in metric {name!r}"
         ) from None
     return base, k
-
-
-def _trec_eval_but_gain_and_missing(conv):
-    """True if ``conv`` makes trec_eval's choices except perhaps ``gain`` and ``missing``."""
-    from .conventions import PRESETS
-
-    reference = PRESETS["trec_eval"]
-    return all(getattr(conv, field) == getattr(reference, field)
-               for field in ("ties", "scores", "ideal", "ap_denominator",
-                             "precision_denominator", "metrics"))
 
 
 def _check_metrics(metrics):
@@ -407,30 +400,66 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None):
     >>> # trec_eval: b, a, c = (0 + 1/log2(3) + 2/2) / (2 + 1/log2(3)) = 1.6309 / 2.6309;
     >>> # sklearn: a and b share ranks 1-2, gain 0.5 each: (0.5 + 0.5/log2(3) + 1) / 2.6309
     """
-    if conventions is not None:
-        from .conventions import evaluate_as, get_preset
-
-        conv = get_preset(conventions)
-        overrides = {name: value for name, value in (("missing", missing), ("gain", gain))
-                     if value is not None}
-        if overrides:
-            conv = conv.replace(**overrides)
-        if not _trec_eval_but_gain_and_missing(conv):
-            return evaluate_as(qrels, run, metrics, conv)
-        missing, gain = conv.missing, conv.gain
-    missing = "ignore" if missing is None else missing
-    gain = "linear" if gain is None else gain
+    conv = _chosen_conventions(conventions, missing, gain)
+    if not _takes_the_fast_path(conv):
+        return evaluate_as(qrels, run, metrics, conv)
     parsed = _check_metrics(metrics)
-    check_choice(missing, MISSING_POLICIES, name="missing")
-    check_choice(gain, GAINS, name="gain")
     _check_nested(qrels, "qrels", "grade")
     _check_nested(run, "run", "score")
 
-    # --- 1. Which queries are scored -------------------------------------
-    # A query with an empty judgement dict has no judgements: a TREC qrels
-    # file cannot even express it, pytrec_eval treats it as absent, and
-    # trec_eval -c does not count it.  It is listed with the unjudged
-    # queries, in the run or not, so that no query is dropped silently.
+    queries = _select_queries(qrels, run)            # 1. which queries are scored
+    data = _flatten(qrels, run, queries, conv.scores)  # 2. validate, into flat arrays
+    hits = _rank_relevant(data)                      # 3. rank the relevant documents
+    values = {name: _KERNELS[base](hits, k, conv.gain)  # 4. one kernel per metric
+              for name, base, k in parsed}
+    return _aggregate(values, queries, hits, conv)   # 5. per query and means
+
+
+# ---------------------------------------------------------------------------
+# The steps of evaluate, in order
+# ---------------------------------------------------------------------------
+
+_FAST_PATH_FREE = ("missing", "gain", "scores")
+"""The fields of a :class:`~ragmetrics_edu.conventions.Conventions` the fast path can vary."""
+
+
+def _chosen_conventions(conventions, missing, gain):
+    """The :class:`~ragmetrics_edu.conventions.Conventions` asked for.
+
+    trec_eval's preset unless ``conventions`` names another; ``missing`` and
+    ``gain``, when given, override the preset's (and are checked by it).
+    """
+    conv = PRESETS["trec_eval"] if conventions is None else get_preset(conventions)
+    overrides = {name: value for name, value in (("missing", missing), ("gain", gain))
+                 if value is not None}
+    return conv.replace(**overrides) if overrides else conv
+
+
+def _takes_the_fast_path(conv):
+    """True if ``conv`` makes trec_eval's choices except perhaps ``missing``, ``gain``, ``scores``."""
+    reference = PRESETS["trec_eval"]
+    return all(getattr(conv, field.name) == getattr(reference, field.name)
+               for field in dataclasses.fields(conv)
+               if field.name not in (*_FAST_PATH_FREE, "name", "library", "where"))
+
+
+@dataclasses.dataclass
+class _Queries:
+    """Step 1: which queries are scored, and which are left out and why."""
+
+    scored: list      # judged and in the run, in the run's order
+    unjudged: tuple   # in the run without judgements, or judged with {}
+    missing: tuple    # judged, absent from the run
+
+
+def _select_queries(qrels, run):
+    """Split the query ids into scored, unjudged and missing ones (rule 8).
+
+    A query with an empty judgement dict has no judgements: a TREC qrels
+    file cannot even express it, pytrec_eval treats it as absent, and
+    trec_eval -c does not count it.  It is listed with the unjudged
+    queries, in the run or not, so that no query is dropped silently.
+    """
     empty = [qid for qid, docs in qrels.items() if len(docs) == 0]
     judged = qrels.keys() - empty if empty else qrels.keys()
     scored = [qid for qid in run if qid in judged]
@@ -447,107 +476,200 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None):
             f"run ({len(run)} queries): there is nothing to score (trec_eval "
             f"stops with the same error)"
         )
+    return _Queries(scored, unjudged, missing_queries)
 
-    # --- 2. Flatten the dictionaries into arrays --------------------------
-    # No Python statement runs once per document: ``chain``, ``map`` and
-    # ``np.fromiter`` loop in C.  Document ids are read straight from the
-    # dicts when needed, never kept in one long list (a list of many
-    # strings costs time to build, to free, and to the garbage collector).
-    # (Plain dicts: ``dict.get`` below needs them.)
+
+@dataclasses.dataclass
+class _Flat:
+    """Step 2: the scored queries' dictionaries, checked, as flat arrays.
+
+    Query ``q``'s run documents are entries ``run_starts[q]`` to
+    ``run_starts[q] + run_sizes[q]`` of the run arrays, in dict order; its
+    judged documents likewise in the judged arrays.
+    """
+
+    qids: list
+    rankings: list          # the run's {docid: score} of each query
+    judgements: list        # the qrels' {docid: grade} of each query
+    run_sizes: np.ndarray
+    run_starts: np.ndarray
+    judged_starts: np.ndarray
+    judged_query: np.ndarray  # the query of each judged entry
+    grades: np.ndarray        # int64, one per judged entry
+    score_keys: np.ndarray    # uint32, one per run entry: sorts as the scores
+    key_of: object            # maps more scores of this run to their keys
+    scores: str               # "float32" or "float64"
+
+    @property
+    def n_queries(self):
+        return len(self.qids)
+
+    def run_where(self, i):
+        """(qid, docid) of the i-th run entry, read back from the dicts (for errors)."""
+        q = int(np.searchsorted(self.run_starts, i, side="right") - 1)
+        return self.qids[q], list(self.rankings[q])[i - self.run_starts[q]]
+
+    def judged_where(self, i):
+        """(qid, docid) of the i-th judged entry (for errors)."""
+        q = int(np.searchsorted(self.judged_starts, i, side="right") - 1)
+        return self.qids[q], list(self.judgements[q])[i - self.judged_starts[q]]
+
+
+def _flatten(qrels, run, queries, scores):
+    """Check every id, score and grade of the scored queries; return a :class:`_Flat`.
+
+    No Python statement runs once per document: ``chain``, ``map`` and
+    ``np.fromiter`` loop in C.  Document ids are read straight from the
+    dicts when needed, never kept in one long list (a list of many strings
+    costs time to build, to free, and to the garbage collector).
+    """
+    scored = queries.scored
     n_queries = len(scored)
+    # (plain dicts: ``dict.get`` and ``dict.values`` below need them)
     rankings = _as_dicts([run[qid] for qid in scored])
     judgements = _as_dicts([qrels[qid] for qid in scored])
     run_sizes = np.fromiter(map(len, rankings), dtype=np.int64, count=n_queries)
     judged_sizes = np.fromiter(map(len, judgements), dtype=np.int64, count=n_queries)
-    judged_grades = list(chain.from_iterable(map(dict.values, judgements)))
-
-    # where each query's documents start in the flat arrays, and which query
-    # each flat entry belongs to
-    run_starts = np.cumsum(run_sizes) - run_sizes
-    judged_starts = np.cumsum(judged_sizes) - judged_sizes
-    judged_query = np.repeat(np.arange(n_queries), judged_sizes)
-
-    def run_where(i):
-        # (qid, docid) of the i-th run entry, read back from the dicts (for errors)
-        q = int(np.searchsorted(run_starts, i, side="right") - 1)
-        return scored[q], list(rankings[q])[i - run_starts[q]]
-
-    def judged_where(i):
-        q = int(np.searchsorted(judged_starts, i, side="right") - 1)
-        return scored[q], list(judgements[q])[i - judged_starts[q]]
-
+    data = _Flat(
+        qids=scored, rankings=rankings, judgements=judgements,
+        run_sizes=run_sizes, run_starts=np.cumsum(run_sizes) - run_sizes,
+        judged_starts=np.cumsum(judged_sizes) - judged_sizes,
+        judged_query=np.repeat(np.arange(n_queries), judged_sizes),
+        grades=None, score_keys=None, key_of=None, scores=scores,
+    )
     # Document ids must be strings, as in a TREC file: a run's 7 would
     # silently never match a judged "7".  Every id is checked.
     _check_all_docids(judgements, scored, "qrels")
     _check_all_docids(rankings, scored, "run")
-    scores32 = _check_scores(rankings, run_starts, run_sizes, run_where)
-    grades = _check_grades(judged_grades, judged_where)
+    values = _check_scores(rankings, data.run_starts, run_sizes, data.run_where,
+                           np.float32 if scores == "float32" else np.float64)
+    data.score_keys, data.key_of = _score_keys(values, scores)
+    data.grades = _check_grades(list(chain.from_iterable(map(dict.values, judgements))),
+                                data.judged_where)
+    return data
 
-    # --- 3. The relevant documents: how many per query, and their score ----
-    relevant = np.flatnonzero(grades >= 1)  # trec_eval's default relevance level
+
+def _score_keys(values, scores):
+    """uint32 keys whose integer order is the order of the scores, and a key function.
+
+    ``"float32"`` (trec_eval 9.x, pytrec_eval): the score's 32 bits, made
+    sortable (:func:`_sortable`).  ``"float64"`` (trec_eval 10.0): a double
+    has 64 bits, so its key is its place among the distinct scores of the
+    run (at most one per document: it fits in 32 bits).  ``key_of(s)``
+    gives the key of scores ``s`` (float64) that occur in the run.
+    """
+    if scores == "float32":
+        return _sortable(values.copy()), lambda s: _sortable(_to_float32(s))
+    distinct, keys = _unique(values + 0.0)  # + 0.0: -0.0 and 0.0 are one score
+    return keys.astype(np.uint32), lambda s: np.searchsorted(distinct, s + 0.0).astype(np.uint32)
+
+
+@dataclasses.dataclass
+class _Hits:
+    """Step 3: the ranks of the relevant retrieved documents ("hits").
+
+    Hits are sorted by query, then rank.  ``index`` is the position of a
+    hit among its query's hits (1, 2, ...); ``ideal_*`` describe the ideal
+    ranking (the relevant grades of each query, best first).
+    """
+
+    data: _Flat
+    n_relevant: np.ndarray    # R of each query
+    query: np.ndarray
+    rank: np.ndarray
+    grade: np.ndarray
+    index: np.ndarray
+    position: np.ndarray      # each hit's entry in the judged arrays
+    first_rank: np.ndarray    # rank of each query's first hit, inf if none
+    relevant: np.ndarray      # judged entries with grade >= 1
+    ideal_query: np.ndarray
+    ideal_rank: np.ndarray
+    ideal_grade: np.ndarray
+
+    @property
+    def n_queries(self):
+        return self.data.n_queries
+
+    def per_query_sum(self, query, weights):
+        """Sum ``weights`` by query (bincount adds them in order: rank order here)."""
+        return np.bincount(query, weights=weights, minlength=self.n_queries)
+
+    def document(self, position):
+        """``"document 'd3' of query 'q1'"`` for an entry of the judged arrays."""
+        qid, docid = self.data.judged_where(int(position))
+        return f"document {docid!r} of query {qid!r}"
+
+
+def _rank_relevant(data):
+    r"""The rank of every relevant retrieved document, as trec_eval orders a run.
+
+    One uint64 key per document: its query in the high 32 bits, its score
+    key in the low 32 bits.  Sorting the scores inside each query
+    (ascending) sorts the keys: by query, then by score.  A hit's rank is
+    1 + the number of documents of its query with a larger key (two binary
+    searches), + the number of tied documents with a larger id
+    (:func:`_count_larger_ids`, only for hits that tie).
+    """
+    n_queries, grades, judged_query = data.n_queries, data.grades, data.judged_query
+    is_relevant = grades >= 1  # trec_eval's default relevance level
+    relevant = np.flatnonzero(is_relevant)
     n_relevant = np.bincount(judged_query[relevant], minlength=n_queries)
     # Look each relevant document up in its query's run: its score, or NaN if
     # it was not retrieved.  Only relevant documents can change a metric, so
     # the (often many) non-relevant judgements are never looked up.
+    relevant_ids = list(compress(chain.from_iterable(data.judgements), is_relevant.tolist()))
     relevant_scores = np.fromiter(
         map(
             dict.get,
             # each query's ranking, once per relevant document of the query
-            chain.from_iterable(map(repeat, rankings, n_relevant.tolist())),
-            compress(chain.from_iterable(judgements), (grades >= 1).tolist()),
+            chain.from_iterable(map(repeat, data.rankings, n_relevant.tolist())),
+            relevant_ids,
             repeat(math.nan),
         ),
         dtype=np.float64,
         count=len(relevant),
     )
 
-    # --- 4. The rank of every relevant retrieved document ----------------
-    # One uint64 key per document: its query in the high 32 bits, its
-    # float32 score (made sortable) in the low 32 bits.  The scores are
-    # sorted inside each query (ascending), so the keys are sorted: by
-    # query, then by score.  Documents of query q occupy
-    # run_keys[start_q : start_q + size_q].
-    sorted_scores = _sortable(scores32)
-    _sort_each_query(sorted_scores, run_starts, run_sizes)
+    sorted_keys = data.score_keys.copy()
+    _sort_each_query(sorted_keys, data.run_starts, data.run_sizes)
     query_bits = np.arange(n_queries, dtype=np.uint64) << np.uint64(32)
-    run_keys = np.repeat(query_bits, run_sizes)
-    run_keys |= sorted_scores
-    del sorted_scores
+    run_keys = np.repeat(query_bits, data.run_sizes)
+    run_keys |= sorted_keys
+    del sorted_keys
 
-    # A "hit" is a relevant document that the run retrieved.  Hits are put
-    # in key order: binary searches with sorted needles are much faster.
-    retrieved = ~np.isnan(relevant_scores)
-    hit_positions = relevant[retrieved]  # positions in the judged arrays
-    hit_scores32 = _to_float32(relevant_scores[retrieved])
-    hit_keys = query_bits[judged_query[hit_positions]] | _sortable(hit_scores32)
+    # Hits are put in key order: binary searches with sorted needles are
+    # much faster.  ``which`` is each hit's index among the relevant entries.
+    which = np.flatnonzero(~np.isnan(relevant_scores))
+    hit_score_keys = data.key_of(relevant_scores[which])
+    hit_keys = query_bits[judged_query[relevant[which]]] | hit_score_keys
     order = np.argsort(hit_keys, kind="stable")
-    hit_positions, hit_keys, hit_scores32 = (
-        hit_positions[order], hit_keys[order], hit_scores32[order])
+    which, hit_keys, hit_score_keys = which[order], hit_keys[order], hit_score_keys[order]
+    hit_positions = relevant[which]
     hit_query = judged_query[hit_positions]
     first_equal = np.searchsorted(run_keys, hit_keys, side="left")
     after_equal = np.searchsorted(run_keys, hit_keys, side="right")
-    query_end = run_starts[hit_query] + run_sizes[hit_query]
+    query_end = data.run_starts[hit_query] + data.run_sizes[hit_query]
     hit_ranks = 1 + (query_end - after_equal)  # 1 + number of higher scores
     # Tied scores: documents with a larger id come first (trec_eval).
     tied = (after_equal - first_equal) > 1
     if tied.any():
-        tied_docids = _keys_at(judgements, judged_starts, hit_positions[tied])
         hit_ranks[tied] += _count_larger_ids(
-            rankings, scores32, run_starts, run_sizes,
-            hit_query[tied], hit_scores32[tied], tied_docids,
+            data, hit_query[tied], hit_score_keys[tied],
+            [relevant_ids[i] for i in which[tied].tolist()],
         )
 
     # Sort the hits by (query, rank): bincount then adds them in rank order,
     # the order in which trec_eval sums, so even the rounding is the same.
     # (One stable sort of query * (largest rank + 1) + rank: faster than
     # np.lexsort on the two.)
-    order = np.argsort(hit_query * (int(run_sizes.max()) + 1) + hit_ranks, kind="stable")
+    order = np.argsort(hit_query * (int(data.run_sizes.max()) + 1) + hit_ranks, kind="stable")
     hit_query, hit_ranks, hit_positions = hit_query[order], hit_ranks[order], hit_positions[order]
-    hit_grades = grades[hit_positions]
     # i = 1, 2, ... : the position of each hit among its query's hits
     hits_per_query = np.bincount(hit_query, minlength=n_queries)
-    hit_starts = np.concatenate(([0], np.cumsum(hits_per_query)[:-1]))
+    hit_starts = np.cumsum(hits_per_query) - hits_per_query
     hit_index = np.arange(len(hit_query)) - hit_starts[hit_query] + 1
+    first_rank = np.full(n_queries, np.inf)
+    first_rank[hit_query[hit_index == 1]] = hit_ranks[hit_index == 1]
 
     # Ideal ranking: the relevant grades of each query (grouped by query
     # already), sorted best first.  (All are >= 1: negating them is safe.)
@@ -558,119 +680,137 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None):
     _sort_each_query(ideal_grades, ideal_starts, n_relevant)
     np.negative(ideal_grades, out=ideal_grades)
 
-    # --- 5. The metrics, for every query at once ---------------------------
-    def per_query_sum(query, weights):
-        return np.bincount(query, weights=weights, minlength=n_queries)
+    return _Hits(data=data, n_relevant=n_relevant, query=hit_query, rank=hit_ranks,
+                 grade=grades[hit_positions], index=hit_index, position=hit_positions,
+                 first_rank=first_rank, relevant=relevant, ideal_query=ideal_query,
+                 ideal_rank=ideal_ranks, ideal_grade=ideal_grades)
 
-    def safe_divide(num, den):
-        # 0 where the denominator is 0 (no relevant document): trec_eval's rule
-        out = np.zeros(n_queries)
-        np.divide(num, den, out=out, where=den > 0)
-        return out
 
-    # For error messages: "document 'd3' of query 'q1'"
-    def document(position):  # a position in the judged arrays
-        qid, docid = judged_where(int(position))
-        return f"document {docid!r} of query {qid!r}"
+# --- Step 4: the per-metric kernels ------------------------------------------
+# Each takes the hits, the cut-off k (None: the whole ranking) and the gain,
+# and returns one value per query (numpy array), every query at once.
 
+def _safe_divide(num, den):
+    """num / den, and 0 where the denominator is 0 (no relevant document): trec_eval's rule."""
+    out = np.zeros(len(den))
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def _in_top(ranks, k):
+    """Which ranks are within the cut-off (all of them if k is None)."""
+    return np.ones(len(ranks), bool) if k is None else ranks <= k
+
+
+def _found(hits, k):
+    """The number of relevant documents in the top k of each query."""
+    return hits.per_query_sum(hits.query, _in_top(hits.rank, k))
+
+
+def _precision(hits, k, gain):
+    return _found(hits, k) / k
+
+
+def _recall(hits, k, gain):
+    return _safe_divide(_found(hits, k), hits.n_relevant)
+
+
+def _f1(hits, k, gain):
+    p, r = _precision(hits, k, gain), _recall(hits, k, gain)
+    return _safe_divide(2 * p * r, p + r)
+
+
+def _hit_rate(hits, k, gain):
+    return (_found(hits, k) > 0).astype(np.float64)
+
+
+def _reciprocal_rank(hits, k, gain):
+    v = 1.0 / hits.first_rank  # 1 / inf = 0 when nothing relevant was found
+    if k is not None:
+        v[hits.first_rank > k] = 0.0
+    return v
+
+
+def _average_precision(hits, k, gain):
+    precisions = (hits.index / hits.rank) * _in_top(hits.rank, k)
+    return _safe_divide(hits.per_query_sum(hits.query, precisions), hits.n_relevant)
+
+
+def _dcg_terms(grades, ranks, used, gain, name):
+    """gain / log2(rank + 1) of the entries used (0 for the others).
+
+    The gain comes from graded.py's function: it refuses a grade whose
+    2**grade overflows a float (1024 and more), naming ``name(i)`` of the
+    entry.
+    """
+    terms = np.zeros(len(ranks))
+    used = np.flatnonzero(used)
+    gains = _gains(grades[used].astype(np.float64), gain, where=lambda j: name(used[j]))
+    terms[used] = gains / np.log2(ranks[used] + 1.0)
+    return terms
+
+
+def _check_finite(hits, sums, gain):
+    """Raise if a query's sum of finite gains overflowed (graded.py refuses it too)."""
+    bad = np.flatnonzero(np.isinf(sums))
+    if len(bad):
+        q = int(bad[0])
+        raise _dcg_overflow(hits.ideal_grade[hits.ideal_query == q], gain,
+                            where=f"query {hits.data.qids[q]!r}")
+    return sums
+
+
+def _dcg(hits, k, gain):
+    terms = _dcg_terms(hits.grade, hits.rank, _in_top(hits.rank, k), gain,
+                       lambda i: hits.document(hits.position[i]))
+    return _check_finite(hits, hits.per_query_sum(hits.query, terms), gain)
+
+
+def _ndcg(hits, k, gain):
     def ideal_document(i):  # one document of the i-th ideal entry's query and grade
-        q, g = ideal_query[i], ideal_grades[i]
-        return document(relevant[np.flatnonzero((ideal_query == q) & (grades[relevant] == g))[0]])
+        q, g = hits.ideal_query[i], hits.ideal_grade[i]
+        same = (hits.ideal_query == q) & (hits.data.grades[hits.relevant] == g)
+        return hits.document(hits.relevant[np.flatnonzero(same)[0]])
 
-    def dcg_terms(grades_, ranks, used, name):
-        # gain / log2(rank + 1) of the entries used (0 for the others), the
-        # gain by graded.py's function: it refuses a grade whose 2**grade
-        # overflows a float (1024 and more), naming name(i) of the entry
-        terms = np.zeros(len(ranks))
-        used = np.flatnonzero(used)
-        gains = _gains(grades_[used].astype(np.float64), gain, where=lambda j: name(used[j]))
-        terms[used] = gains / np.log2(ranks[used] + 1.0)
-        return terms
+    terms = _dcg_terms(hits.ideal_grade, hits.ideal_rank, _in_top(hits.ideal_rank, k),
+                       gain, ideal_document)
+    idcg = _check_finite(hits, hits.per_query_sum(hits.ideal_query, terms), gain)
+    return _safe_divide(_dcg(hits, k, gain), idcg)
 
-    def check_finite(sums):
-        # a sum of finite gains can still overflow (graded.py refuses it too)
-        bad = np.flatnonzero(np.isinf(sums))
-        if len(bad):
-            q = int(bad[0])
-            raise _dcg_overflow(ideal_grades[ideal_query == q], gain,
-                                where=f"query {scored[q]!r}")
-        return sums
 
-    first_rank = np.full(n_queries, np.inf)
-    first_rank[hit_query[hit_index == 1]] = hit_ranks[hit_index == 1]
+_KERNELS = {
+    "P": _precision, "recall": _recall, "f1": _f1, "hit_rate": _hit_rate,
+    "mrr": _reciprocal_rank, "map": _average_precision, "dcg": _dcg, "ndcg": _ndcg,
+}
+"""The kernel of each metric family of :data:`METRICS`."""
 
-    values = {}
-    for name, base, k in parsed:
-        in_top = np.ones(len(hit_ranks), bool) if k is None else hit_ranks <= k
-        n_in_top = per_query_sum(hit_query, in_top)
-        if base == "P":
-            v = n_in_top / k
-        elif base == "recall":
-            v = safe_divide(n_in_top, n_relevant)
-        elif base == "f1":
-            p, r = n_in_top / k, safe_divide(n_in_top, n_relevant)
-            v = safe_divide(2 * p * r, p + r)
-        elif base == "hit_rate":
-            v = (n_in_top > 0).astype(np.float64)
-        elif base == "mrr":
-            v = 1.0 / first_rank  # 1 / inf = 0 when nothing relevant was found
-            if k is not None:
-                v[first_rank > k] = 0.0
-        elif base == "map":
-            v = safe_divide(per_query_sum(hit_query, (hit_index / hit_ranks) * in_top), n_relevant)
-        elif base in ("dcg", "ndcg"):
-            hit_terms = dcg_terms(hit_grades, hit_ranks, in_top,
-                                  lambda i: document(hit_positions[i]))
-            dcg = check_finite(per_query_sum(hit_query, hit_terms))
-            if base == "dcg":
-                v = dcg
-            else:
-                ideal_in_top = np.ones(len(ideal_ranks), bool) if k is None else ideal_ranks <= k
-                ideal_terms = dcg_terms(ideal_grades, ideal_ranks, ideal_in_top, ideal_document)
-                idcg = check_finite(per_query_sum(ideal_query, ideal_terms))
-                v = safe_divide(dcg, idcg)
-        values[name] = v
 
-    # --- 6. The report ----------------------------------------------------
-    names = [name for name, _, _ in parsed]
+def _aggregate(values, queries, hits, conv):
+    """Step 5: the :class:`Report`: values per query, and their means as trec_eval takes them."""
+    names = list(values)
+    scored = queries.scored
     columns = [values[name].tolist() for name in names]
     per_query = dict(zip(scored, map(dict, map(zip, repeat(names), zip(*columns)))))
-    if missing == "zero":
-        for qid in missing_queries:
+    if conv.missing == "zero":
+        for qid in queries.missing:
             per_query[qid] = dict.fromkeys(names, 0.0)
-        denominator = n_queries + len(missing_queries)
+        denominator = len(scored) + len(queries.missing)
     else:
-        denominator = n_queries
+        denominator = len(scored)
     # trec_eval sums the per-query values and divides by the number of queries
     mean = {name: float(np.sum(values[name]) / denominator) for name in names}
-    without_relevant = tuple(scored[q] for q in np.flatnonzero(n_relevant == 0).tolist())
+    without_relevant = tuple(scored[q] for q in np.flatnonzero(hits.n_relevant == 0).tolist())
     return Report(
         per_query=per_query,
         mean=mean,
         metrics=tuple(names),
-        missing_queries=missing_queries,
-        unjudged_queries=unjudged,
+        missing_queries=queries.missing,
+        unjudged_queries=queries.unjudged,
         queries_without_relevant=without_relevant,
-        missing=missing,
-        gain=gain,
+        missing=conv.missing,
+        gain=conv.gain,
+        scores=conv.scores,
     )
-
-
-def _keys_at(dicts, starts, positions):
-    """The keys at the flat ``positions`` of ``dicts`` (laid one after another).
-
-    ``starts[q]`` is where ``dicts[q]`` starts.  Each dict concerned is
-    read once, so a few keys cost little even among millions.
-    """
-    positions = np.asarray(positions, dtype=np.int64)
-    queries = np.searchsorted(starts, positions, side="right") - 1
-    keys = {}
-    out = []
-    for q, offset in zip(queries.tolist(), (positions - starts[queries]).tolist()):
-        if q not in keys:
-            keys[q] = list(dicts[q])
-        out.append(keys[q][offset])
-    return out
 
 
 def _describe(x):
@@ -695,18 +835,19 @@ def _check_all_docids(dicts, qids, name):
             _check_docids(list(docs), lambda i: qid, name)
 
 
-def _check_scores(rankings, run_starts, run_sizes, where):
-    """Return all run scores, query after query, as float32; or raise naming the bad one.
+def _check_scores(rankings, run_starts, run_sizes, where, dtype=np.float32):
+    """Return all run scores, query after query, as ``dtype``; or raise naming the bad one.
 
     Scores are converted as ``float()`` converts them (a numeric string such
-    as ``"0.5"`` reads as in a run file), then rounded to 32-bit floats as
-    trec_eval stores them (``1e300`` becomes inf).  NaN is refused, and so
-    are booleans, which NumPy would read as 1.0 and 0.0.
+    as ``"0.5"`` reads as in a run file), then, for float32, rounded to
+    32-bit floats as trec_eval 9.x stores them (``1e300`` becomes inf).
+    NaN is refused, and so are booleans, which NumPy would read as 1.0 and
+    0.0.
     """
     values = chain.from_iterable(map(dict.values, rankings))
     try:
         with np.errstate(over="ignore"):
-            array = np.fromiter(values, dtype=np.float32, count=int(run_sizes.sum()))
+            array = np.fromiter(values, dtype=dtype, count=int(run_sizes.sum()))
     except (TypeError, ValueError, OverflowError):
         # find the culprit, to name it (the slow loop only runs on error)
         for i, s in enumerate(chain.from_iterable(map(dict.values, rankings))):
@@ -875,49 +1016,46 @@ def _unique(values):
     return ordered[is_new], inverse
 
 
-def _count_larger_ids(rankings, scores32, run_starts, run_sizes,
-                      hit_query, hit_scores32, hit_docids, max_pairs=200_000):
+def _count_larger_ids(data, hit_query, hit_score_keys, hit_ids, max_pairs=200_000):
     """For each tied hit, count the documents of its query with the same score and a larger id.
 
-    A *tie group* is the set of documents of one query with one float32
-    score.  Steps: find the members of every tie group that holds a hit
-    (one pass over the scores of the queries concerned); read their ids back
-    from the run's dicts; compare each hit's id with the ids of its group,
-    as strings (code point by code point, the order of C's ``strcmp`` on
-    UTF-8).  The comparisons are done ``max_pairs`` at a time to bound the
-    memory.
+    A *tie group* is the set of documents of one query with one score key.
+    Steps: find the members of every tie group that holds a hit (one pass
+    over the score keys of the queries concerned); read their ids back from
+    the run's dicts; compare each hit's id with the ids of its group, as
+    C's ``strcmp`` compares them (:func:`_comparable_ids`).  The
+    comparisons are done ``max_pairs`` at a time to bound the memory.
     """
     # the tie groups, as (query, score) keys; group_of_hit[j] is hit j's group
-    query_bits = np.arange(len(run_sizes), dtype=np.uint64) << np.uint64(32)
-    hit_keys = query_bits[hit_query] | _sortable(hit_scores32)
-    groups, group_of_hit = _unique(hit_keys)
+    query_bits = np.arange(data.n_queries, dtype=np.uint64) << np.uint64(32)
+    groups, group_of_hit = _unique(query_bits[hit_query] | hit_score_keys)
 
     # every document of the queries concerned, and its key
     queries, _ = _unique(hit_query)
-    sizes = run_sizes[queries]
+    sizes = data.run_sizes[queries]
     within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    positions = np.repeat(run_starts[queries], sizes) + within
-    keys = np.repeat(query_bits[queries], sizes) | _sortable(scores32[positions])
+    positions = np.repeat(data.run_starts[queries], sizes) + within
+    keys = np.repeat(query_bits[queries], sizes) | data.score_keys[positions]
     # keep the documents whose key is one of the groups
     slot = np.minimum(np.searchsorted(groups, keys), len(groups) - 1)
     is_member = groups[slot] == keys
     member_group = slot[is_member]
     # their ids: the queries' ids in dict order are exactly ``positions``' order
-    all_ids = list(chain.from_iterable(map(rankings.__getitem__, queries.tolist())))
-    member_ids = [all_ids[i] for i in np.flatnonzero(is_member).tolist()]
-    del all_ids, positions, keys, within  # large when a run is full of ties
-    member_ids = np.array(member_ids, dtype=str)
+    member_ids = _comparable_ids(list(compress(
+        chain.from_iterable(map(data.rankings.__getitem__, queries.tolist())),
+        is_member.tolist())))
+    del positions, keys, within, slot  # large when a run is full of ties
     # members sorted by group: group g is member_ids[start[g] : start[g] + size[g]]
-    by_group = np.argsort(member_group, kind="stable")
-    member_ids = member_ids[by_group]
+    member_ids = member_ids[np.argsort(member_group, kind="stable")]
     group_size = np.bincount(member_group, minlength=len(groups))
     group_start = np.cumsum(group_size) - group_size
 
-    hit_ids = np.array(hit_docids, dtype=str)
+    hit_ids = _comparable_ids(hit_ids)
     counts = np.zeros(len(hit_query), dtype=np.int64)
     pairs_of_hit = group_size[group_of_hit]
     # hits [lo, hi) are compared together, about max_pairs pairs at a time
-    bounds = np.searchsorted(np.cumsum(pairs_of_hit), np.arange(max_pairs, pairs_of_hit.sum(), max_pairs))
+    bounds = np.searchsorted(np.cumsum(pairs_of_hit),
+                             np.arange(max_pairs, pairs_of_hit.sum(), max_pairs))
     for lo, hi in zip([0, *bounds.tolist()], [*bounds.tolist(), len(hit_query)]):
         n = pairs_of_hit[lo:hi]
         owner = np.repeat(np.arange(lo, hi), n)
@@ -928,175 +1066,10 @@ def _count_larger_ids(rankings, scores32, run_starts, run_sizes,
     return counts
 
 
-class Report:
-    """The result of :func:`evaluate`: values per query, means, and what was left out.
+def _comparable_ids(ids):
+    """Document ids as a NumPy array whose ``>`` is C's ``strcmp`` on their UTF-8 bytes.
 
-    Attributes
-    ----------
-    per_query : dict of str to dict of str to float
-        ``{qid: {metric: value}}`` for every scored query (and, with
-        ``missing="zero"``, every missing query, all zeros).
-    mean : dict of str to float
-        ``{metric: mean over the queries of per_query}``.
-    metrics : tuple of str
-        The metric names, in the order asked.
-    missing_queries : tuple of str
-        Judged queries absent from the run.
-    unjudged_queries : tuple of str
-        Queries without judgements, never scored nor counted: those of the
-        run absent from the qrels or judged with an empty dict (``{}``), in
-        the run's order, then the queries judged ``{}`` that are not in the
-        run.
-    queries_without_relevant : tuple of str
-        Scored queries whose judgements hold no relevant document; every
-        metric is 0 for them, and they count in the means.
-    signature : str
-        The conventions that produced the numbers, to print beside them.
-
-    Examples
-    --------
-    >>> from ragmetrics_edu.batch import evaluate
-    >>> report = evaluate({"q1": {"a": 1}}, {"q1": {"a": 0.3, "b": 0.9}}, ["mrr"])
-    >>> report.per_query
-    {'q1': {'mrr': 0.5}}
-    >>> print(report.to_table())  # b (0.9) is ranked above the relevant a
-    qid      mrr
-    ----  ------
-    q1    0.5000
-    ----  ------
-    mean  0.5000
+    A unicode array (``"U"``) compares code point by code point, which is
+    the byte order of the UTF-8 encoding.
     """
-
-    def __init__(self, per_query, mean, metrics, missing_queries=(),
-                 unjudged_queries=(), queries_without_relevant=(),
-                 missing="ignore", gain="linear"):
-        self.per_query = per_query
-        self.mean = mean
-        self.metrics = tuple(metrics)
-        self.missing_queries = tuple(missing_queries)
-        self.unjudged_queries = tuple(unjudged_queries)
-        self.queries_without_relevant = tuple(queries_without_relevant)
-        self.missing = missing
-        self.gain = gain
-
-    @property
-    def n_queries(self):
-        """Number of queries the means are taken over."""
-        return len(self.per_query)
-
-    @property
-    def signature(self):
-        """One line naming every convention behind the numbers (sacrebleu style).
-
-        Examples
-        --------
-        >>> from ragmetrics_edu.batch import evaluate
-        >>> signature = evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["map"]).signature
-        >>> for part in signature.split("|")[1:]:
-        ...     print(part)
-        order:score(float32) desc,docid desc
-        rel:grade>=1
-        gain:linear
-        idcg:all judged
-        ap:all relevant
-        p@k:/k
-        missing:ignore
-        nq:1
-        missing_q:0
-        unjudged_q:0
-        no_rel_q:0
-        """
-        from . import __version__
-
-        gain = "linear" if self.gain == "linear" else "2^g-1"
-        return (
-            f"ragmetrics_edu {__version__} evaluate"
-            f"|order:score(float32) desc,docid desc"
-            f"|rel:grade>=1|gain:{gain}|idcg:all judged|ap:all relevant|p@k:/k"
-            f"|missing:{self.missing}|nq:{self.n_queries}"
-            f"|missing_q:{len(self.missing_queries)}"
-            f"|unjudged_q:{len(self.unjudged_queries)}"
-            f"|no_rel_q:{len(self.queries_without_relevant)}"
-        )
-
-    def to_dict(self):
-        """Return everything as plain dicts and lists (e.g. to save as JSON)."""
-        return {
-            "per_query": {q: dict(v) for q, v in self.per_query.items()},
-            "mean": dict(self.mean),
-            "metrics": list(self.metrics),
-            "missing_queries": list(self.missing_queries),
-            "unjudged_queries": list(self.unjudged_queries),
-            "queries_without_relevant": list(self.queries_without_relevant),
-            "signature": self.signature,
-        }
-
-    def to_table(self, per_query=True, digits=4):
-        """Return a plain-text table: one row per query (if asked), then the mean.
-
-        Parameters
-        ----------
-        per_query : bool, default True
-            Include one row per query above the ``mean`` row.
-        digits : int, default 4
-            Digits after the decimal point.
-        """
-        header = ["qid", *self.metrics]
-        rows = []
-        if per_query:
-            for qid, values in self.per_query.items():
-                rows.append([qid, *(f"{values[m]:.{digits}f}" for m in self.metrics)])
-        mean_row = ["mean", *(f"{self.mean[m]:.{digits}f}" for m in self.metrics)]
-        widths = [
-            max(len(r[i]) for r in [header, *rows, mean_row]) for i in range(len(header))
-        ]
-
-        def line(cells):
-            first = cells[0].ljust(widths[0])
-            rest = (c.rjust(w) for c, w in zip(cells[1:], widths[1:]))
-            return "  ".join([first, *rest]).rstrip()
-
-        rule = line(["-" * w for w in widths])
-        out = [line(header), rule]
-        if rows:
-            out += [line(r) for r in rows] + [rule]
-        out.append(line(mean_row))
-        return "\n".join(out)
-
-    def to_dataframe(self, mean_row=True):
-        """Return a pandas DataFrame, one row per query (index ``qid``), then ``mean``.
-
-        pandas is imported here, on first use.
-        """
-        import pandas as pd
-
-        frame = pd.DataFrame.from_dict(self.per_query, orient="index", columns=list(self.metrics))
-        if mean_row:
-            frame.loc["mean"] = [self.mean[m] for m in self.metrics]
-        frame.index.name = "qid"
-        return frame
-
-    def __repr__(self):
-        return (
-            f"<Report: {len(self.metrics)} metrics over {self.n_queries} queries; "
-            f"{len(self.missing_queries)} missing, {len(self.unjudged_queries)} unjudged>"
-        )
-
-    def __str__(self):
-        lines = [self.to_table(per_query=False), self.signature]
-        if self.missing_queries:
-            lines.append(f"judged but not in the run ({self.missing}): "
-                         f"{_preview(self.missing_queries)}")
-        if self.unjudged_queries:
-            lines.append(f"without judgements (not scored): "
-                         f"{_preview(self.unjudged_queries)}")
-        if self.queries_without_relevant:
-            lines.append(f"no relevant document (every metric 0): "
-                         f"{_preview(self.queries_without_relevant)}")
-        return "\n".join(lines)
-
-
-def _preview(qids, limit=10):
-    """``'q1', 'q2', ... (12 in all)``, for printing long lists."""
-    shown = ", ".join(repr(q) for q in qids[:limit])
-    return shown if len(qids) <= limit else f"{shown}, ... ({len(qids)} in all)"
+    return np.array(ids, dtype=str)

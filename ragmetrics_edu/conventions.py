@@ -74,7 +74,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_choice, check_k
-from .batch import Report
+from ._report import Report
 from .graded import GAINS, dcg_at_k, ndcg_at_k
 from .order_aware import AP_DENOMINATORS, average_precision, reciprocal_rank
 from .order_unaware import (
