@@ -20,7 +20,7 @@ module                 what it holds                               notebook
 ``text``               whitespace / rouge-score tokenizers         04
 ``bleu_score``         n-grams, clipped precision, BP, BLEU        04
 ``rouge``              ROUGE-N, ROUGE-L, ROUGE-Lsum                04
-``chrf``               chrF and chrF++ (character n-gram F)        04
+``chrf_score``         chrF and chrF++ (character n-gram F)        04
 ``qa``                 SQuAD exact match and token F1              04, 09
 ``semantic``           BERTScore with a real transformer           05
 ``judge``              LLM as a judge, rubrics, agreement          06
@@ -50,6 +50,10 @@ _EXPORTS = {
     "mean_reciprocal_rank": "order_aware",
     "average_precision": "order_aware",
     "mean_average_precision": "order_aware",
+    "r_precision": "order_aware",
+    "interpolated_precision": "order_aware",
+    "eleven_point_average_precision": "order_aware",
+    "precision_recall_curve": "order_aware",
     # 03 graded
     "cumulative_gain": "graded",
     "dcg_at_k": "graded",
@@ -72,8 +76,8 @@ _EXPORTS = {
     "rouge_n": "rouge",
     "rouge_l": "rouge",
     "rouge_lsum": "rouge",
-    "chrf": "chrf",
-    "sentence_chrf": "chrf",
+    "chrf": "chrf_score",
+    "sentence_chrf": "chrf_score",
     # QA answers (SQuAD)
     "normalize_answer": "qa",
     "exact_match": "qa",
@@ -93,7 +97,7 @@ _EXPORTS = {
 _SUBMODULES = {
     "order_unaware", "order_aware", "graded", "batch", "trec", "text",
     "bleu_score", "rouge", "semantic", "judge", "rag", "datasets", "significance",
-    "examples", "widgets", "conventions", "retrievers", "chrf", "qa", "exercises",
+    "examples", "widgets", "conventions", "retrievers", "chrf_score", "qa", "exercises",
 }
 
 __all__ = sorted(_EXPORTS)
