@@ -98,6 +98,7 @@ student: $(VENV)/.installed-course
 bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/bench_retrieval.py
 	$(PY) benchmarks/bench_generation.py --bertscore
+	$(PY) benchmarks/bench_chrf.py
 	$(PY) benchmarks/bench_lab.py
 	$(PY) benchmarks/bench_notebooks.py
 
