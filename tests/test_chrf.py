@@ -277,3 +277,19 @@ def test_empty_texts_are_scored_not_refused():
     assert rm.sentence_chrf("", "").score == 0.0
     assert rm.chrf(["", " "], [[""], ["\t"]]).score == 0.0
     assert CHRF().corpus_score(["", " "], [["", "\t"]]).score == 0.0
+
+
+def test_import_is_light_and_chrf_stays_a_function():
+    """The module needs numpy only, and importing it never hides rm.chrf behind the module."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, types, ragmetrics_edu as rm, ragmetrics_edu.chrf_score, ragmetrics_edu.qa\n"
+        "heavy = ('torch', 'sacrebleu', 'nltk', 'torchmetrics', 'matplotlib', 'scipy')\n"
+        "print(sorted(m for m in heavy if m in sys.modules),"
+        " isinstance(rm.chrf, types.FunctionType), isinstance(rm.exact_match, types.FunctionType))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[] True True"
