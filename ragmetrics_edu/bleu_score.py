@@ -364,9 +364,14 @@ def _check_smoothing(smoothing, smooth_value):
         )
     value = default if smooth_value is None else smooth_value
     if value is not None:
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0 \
-                or not math.isfinite(value):
-            raise ValueError(f"smooth_value must be a positive number, got {smooth_value!r}")
+        # "floor" with 0 is sacrebleu's no-op floor (p_n = 0 / t_n stays 0);
+        # the other methods divide by or double their value, so it must be > 0
+        lowest = 0 if name == "floor" else None
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) \
+                or not math.isfinite(value) or value < 0 or (lowest is None and value == 0):
+            rule = "a number >= 0" if lowest == 0 else "a positive number"
+            raise ValueError(f"smooth_value must be {rule} for smoothing {name!r}, got "
+                             f"{smooth_value!r}")
         value = float(value)
     return name, value
 
@@ -898,6 +903,7 @@ def score_from_stats(stats, *, max_n=None, weights=None, smoothing="none",
         A key of :data:`SMOOTHING` (or an alias, see the module docstring).
     smooth_value : float, optional
         The method's parameter (epsilon, k, ...); default from the table.
+        Positive; ``"floor"`` also takes 0, as sacrebleu does.
     effective_order : bool, default False
         Leave out the orders with ``t_n = 0`` and re-normalise the weights
         of the others (sacrebleu's ``sentence_bleu`` default).  With
@@ -1005,7 +1011,9 @@ def score_from_stats(stats, *, max_n=None, weights=None, smoothing="none",
         if p <= 0:
             if totals[n - 1] == 0:
                 why = (f"the candidate has no {n}-gram ({cand_len} tokens); "
-                       "use effective_order=True or a lower max_n")
+                       "effective_order=True leaves such orders out (sacrebleu's "
+                       "sentence BLEU), count_empty_orders=True with smoothing counts "
+                       "them as 0 of 1 (nltk's sentence_bleu); or a lower max_n")
             else:
                 why = (f"no {n}-gram match (p_{n} = {counts[n - 1]}/{totals[n - 1]}); "
                        "use smoothing or a lower max_n")
@@ -1049,7 +1057,8 @@ def bleu(candidate, references, max_n=4, weights=None, smoothing="none", *,
     smooth_value : float, optional
         Parameter of the smoothing method; default from the table.  Refused
         (``ValueError``) for a method without a parameter (``"none"``,
-        ``"exp"``, ``"method5"``).
+        ``"exp"``, ``"method5"``).  Positive, except that ``"floor"`` also
+        takes 0, as sacrebleu does (then ``p_n = 0`` stays 0).
     effective_order : bool, default False
         Leave out orders for which the candidate has no n-gram (sacrebleu's
         ``sentence_bleu`` default; nltk's ``auto_reweigh``).

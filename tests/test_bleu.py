@@ -409,8 +409,49 @@ def test_float32_weights_are_accepted():
 def test_bad_smoothing():
     with pytest.raises(ValueError, match="smoothing must be one of"):
         rm.bleu("a", "a", smoothing="laplace")
-    with pytest.raises(ValueError, match="smooth_value must be a positive number"):
-        rm.bleu("a", "a", smoothing="floor", smooth_value=0)
+    with pytest.raises(ValueError, match="smooth_value must be a positive number for "
+                                         "smoothing 'add-k', got 0"):
+        rm.bleu("a", "a", smoothing="add-k", smooth_value=0)
+    with pytest.raises(ValueError, match="smooth_value must be a number >= 0 for "
+                                         "smoothing 'floor', got -0.1"):
+        rm.bleu("a", "a", smoothing="floor", smooth_value=-0.1)
+
+
+def test_floor_with_smooth_value_0_equals_sacrebleu():
+    sacrebleu = pytest.importorskip("sacrebleu")
+    rng = np.random.default_rng(15)
+    words = "the a cat dog sat on mat ran".split()
+    for _ in range(200):
+        cand = " ".join(rng.choice(words, size=int(rng.integers(1, 9))))
+        refs = [" ".join(rng.choice(words, size=int(rng.integers(2, 9))))
+                for _ in range(int(rng.integers(1, 3)))]
+        for effective in (False, True):
+            ours = rm.bleu(cand, refs, smoothing="floor", smooth_value=0,
+                           effective_order=effective).score
+            theirs = sacrebleu.sentence_bleu(cand, refs, smooth_method="floor",
+                                             smooth_value=0, tokenize="none",
+                                             use_effective_order=effective).score / 100
+            assert ours == pytest.approx(theirs, abs=1e-12), (cand, refs, effective)
+    # a 4-gram without a match: floor 0 leaves p_4 = 0, so BLEU is 0 (sacrebleu too)
+    r = rm.bleu("a b c d", "a b c e", smoothing="floor", smooth_value=0)
+    assert r.score == 0.0 and "no 4-gram match" in r.reason
+
+
+def test_short_candidate_reason_names_both_options():
+    # nltk's number for a 3-token candidate comes from counting the empty
+    # 4-gram order as 0 of 1 and smoothing it; sacrebleu's from leaving it out
+    r = rm.bleu("the cat sat", "the cat sat on the mat", smoothing="floor")
+    assert r.score == 0.0
+    assert "effective_order=True" in r.reason and "count_empty_orders=True" in r.reason
+    nltk_way = rm.bleu("the cat sat", "the cat sat on the mat", smoothing="floor",
+                       count_empty_orders=True)
+    sacre_way = rm.bleu("the cat sat", "the cat sat on the mat", smoothing="floor",
+                        effective_order=True)
+    nltk_bleu = pytest.importorskip("nltk.translate.bleu_score")
+    ref, cand = "the cat sat on the mat".split(), "the cat sat".split()
+    assert nltk_way.score == pytest.approx(nltk_bleu.sentence_bleu(
+        [ref], cand, smoothing_function=nltk_bleu.SmoothingFunction().method1), abs=1e-12)
+    assert sacre_way.score == pytest.approx(math.exp(1 - 6 / 3), abs=1e-12)  # BP, p_1..3 = 1
 
 
 @pytest.mark.parametrize("smoothing, shown", [
