@@ -654,7 +654,7 @@ def _rank_relevant(data):
     tied = (after_equal - first_equal) > 1
     if tied.any():
         hit_ranks[tied] += _count_larger_ids(
-            data, hit_query[tied], hit_score_keys[tied],
+            data, hit_query[tied], first_equal[tied], after_equal[tied],
             [relevant_ids[i] for i in which[tied].tolist()],
         )
 
@@ -1016,40 +1016,55 @@ def _unique(values):
     return ordered[is_new], inverse
 
 
-def _count_larger_ids(data, hit_query, hit_score_keys, hit_ids, max_pairs=200_000):
+def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_ids, max_pairs=200_000):
     """For each tied hit, count the documents of its query with the same score and a larger id.
 
-    A *tie group* is the set of documents of one query with one score key.
-    Steps: find the members of every tie group that holds a hit (one pass
-    over the score keys of the queries concerned); read their ids back from
-    the run's dicts; compare each hit's id with the ids of its group, as
-    C's ``strcmp`` compares them (:func:`_comparable_ids`).  The
-    comparisons are done ``max_pairs`` at a time to bound the memory.
+    A *tie group* is the set of documents of one query with one score key;
+    in the sorted run keys of :func:`_rank_relevant` it fills the slots
+    ``first_equal`` to ``after_equal`` of each of its hits.  Steps: sort
+    the queries concerned again, each score key carrying its document's
+    place in the query, to learn which documents fill those slots; read
+    their ids from the run's dicts (one pass, in C); compare each hit's id
+    with the ids of its group as C's ``strcmp`` does
+    (:func:`_comparable_ids`), ``max_pairs`` comparisons at a time to bound
+    the memory.
     """
-    # the tie groups, as (query, score) keys; group_of_hit[j] is hit j's group
-    query_bits = np.arange(data.n_queries, dtype=np.uint64) << np.uint64(32)
-    groups, group_of_hit = _unique(query_bits[hit_query] | hit_score_keys)
+    # 1. the groups, each known by its first slot
+    group_first, group_of_hit = _unique(first_equal)
+    n_groups = len(group_first)
+    group_size = np.zeros(n_groups, dtype=np.int64)
+    group_size[group_of_hit] = after_equal - first_equal
+    group_query = np.zeros(n_groups, dtype=np.int64)
+    group_query[group_of_hit] = hit_query
 
-    # every document of the queries concerned, and its key
-    queries, _ = _unique(hit_query)
+    # 2. the documents in those slots: each query concerned sorted again,
+    # its score keys carrying the place of their document in the query
+    queries, query_of_group = _unique(group_query)
     sizes = data.run_sizes[queries]
-    within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    positions = np.repeat(data.run_starts[queries], sizes) + within
-    keys = np.repeat(query_bits[queries], sizes) | data.score_keys[positions]
-    # keep the documents whose key is one of the groups
-    slot = np.minimum(np.searchsorted(groups, keys), len(groups) - 1)
-    is_member = groups[slot] == keys
-    member_group = slot[is_member]
-    # their ids: the queries' ids in dict order are exactly ``positions``' order
-    member_ids = _comparable_ids(list(compress(
+    local_starts = np.cumsum(sizes) - sizes
+    within = np.arange(int(sizes.sum())) - np.repeat(local_starts, sizes)
+    carried = data.score_keys[np.repeat(data.run_starts[queries], sizes) + within]
+    carried = (carried.astype(np.uint64) << np.uint64(32)) | within.astype(np.uint64)
+    _sort_each_query(carried, local_starts, sizes)
+    member_group = np.repeat(np.arange(n_groups), group_size)
+    group_start = np.cumsum(group_size) - group_size
+    slot = (local_starts[query_of_group] + group_first - data.run_starts[group_query])[member_group]
+    slot += np.arange(len(member_group)) - group_start[member_group]
+    # the member's place among the documents of the queries concerned
+    member_place = local_starts[query_of_group[member_group]] + (
+        carried[slot] & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    del carried, within, slot
+
+    # 3. their ids, read in one pass over the queries' dicts
+    is_member = np.zeros(len(member_place) and int(sizes.sum()), dtype=bool)
+    is_member[member_place] = True
+    ids = _comparable_ids(list(compress(
         chain.from_iterable(map(data.rankings.__getitem__, queries.tolist())),
         is_member.tolist())))
-    del positions, keys, within, slot  # large when a run is full of ties
-    # members sorted by group: group g is member_ids[start[g] : start[g] + size[g]]
-    member_ids = member_ids[np.argsort(member_group, kind="stable")]
-    group_size = np.bincount(member_group, minlength=len(groups))
-    group_start = np.cumsum(group_size) - group_size
+    member_ids = ids[np.cumsum(is_member)[member_place] - 1]
+    del ids, is_member, member_place
 
+    # 4. each hit against each member of its group
     hit_ids = _comparable_ids(hit_ids)
     counts = np.zeros(len(hit_query), dtype=np.int64)
     pairs_of_hit = group_size[group_of_hit]
@@ -1069,7 +1084,23 @@ def _count_larger_ids(data, hit_query, hit_score_keys, hit_ids, max_pairs=200_00
 def _comparable_ids(ids):
     """Document ids as a NumPy array whose ``>`` is C's ``strcmp`` on their UTF-8 bytes.
 
-    A unicode array (``"U"``) compares code point by code point, which is
-    the byte order of the UTF-8 encoding.
+    Plain ASCII ids (the usual case) become a fixed-width bytes array
+    (``"S"``), cut out of one joined string: much faster than NumPy's
+    conversion of a list of strings.  Other ids become a unicode array
+    (``"U"``), compared code point by code point, which is the byte order
+    of their UTF-8 encoding.
     """
-    return np.array(ids, dtype=str)
+    joined = "\0".join(ids)
+    if not joined.isascii() or joined.count("\0") != len(ids) - 1:
+        return np.array(ids, dtype=str)  # not ASCII, or an id holds "\0"
+    raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    # id i is raw[start[i] : start[i] + length[i]]; the "\0"s separate them
+    ends = np.flatnonzero(raw == 0)
+    starts = np.concatenate(([0], ends + 1))
+    lengths = np.append(ends, len(raw)) - starts
+    width = max(int(lengths.max(initial=0)), 1)
+    columns = np.arange(width)
+    inside = columns < lengths[:, None]
+    table = np.zeros((len(ids), width), dtype=np.uint8)
+    table[inside] = raw[(starts[:, None] + columns)[inside]]
+    return table.view(f"S{width}").reshape(-1)
