@@ -264,3 +264,40 @@ def test_non_ascii_byte_is_located(copy_dir):
 def test_missing_file(tmp_path):
     with pytest.raises(FileNotFoundError, match="cran.all.1400"):
         load_cranfield(directory=tmp_path)
+
+
+# ---------------------------------------------------------------- the labelled judge set
+
+def test_judge_eval_set_is_large_enough_for_correlation_intervals():
+    from ragmetrics_edu.judge import load_eval_set
+
+    data = load_eval_set()
+    answers = [a for r in data for a in r["answers"]]
+    assert len(answers) >= 60
+    # the original questions come first, in their order (notebook 06 shows numbers on them)
+    assert [r["query_id"] for r in data[:11]] == [
+        "178", "110", "102", "21", "15", "13", "180", "140", "172", "29", "155"]
+    assert all(len(r["answers"]) == 2 for r in data[:11])
+    assert len({a["id"] for a in answers}) == len(answers)
+    for a in answers:
+        assert set(a["ratings"]) == {"faithfulness", "relevance"}
+    # the ratings use the whole scale on both rubrics
+    for rubric in ("faithfulness", "relevance"):
+        assert {a["ratings"][rubric] for a in answers} == {1, 2, 3, 4, 5}
+
+
+def test_judge_eval_set_added_answers_follow_their_kind():
+    """Lines 12-20: a good, partly wrong, unsupported, padded and off-topic answer each."""
+    from ragmetrics_edu.judge import load_eval_set
+
+    for r in load_eval_set()[11:]:
+        kinds = {a["id"].rsplit("-", 1)[1]: a for a in r["answers"]}
+        assert sorted(kinds) == ["a", "b", "c", "d", "e"]
+        support = {k: [c["supported"] for c in a["claims"]] for k, a in kinds.items()}
+        assert all(support["a"]) and kinds["a"]["ratings"]["faithfulness"] == 5
+        assert support["b"][0] and not all(support["b"])
+        assert not any(support["c"]) and kinds["c"]["ratings"]["faithfulness"] == 1
+        # the padded answer is a supported sentence of the good kind plus neutral filler
+        assert support["d"][0] and not any(support["d"][1:])
+        assert kinds["d"]["ratings"]["relevance"] < kinds["a"]["ratings"]["relevance"]
+        assert kinds["e"]["ratings"]["relevance"] <= 2
