@@ -44,6 +44,13 @@ Conventions (each a keyword):
 Empty texts: if the candidate or the reference has no unit (no token, or
 fewer than ``n`` tokens for ROUGE-N), P, R and F are 0, as in rouge-score.
 
+The order ``n``: ROUGE-N is defined for every ``n >= 1`` (Lin 2004), and so
+is :func:`rouge_n` here (``"rouge10"`` in :func:`rouge_scores`).
+rouge-score names only ``"rouge1"`` to ``"rouge9"`` (its name pattern takes
+one digit) and refuses ``"rouge10"``: for ``n >= 10`` there is no
+rouge-score number to compare with, and ours is the same count at a larger
+order.
+
 References
 ----------
 .. [1] C.-Y. Lin, "ROUGE: a package for automatic evaluation of summaries",
@@ -52,6 +59,7 @@ References
    Python re-implementation of ROUGE-1.5.5 that we match.
 """
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -315,7 +323,8 @@ def rouge_n(candidate, references, n=1, *, tokenizer=None, multi_ref="best_f"):
     references : str, list of str, or list of list of str
         One reference or several.
     n : int, default 1
-        The n-gram order.
+        The n-gram order, any positive integer (rouge-score names 1 to 9
+        only; see the module docstring).
     tokenizer : callable, optional
         Default whitespace split (keeps case); ``rm.rouge_tokenize`` matches
         rouge-score.
@@ -522,11 +531,14 @@ def rouge_scores(candidate, references, variants=("rouge1", "rouge2", "rougeL"),
     for v in variants:
         if v in ("rougeL", "rougeLsum"):
             plan.append((v, None))
-        elif isinstance(v, str) and v.startswith("rouge") and v[5:].isdigit() and int(v[5:]) >= 1:
-            plan.append((v, int(v[5:])))
+        elif isinstance(v, str) and re.fullmatch(r"rouge[1-9][0-9]{0,8}", v):
+            plan.append((v, int(v[5:])))  # ASCII digits only ("rouge\u0663" is no name)
         else:
+            shown = repr(v) if len(repr(v)) <= 60 else repr(v)[:60] + "..."
             raise ValueError(
-                f"variants must be names like 'rouge1', 'rouge2', 'rougeL', 'rougeLsum', got {v!r}"
+                f"variants must be names like 'rouge1', 'rouge2', ..., 'rouge10' (n from 1 "
+                f"to 999999999, ASCII digits, no leading 0), 'rougeL', 'rougeLsum', "
+                f"got {shown}"
             )
     out = {}
     flat = any(v != "rougeLsum" for v, _ in plan)

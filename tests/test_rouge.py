@@ -217,3 +217,34 @@ def test_signature_says_pretokenized():
     assert rm.rouge_lsum([CAND.split(), "a b"], REF).tokenizer == "whitespace+pretokenized"
     s = rouge_scores(CAND.split(), [REF.split()], ("rouge1", "rougeL"))
     assert {v.tokenizer for v in s.values()} == {"pretokenized"}
+
+
+# ------------------------------------------------------------- the order n
+
+def test_rouge_n_above_9_is_the_same_count_at_a_larger_order():
+    # 12 tokens: 3 ten-grams in the candidate; the reference (11 tokens) has 2,
+    # of which 1 matches (the candidate's first ten tokens)
+    cand = "a b c d e f g h i j k l"
+    ref = "a b c d e f g h i j x"
+    r = rm.rouge_n(cand, ref, n=10)
+    assert (r.matches, r.candidate_count, r.reference_count) == (1, 3, 2)
+    assert r.precision == pytest.approx(1 / 3) and r.recall == pytest.approx(1 / 2)
+    assert rouge_scores(cand, ref, variants=["rouge10"])["rouge10"] == r
+
+
+def test_rouge_score_names_only_rouge1_to_rouge9():
+    scorer = pytest.importorskip("rouge_score.rouge_scorer")
+    with pytest.raises(ValueError, match="Invalid rouge type: rouge10"):
+        scorer.RougeScorer(["rouge10"]).score("a b", "a b")  # refused when scoring
+    cand, ref = "a b c d e f g h i j k", "a b c d e f g h i j k l"
+    theirs = scorer.RougeScorer(["rouge9"]).score(ref, cand)["rouge9"]
+    ours = rm.rouge_n(cand, ref, n=9)
+    assert (ours.precision, ours.recall) == pytest.approx((theirs.precision, theirs.recall))
+
+
+@pytest.mark.parametrize("name", ["rouge0", "rouge01", "rouge\u0663", "rouge1_0",
+                                  "rouge" + "9" * 5000])
+def test_rouge_scores_refuses_other_spellings_of_n(name):
+    with pytest.raises(ValueError, match="variants must be names like") as info:
+        rouge_scores("a b", "a b", variants=[name])
+    assert len(str(info.value)) < 300
