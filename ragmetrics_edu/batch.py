@@ -20,9 +20,14 @@ trec_eval's own C code.
 
 1. **Order.**  Documents are ranked by score, highest first.  The rank column
    of a run file is ignored: only the scores count.
-2. **Scores are compared as 32-bit floats.**  trec_eval stores a score in a C
-   ``float``, so ``1.0`` and ``1.0 + 1e-12`` are the *same* score for it (a
-   tie), and so are ``1e300`` and ``1e301`` (both overflow to infinity).
+2. **Scores are compared as 32-bit floats.**  trec_eval 9.x (9.0.8, the
+   version pytrec_eval 0.5 runs) stores a score in a C ``float``, so ``1.0``
+   and ``1.0 + 1e-12`` are the *same* score for it (a tie), and so are
+   ``1e300`` and ``1e301`` (both overflow to infinity).  trec_eval 10.0
+   stores a C ``double`` instead: ``conventions="trec_eval10"`` compares
+   scores as 64-bit floats, as it does (with a = 1.0000000001 and b = 1.0,
+   a relevant a has reciprocal rank 0.5 under trec_eval 9.x, 1.0 under
+   10.0); nothing else differs for these measures.
 3. **Ties are broken by document id, in descending string order.**  Among
    equal scores, ``"b"`` comes before ``"a"`` and ``"9"`` before ``"10"``
    (strings are compared character by character: ``"9" > "1"``).  The order
@@ -307,11 +312,13 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None):
         DCG and nDCG depend on it.
     conventions : str or Conventions, optional
         Score as another library does: a preset name (``"trec_eval"``,
-        ``"trec_eval_c"``, ``"ranx"``, ``"sklearn"``, ``"seeds"``,
-        ``"ragas"``) or a :class:`ragmetrics_edu.conventions.Conventions`.
-        ``missing`` and ``gain``, if given too, override the preset's.
-        Conventions that differ from trec_eval's only in ``missing`` and
-        ``gain`` take this function's fast path; the others are computed by
+        ``"trec_eval_c"``, ``"trec_eval10"``, ``"ranx"``, ``"sklearn"``,
+        ``"seeds"``, ``"ragas"``) or a
+        :class:`ragmetrics_edu.conventions.Conventions`.  ``missing`` and
+        ``gain``, if given too, override the preset's.  Conventions that
+        differ from trec_eval's only in ``missing``, ``gain`` and
+        ``scores`` (``"trec_eval10"``: doubles) take this function's fast
+        path; the others are computed by
         :func:`ragmetrics_edu.conventions.evaluate_as` (query by query,
         readable, slower), which returns a
         :class:`~ragmetrics_edu.conventions.ConventionReport`, a
@@ -399,6 +406,12 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None):
     (0.6199, 0.69)
     >>> # trec_eval: b, a, c = (0 + 1/log2(3) + 2/2) / (2 + 1/log2(3)) = 1.6309 / 2.6309;
     >>> # sklearn: a and b share ranks 1-2, gain 0.5 each: (0.5 + 0.5/log2(3) + 1) / 2.6309
+    >>> # trec_eval 9.x compares scores as floats, trec_eval 10.0 as doubles
+    >>> near = {"q": {"a": 1.0000000001, "b": 1.0}}
+    >>> evaluate({"q": {"a": 1}}, near, ["mrr"]).mean["mrr"]  # a tie as floats: b first
+    0.5
+    >>> evaluate({"q": {"a": 1}}, near, ["mrr"], conventions="trec_eval10").mean["mrr"]
+    1.0
     """
     conv = _chosen_conventions(conventions, missing, gain)
     if not _takes_the_fast_path(conv):

@@ -10,8 +10,9 @@ choice              the alternatives                                       field
 tie order           documents with equal scores: by document id,           ``ties``
                     descending (trec_eval); in the order given (ranx,
                     the seeds, ragas); averaged over the tie (sklearn)
-score precision     scores compared as 32-bit floats (trec_eval) or as     ``scores``
-                    64-bit floats (everyone else)
+score precision     scores compared as 32-bit floats (trec_eval 9.x and    ``scores``
+                    pytrec_eval) or as 64-bit floats (trec_eval 10.0
+                    and everyone else)
 gain                the grade (linear) or :math:`2^{g} - 1` (exponential)  ``gain``
 IDCG source         all judged documents of the query (trec_eval, ranx)    ``ideal``
                     or only the ranked list (sklearn, the seeds)
@@ -131,8 +132,10 @@ class Conventions:
         their gains (DCG) or form one threshold (AP), as scikit-learn does
         with ``ignore_ties=False``.
     scores : {"float32", "float64"}
-        Precision at which scores are compared: trec_eval stores them as C
-        ``float``, so ``1.0`` and ``1.0 + 1e-12`` tie.
+        Precision at which scores are compared: trec_eval 9.x (and
+        pytrec_eval, which runs its code) stores them as C ``float``, so
+        ``1.0`` and ``1.0 + 1e-12`` tie; trec_eval 10.0 stores a C
+        ``double`` and ranks ``1.0 + 1e-12`` first.
     gain : {"linear", "exponential"}
         Gain of grade ``g``: ``g`` or ``2**g - 1``.
     ideal : {"judged", "retrieved"}
@@ -206,13 +209,13 @@ class Conventions:
 
 _TREC_EVAL = Conventions(
     name="trec_eval",
-    library="trec_eval 9.x (and pytrec_eval, which runs its C code)",
+    library="trec_eval 9.x (and pytrec_eval 0.5, which runs its C code)",
     ties="docid_desc", scores="float32", gain="linear", ideal="judged",
     ap_denominator="all_relevant", precision_denominator="k",
     missing="ignore", metrics=FAMILIES,
     where=(
-        "https://github.com/usnistgov/trec_eval: form_res_rels.c (sort by "
-        "score as float, then docno descending), m_P.c (divide by the "
+        "https://github.com/usnistgov/trec_eval, release 9.0.8: "
+        "form_res_rels.c (sort by score as a C float, then docno descending), m_P.c (divide by the "
         "cut-off), m_map.c (divide by num_rel), m_ndcg.c / m_ndcg_cut.c "
         "(gain = grade, ideal from all judged docs); queries not in the "
         "run are skipped unless -c"
@@ -227,6 +230,18 @@ PRESETS = {
         library="trec_eval -c (every judged query counted; missing ones score 0)",
         missing="zero",
         where="https://github.com/usnistgov/trec_eval: README, option -c",
+    ),
+    # trec_eval 10.0 differs in one choice: it keeps a score as a C double
+    "trec_eval10": _TREC_EVAL.replace(
+        name="trec_eval10",
+        library="trec_eval 10.0 (scores compared as C doubles)",
+        scores="float64",
+        where=(
+            "https://github.com/usnistgov/trec_eval, release 10.0: "
+            "form_res_rels.c (the score of DOCNO_INFO is a double since 10.0, "
+            "a float in 9.x; sort by score, then docno descending), "
+            "get_trec_results.c (the score read with atof, a double)"
+        ),
     ),
     "ranx": Conventions(
         name="ranx",
@@ -295,7 +310,7 @@ def get_preset(conventions):
     >>> get_preset("pyserini")
     Traceback (most recent call last):
     ...
-    ValueError: conventions must be one of 'trec_eval', 'trec_eval_c', 'ranx', 'sklearn', 'seeds', 'ragas' or a Conventions, got 'pyserini'
+    ValueError: conventions must be one of 'trec_eval', 'trec_eval_c', 'trec_eval10', 'ranx', 'sklearn', 'seeds', 'ragas' or a Conventions, got 'pyserini'
     """
     if isinstance(conventions, Conventions):
         return conventions
@@ -338,6 +353,8 @@ def rank(doc_scores, conventions="trec_eval"):
     >>> nearly = {"b": 1.0, "a": 1.0 + 1e-12}
     >>> rank(nearly, "trec_eval")  # equal as float32: a tie, and "b" > "a"
     ['b', 'a']
+    >>> rank(nearly, "trec_eval10")  # trec_eval 10.0 compares doubles
+    ['a', 'b']
     >>> rank(nearly, "ranx")  # float64: a scores higher
     ['a', 'b']
     """
@@ -553,7 +570,7 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval"):
         ``"dcg@k"``, limited to those the preset's library computes.
     conventions : str or Conventions, default "trec_eval"
         A key of :data:`PRESETS` (``"trec_eval"``, ``"trec_eval_c"``,
-        ``"ranx"``, ``"sklearn"``, ``"seeds"``, ``"ragas"``) or your own
+        ``"trec_eval10"``, ``"ranx"``, ``"sklearn"``, ``"seeds"``, ``"ragas"``) or your own
         :class:`Conventions` (``PRESETS["ranx"].replace(gain="exponential")``).
 
     Returns

@@ -16,8 +16,10 @@ fewer because ranx keeps the given order of ties only up to there (see
 ``test_ranx_reorders_ties_in_long_rankings``).
 """
 
+import dataclasses
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -454,3 +456,96 @@ def test_evaluate_conventions_errors_name_the_argument_and_the_value():
         rm.evaluate(QRELS, RUN, "P@10", conventions="sklearn")
     with pytest.raises(ValueError, match="missing must be one of .* got 'drop'"):
         rm.evaluate(QRELS, RUN, "map", missing="drop")
+
+
+# ------------------------------------------------------------------ trec_eval 10.0
+TREC_EVAL10_DIR = Path(__file__).parent / "trec_eval10"
+TREC_EVAL10_NAMES = {"map": "map", "recip_rank": "mrr", "ndcg": "ndcg",
+                     "ndcg_cut_3": "ndcg@3", "ndcg_cut_10": "ndcg@10", "map_cut_5": "map@5",
+                     "success_1": "hit_rate@1", "success_5": "hit_rate@5"}
+TREC_EVAL10_NAMES.update({f"P_{k}": f"P@{k}" for k in (1, 2, 3, 5, 10)})
+TREC_EVAL10_NAMES.update({f"recall_{k}": f"recall@{k}" for k in (1, 3, 5, 10)})
+
+
+def _read_trec_eval10_case():
+    """The near-tie collection and trec_eval 10.0's ``-q`` output on it.
+
+    near_ties.trec_eval10.txt was written by trec_eval 10.0 (built from
+    usnistgov/trec_eval at its release commit, which calls itself
+    10.0-rc3): ``trec_eval -q -m P.1,2,3,5,10 -m recall.1,3,5,10 -m ndcg
+    -m ndcg_cut.3,10 -m map -m map_cut.5 -m recip_rank -m success.1,5
+    near_ties.qrels near_ties.run``.  The run's scores are equal as 32-bit
+    floats and different as doubles (1.0 and 1.0 + 1e-9, 1e-40 and
+    2e-40, ...).  The files are split here by hand, independently of
+    ragmetrics_edu.trec.
+    """
+    qrels, run, expected = {}, {}, {}
+    for line in (TREC_EVAL10_DIR / "near_ties.qrels").read_text().splitlines():
+        qid, _, docid, grade = line.split()
+        qrels.setdefault(qid, {})[docid] = int(grade)
+    for line in (TREC_EVAL10_DIR / "near_ties.run").read_text().splitlines():
+        qid, _, docid, _, score, _ = line.split()
+        run.setdefault(qid, {})[docid] = float(score)
+    for line in (TREC_EVAL10_DIR / "near_ties.trec_eval10.txt").read_text().splitlines():
+        measure, qid, value = line.split()
+        if qid != "all":
+            expected.setdefault(qid, {})[TREC_EVAL10_NAMES[measure]] = float(value)
+    return qrels, run, expected
+
+
+@pytest.mark.parametrize("path", ["fast", "readable"])
+def test_trec_eval10_preset_equals_trec_eval_10(path):
+    qrels, run, expected = _read_trec_eval10_case()
+    names = list(TREC_EVAL10_NAMES.values())
+    if path == "fast":
+        ours = rm.evaluate(qrels, run, names, conventions="trec_eval10")
+        assert "order:score(float64) desc,docid desc" in ours.signature
+    else:
+        ours = evaluate_as(qrels, run, names, "trec_eval10")
+    assert set(ours.per_query) == set(expected)
+    for q, values in expected.items():
+        for m, v in values.items():  # trec_eval prints 4 decimals
+            assert ours.per_query[q][m] == pytest.approx(v, abs=5.1e-5), (q, m)
+    # the collection tells the two versions apart: trec_eval 9.x's floats
+    # give other numbers on many queries
+    nine = rm.evaluate(qrels, run, names, conventions="trec_eval")
+    differ = [q for q in expected
+              if any(abs(nine.per_query[q][m] - v) > 1e-3 for m, v in expected[q].items())]
+    assert len(differ) >= 10
+
+
+def test_trec_eval10_compares_doubles_the_issue_example():
+    # trec_eval 10.0 prints recip_rank 1.0000 for this run (a first); 9.x
+    # and pytrec_eval tie a and b as floats and put b first: 0.5
+    qrels = {"q": {"a": 1}}
+    run = {"q": {"a": 1.0000000001, "b": 1.0}}
+    assert rm.evaluate(qrels, run, ["mrr"], conventions="trec_eval10").mean["mrr"] == 1.0
+    assert evaluate_as(qrels, run, ["mrr"], "trec_eval10").mean["mrr"] == 1.0
+    assert rm.evaluate(qrels, run, ["mrr"]).mean["mrr"] == 0.5
+    # the one choice that differs from trec_eval 9.x
+    ten, nine = PRESETS["trec_eval10"], PRESETS["trec_eval"]
+    differ = {f.name for f in dataclasses.fields(ten)
+              if getattr(ten, f.name) != getattr(nine, f.name)}
+    assert differ == {"name", "library", "where", "scores"} and ten.scores == "float64"
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_trec_eval10_fast_path_equals_the_readable_one(seed):
+    # doubles that float32 merges, ties, negative grades, unjudged documents
+    rng = np.random.default_rng(seed)
+    levels = [3.0, 1.0 + 2e-16, 1.0 + 1e-12, 1.0, 1.0 - 1e-12, -0.0, 0.0, 5e-324, 1e-300,
+              -1e-300, float("inf"), 1e300, 1e301]
+    pool = [str(i) for i in range(1, 20)] + list("xyzXYZ")
+    qrels, run = {}, {}
+    for q in range(200):
+        docs = rng.choice(len(pool), int(rng.integers(0, 20)), replace=False)
+        run[f"q{q}"] = {pool[d]: levels[int(rng.integers(0, len(levels)))] for d in docs}
+        judged = rng.choice(len(pool), int(rng.integers(1, 10)), replace=False)
+        qrels[f"q{q}"] = {pool[d]: int(rng.integers(-1, 4)) for d in judged}
+    names = ALL_NAMES
+    fast = rm.evaluate(qrels, run, names, conventions="trec_eval10")
+    readable = evaluate_as(qrels, run, names, "trec_eval10")
+    for q, values in readable.per_query.items():
+        for m in names:
+            assert fast.per_query[q][m] == pytest.approx(values[m], rel=1e-12, abs=1e-12), (q, m)
+    assert fast.per_query != rm.evaluate(qrels, run, names).per_query  # 9.x differs
