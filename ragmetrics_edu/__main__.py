@@ -10,7 +10,11 @@ TREC qrels and run files (see :mod:`ragmetrics_edu.trec`); the numbers are
 trec_eval's (see :mod:`ragmetrics_edu.batch`).
 
 Exit status: 0 on success, 2 on a usage error, an unknown metric, or a missing
-or malformed file (the message, on stderr, names the file and the line).
+or malformed file (the message, on stderr, names the file and the line).  When
+the reader of the output goes away (``... | head -1``), the program stops
+quietly with status 141 (128 + SIGPIPE), as a Unix tool killed by SIGPIPE
+does.  Ids shown in notes and messages are escaped (``repr``) when they hold
+a character a terminal would not print as it is.
 
 Examples
 --------
@@ -38,13 +42,73 @@ import csv
 import io
 import json
 import math
+import os
+import re
 import sys
 
 PROG = "ragmetrics-edu"
 DEFAULT_METRICS = ("P@10", "ndcg@10", "map", "mrr")
 FORMATS = ("table", "json", "csv")
-PRESET_NAMES = ("trec_eval", "trec_eval_c", "ranx", "sklearn", "seeds", "ragas")
+PRESET_NAMES = ("trec_eval", "trec_eval_c", "trec_eval10", "ranx", "sklearn", "seeds", "ragas")
 """The keys of ragmetrics_edu.conventions.PRESETS (not imported here: startup stays light)."""
+
+MAX_RESAMPLES = 10_000_000
+"""Largest ``--n-resamples``: the bootstrap keeps one float per resample (80 MB
+here), and the time grows with resamples x queries."""
+
+MAX_SEED = 2 ** 64 - 1
+"""Largest ``--seed`` (NumPy's generators take any such integer)."""
+
+MAX_K_DIGITS = 18
+"""Most digits of a cut-off k in a metric name (``P@10``); k < 10**18."""
+
+EXIT_SIGPIPE = 128 + 13
+"""Exit status when the output pipe closes, as for a process killed by SIGPIPE."""
+
+
+def _integer_option(low, high):
+    """An argparse ``type`` for an integer option from ``low`` to ``high``.
+
+    ASCII digits only (``int()`` would also read ``1_000`` and other
+    scripts' digits), and the number of digits is checked before ``int()``
+    (Python refuses strings of over 4,300 digits with its own message).
+    """
+    def parse(text):
+        shown = repr(text) if len(text) <= 30 else \
+            f"{text[:30]!r}... ({len(text):,} characters)"
+        # argparse puts "argument --n-resamples: " in front
+        problem = argparse.ArgumentTypeError(
+            f"must be an integer from {low:,} to {high:,}, got {shown}")
+        if not re.fullmatch(r"[+-]?[0-9]+", text):
+            raise problem
+        digits = text.lstrip("+-").lstrip("0") or "0"
+        if len(digits) > len(str(high)) or not low <= int(text) <= high:
+            raise problem
+        return int(text)
+    return parse
+
+
+def _check_metric_names(names, option):
+    """Refuse a cut-off too long to be read (the library checks the rest)."""
+    for name in names:
+        k = name.partition("@")[2]
+        if k.isascii() and k.isdigit() and len(k.lstrip("0")) > MAX_K_DIGITS:
+            raise _UsageError(
+                f"{option}: the cut-off k of {_shown(name[:40] + '...')} has "
+                f"{len(k.lstrip('0')):,} digits; k must be below 10**{MAX_K_DIGITS}")
+
+
+def _shown(text):
+    """``text`` as it is if a terminal prints it as it is, else its ``repr``
+    (a byte-order mark, an ANSI escape, a space inside an id become visible)."""
+    if text.isprintable() and not any(c.isspace() for c in text) and text:
+        return text
+    return repr(text)
+
+
+def _shown_ids(ids, limit=10):
+    shown = " ".join(_shown(q) for q in ids[:limit])
+    return shown + (f" ... ({len(ids)} in all)" if len(ids) > limit else "")
 
 
 class _UsageError(Exception):
@@ -101,10 +165,12 @@ def _build_parser():
     cmp_.add_argument("--metric", default="ndcg@10", help="the metric (default: ndcg@10)")
     cmp_.add_argument("--test", choices=("t", "randomization"), default="t",
                       help="paired t-test or paired randomization test (default: t)")
-    cmp_.add_argument("--n-resamples", type=int, default=10_000, metavar="N",
+    cmp_.add_argument("--n-resamples", type=_integer_option(1, MAX_RESAMPLES),
+                      default=10_000, metavar="N",
                       help="resamples of the randomization test and the bootstrap "
-                           "interval (default: 10000)")
-    cmp_.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+                           f"interval (default: 10000, at most {MAX_RESAMPLES:,})")
+    cmp_.add_argument("--seed", type=_integer_option(0, MAX_SEED), default=0,
+                      help="random seed (default: 0)")
     cmp_.add_argument("--missing", choices=("ignore", "zero"), default="zero",
                       help="judged queries absent from a run: scored 0 (zero, the "
                            "default, so every run covers the same queries) or left "
@@ -116,12 +182,19 @@ def _build_parser():
 
 # ----------------------------------------------------------------- evaluate
 
-def _evaluate_report(qrels_path, run_path, metrics, missing, conventions=None):
+def _evaluate_report(qrels_path, run_path, metrics, missing, conventions=None, qrels=None):
     from .batch import evaluate
     from .trec import read_qrels, read_run
 
-    qrels = read_qrels(qrels_path)
+    if qrels is None:
+        qrels = read_qrels(qrels_path)
     run = read_run(run_path)
+    if not any(qid in qrels for qid in run):
+        raise ValueError(
+            f"{run_path} shares no query with {qrels_path} ({len(run)} queries in the "
+            f"run, {len(qrels)} judged; run ids such as {_shown_ids(list(run), 3)}, "
+            f"judged ids such as {_shown_ids(list(qrels), 3)}): there is nothing to score"
+        )
     report = evaluate(qrels, run, metrics, missing=missing, conventions=conventions)
     if conventions == "ranx":
         note = _ranx_tie_note(run, run_path)
@@ -140,7 +213,7 @@ def _ranx_tie_note(run, run_path):
              if len(docs) > RANX_STABLE_UP_TO and len(set(docs.values())) < len(docs)]
     if not risky:
         return None
-    shown = " ".join(risky[:10]) + (f" ... ({len(risky)} in all)" if len(risky) > 10 else "")
+    shown = _shown_ids(risky)
     return (f"{PROG}: note: {run_path} has tied scores in rankings of more than "
             f"{RANX_STABLE_UP_TO} documents (queries {shown}); ranx itself orders such "
             f"ties in a way no rule reproduces, so its numbers may differ from these "
@@ -166,12 +239,12 @@ def _notes(report):
         ("no relevant document (every metric 0)", report.queries_without_relevant),
     ):
         if qids:
-            shown = " ".join(qids[:10]) + (f" ... ({len(qids)} in all)" if len(qids) > 10 else "")
-            lines.append(f"{label}: {shown}")
+            lines.append(f"{label}: {_shown_ids(qids)}")
     return lines
 
 
 def _cmd_evaluate(args, out):
+    _check_metric_names(args.metrics, "--metrics")
     report = _evaluate_report(args.qrels, args.run, args.metrics, args.missing,
                               args.conventions)
     if args.format == "json":
@@ -199,11 +272,11 @@ def _cmd_compare(args, out):
 
     if len(args.runs) < 2:
         raise _UsageError("compare needs at least two runs (the first is the baseline)")
-    if args.n_resamples < 1:
-        raise _UsageError(f"--n-resamples must be a positive integer, got {args.n_resamples}")
-    if args.seed < 0:
-        raise _UsageError(f"--seed must be a non-negative integer, got {args.seed}")
-    reports = [_evaluate_report(args.qrels, path, [args.metric], args.missing)
+    _check_metric_names([args.metric], "--metric")
+    from .trec import read_qrels
+
+    qrels = read_qrels(args.qrels)  # read once for every run
+    reports = [_evaluate_report(args.qrels, path, [args.metric], args.missing, qrels=qrels)
                for path in args.runs]
     base = reports[0]
     rows = []
@@ -213,8 +286,8 @@ def _cmd_compare(args, out):
             only_run = sorted(set(report.per_query) - set(base.per_query))
             raise ValueError(
                 f"{args.runs[0]} and {path} were scored on different queries "
-                f"(only in {args.runs[0]}: {' '.join(only_base) or 'none'}; "
-                f"only in {path}: {' '.join(only_run) or 'none'}); use --missing zero"
+                f"(only in {args.runs[0]}: {_shown_ids(only_base) or 'none'}; "
+                f"only in {path}: {_shown_ids(only_run) or 'none'}); use --missing zero"
             )
         c = compare_systems(base, report, args.metric, test=args.test,
                             n_resamples=args.n_resamples, seed=args.seed)
@@ -289,7 +362,8 @@ def main(argv=None):
     -------
     int
         0 on success; 2 for a usage error, an unknown metric, or a missing or
-        malformed file (the message goes to stderr, without a traceback).
+        malformed file (the message goes to stderr, without a traceback);
+        141 when the output pipe was closed (nothing printed).
     """
     parser = _build_parser()
     try:
@@ -298,7 +372,12 @@ def main(argv=None):
         except SystemExit as exc:  # --help
             return int(exc.code or 0)
         command = _cmd_evaluate if args.command == "evaluate" else _cmd_compare
-        return command(args, sys.stdout)
+        status = command(args, sys.stdout)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return status
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_SIGPIPE
     except _UsageError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
@@ -308,6 +387,17 @@ def main(argv=None):
             message = f"{exc.filename}: {exc.strerror or exc}"
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2
+
+
+def _quiet_stdout():
+    """Point stdout at /dev/null, so that Python's own flush at exit does not
+    report the closed pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        pass  # stdout is not a file (a test's capture): nothing to quiet
 
 
 if __name__ == "__main__":

@@ -396,3 +396,73 @@ def test_python_dash_m_and_console_script(files, capsys):
     proc = subprocess.run([script, *argv], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == expected
+
+
+# ---------------------------------------------------------------- hostile input
+
+@pytest.mark.parametrize("option, value, rule", [
+    ("--n-resamples", "1000000000", "from 1 to 10,000,000"),  # 8 GB of bootstrap means
+    ("--n-resamples", "0", "from 1 to 10,000,000"),
+    ("--n-resamples", "1_000", "from 1 to 10,000,000"),  # int() reads 1000
+    ("--n-resamples", "\u0663", "from 1 to 10,000,000"),  # int() reads 3
+    ("--n-resamples", "9" * 5000, "from 1 to 10,000,000"),  # int() refuses: 4300 digits
+    ("--seed", str(10 ** 400), "from 0 to 18,446,744,073,709,551,615"),
+    ("--seed", "-1", "from 0 to 18,446,744,073,709,551,615"),
+])
+def test_integer_options_out_of_range_exit_2_naming_the_option(files, capsys, option, value,
+                                                                rule):
+    argv = ["compare", str(files["qrels"]), str(files["bm25"]), str(files["weak"]),
+            option, value]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"argument {option}: must be an integer {rule}" in err
+    assert "Traceback" not in err and "Exceeds the limit" not in err
+    assert len(err) < 1000  # never the whole 5,000 digits
+
+
+@pytest.mark.parametrize("metric", ["P@" + "1" * 5000, "ndcg@" + str(10 ** 400)])
+def test_a_huge_cut_off_gets_our_message(files, capsys, metric):
+    assert main(["evaluate", str(files["qrels"]), str(files["bm25"]), "--metrics", metric]) == 2
+    err = capsys.readouterr().err
+    assert "--metrics: the cut-off k of" in err and "k must be below 10**18" in err
+    assert "Exceeds the limit" not in err and len(err) < 500
+
+
+def test_huge_grades_get_our_message(files, capsys, tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text(f"1 0 184 {10 ** 400}\n")
+    assert main(["evaluate", str(qrels), str(files["bm25"])]) == 2
+    err = capsys.readouterr().err
+    assert f"{qrels}, line 1: the grade must fit in a 64-bit integer" in err
+    assert "(401 digits)" in err and "OverflowError" not in err
+
+
+def test_compare_names_the_run_that_shares_no_query(files, capsys, tmp_path):
+    stranger = tmp_path / "stranger.run"
+    stranger.write_text("x1 Q0 184 1 1.0 s\n")
+    assert main(["compare", str(files["qrels"]), str(files["bm25"]), str(files["weak"]),
+                 str(stranger)]) == 2
+    err = capsys.readouterr().err
+    assert f"{stranger} shares no query with {files['qrels']}" in err
+
+
+def test_ids_in_notes_are_escaped(tmp_path, capsys):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 1\n\ufeffq2 0 d1 1\nq\x1b[2J3 0 d1 1\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 d1 1 1.0 s\n")
+    assert main(["evaluate", str(qrels), str(run), "--metrics", "map"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\ufeff" not in out
+    assert "judged but not in the run (ignore): '\\ufeffq2' 'q\\x1b[2J3'" in out
+
+
+def test_a_closed_output_pipe_exits_quietly(files):
+    # the reader goes away before anything is written, as `| head -0` would
+    proc = subprocess.Popen([sys.executable, "-m", "ragmetrics_edu", "evaluate",
+                             str(files["qrels"]), str(files["bm25"]), "--per-query"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 141  # 128 + SIGPIPE, as a Unix tool
+    assert err == b""
