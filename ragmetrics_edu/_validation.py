@@ -21,8 +21,71 @@ def check_k(k, *, name="k", allow_none=False):
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise TypeError(f"{name} must be a positive integer, got {k!r}")
     if k < 1:
-        raise ValueError(f"{name} must be a positive integer, got {k!r}")
+        raise ValueError(f"{name} must be a positive integer, got {describe_int(k)}")
+    if k > MAX_K:
+        # trec_eval reads a cut-off as a C long; beyond it NumPy and float()
+        # would fail with messages that name nothing
+        raise ValueError(
+            f"{name} must be a positive integer of at most 2**63 - 1, got {describe_int(k)}"
+        )
     return int(k)
+
+
+MAX_K = 2**63 - 1
+"""The largest cut-off: trec_eval reads cut-offs as a C ``long`` (64 bits)."""
+
+
+def describe_int(x):
+    """``repr(x)``, but an integer too long to print is shown by its size.
+
+    Python refuses to turn an integer of more than 4300 digits into text
+    (``ValueError: Exceeds the limit``), and a 400-digit number would drown
+    the message anyway.
+
+    >>> describe_int(12)
+    '12'
+    >>> describe_int(-10**400)
+    'an integer of about -10**400'
+    """
+    if isinstance(x, numbers.Integral) and not isinstance(x, bool) and abs(int(x)) >= 10**30:
+        sign = "-" if x < 0 else ""
+        return f"an integer of about {sign}10**{int(math.log10(abs(int(x))))}"
+    return repr(x)
+
+
+def shorten(text, limit=40):
+    """``text``, cut to ``limit`` characters with a note of its length if longer.
+
+    >>> shorten("P@" + "9" * 100)
+    "'P@99999999999999999999999999999999999999'... (102 characters)"
+    """
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text)} characters)"
+
+
+def check_k_text(text, *, metric, name="k"):
+    """Return the cut-off written in a metric name (``"10"`` of ``"P@10"``) as an int.
+
+    Only ASCII digits are a cut-off (``"٣"`` and ``"1_0"`` are refused), at
+    most 2**63 - 1; the message names the metric (shortened if long) and
+    the value, never a 5,000-digit number in full.
+    """
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError(
+            f"{name} must be a positive integer, got {shorten(text)} in metric {shorten(metric)}"
+        )
+    digits = text.lstrip("0")
+    if len(digits) > 19:  # more than 2**63 - 1: do not even convert it
+        raise ValueError(
+            f"{name} must be a positive integer of at most 2**63 - 1, got a number of "
+            f"{len(digits)} digits in metric {shorten(metric)}"
+        )
+    value = int(text)
+    try:
+        return check_k(value, name=name)
+    except ValueError as error:
+        raise ValueError(f"{error} in metric {shorten(metric)}") from None
 
 
 def check_rels(rels, *, name="rels", allow_negative=False):

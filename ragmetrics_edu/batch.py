@@ -116,7 +116,7 @@ from itertools import chain, compress, islice, repeat
 import numpy as np
 
 from ._report import Report
-from ._validation import check_k
+from ._validation import check_k_text, describe_int
 from .conventions import PRESETS, evaluate_as, get_preset
 from .graded import _dcg_overflow, _gains
 
@@ -170,16 +170,7 @@ def _parse_metric(name):
             )
         return base, None
     # "P@10": the cut-off must be written as a positive integer
-    if not (k_text.isascii() and k_text.isdigit()):
-        raise ValueError(
-            f"k must be a positive integer, got {k_text!r} in metric {name!r}"
-        )
-    try:
-        k = check_k(int(k_text))
-    except ValueError:
-        raise ValueError(
-            f"k must be a positive integer, got {int(k_text)} in metric {name!r}"
-        ) from None
+    k = check_k_text(k_text, metric=name)
     return base, k
 
 
@@ -826,14 +817,6 @@ def _aggregate(values, queries, hits, conv):
     )
 
 
-def _describe(x):
-    """``repr(x)``, but an integer too long to print is shown as ``about 10**400``."""
-    if isinstance(x, numbers.Integral) and not isinstance(x, bool) and abs(int(x)) >= 10**30:
-        sign = "-" if x < 0 else ""
-        return f"an integer of about {sign}10**{int(math.log10(abs(int(x))))}"
-    return repr(x)
-
-
 def _check_all_docids(dicts, qids, name):
     """Raise unless every document id (key of the dicts ``{docid: ...}``) is a string.
 
@@ -875,7 +858,7 @@ def _check_scores(rankings, run_starts, run_sizes, where, dtype=np.float32):
             except OverflowError:
                 qid, docid = where(i)
                 raise ValueError(
-                    f"run scores must fit in a float, got {_describe(s)} for "
+                    f"run scores must fit in a float, got {describe_int(s)} for "
                     f"document {docid!r} of query {qid!r} (a float such as "
                     f"1e400 is read as infinity, as trec_eval reads it)"
                 ) from None
@@ -976,7 +959,7 @@ def _check_grades(grades, where):
         if problem:
             error, rule = problem
             qid, docid = where(i)
-            raise error(f"{rule}, got {_describe(g)} for document {docid!r} of query {qid!r}")
+            raise error(f"{rule}, got {describe_int(g)} for document {docid!r} of query {qid!r}")
     raise ValueError("qrels grades must be integers from -2**63 to 2**63 - 1")
 
 

@@ -74,7 +74,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_choice, check_k
+from ._validation import check_choice, check_k_text
 from ._report import Report
 from .graded import GAINS, dcg_at_k, ndcg_at_k
 from .order_aware import AP_DENOMINATORS, average_precision, reciprocal_rank
@@ -446,9 +446,7 @@ def _parse(metric, conv):
             f"{conv.name!r} knows {known}, got {metric!r}"
         )
     if at:
-        if not k.isdigit():
-            raise ValueError(f"the cut-off of {metric!r} must be a positive integer, got {k!r}")
-        return family, check_k(int(k), name=f"the cut-off of {metric!r}")
+        return family, check_k_text(k, metric=metric, name="the cut-off")
     if family in _NEEDS_K:
         raise ValueError(f"{family!r} needs a cut-off, e.g. '{family}@10', got {metric!r}")
     return family, None

@@ -349,6 +349,31 @@ def test_bad_cutoff(name):
         evaluate(QRELS, RUN, [name])
 
 
+@pytest.mark.parametrize("digits", [20, 401, 5000])
+def test_huge_cutoffs_are_named_not_converted(digits):
+    # 5,000 digits: int() would raise "Exceeds the limit (4300 digits)"; 401
+    # digits: "int too large to convert to float"; 20: beyond a C long
+    name = "P@1" + "0" * (digits - 1)
+    with pytest.raises(ValueError, match=rf"k must be a positive integer of at most 2\*\*63 - 1, "
+                                         rf"got a number of {digits} digits in metric 'P@10"):
+        evaluate(QRELS, RUN, [name])
+
+
+def test_largest_cutoff_and_huge_k_in_the_readable_functions():
+    assert evaluate(QRELS, RUN, [f"P@{2**63 - 1}"]).mean[f"P@{2**63 - 1}"] < 1e-18
+    with pytest.raises(ValueError, match=r"at most 2\*\*63 - 1, got an integer of about 10\*\*400"):
+        precision_at_k([1, 0], 10**400)
+    with pytest.raises(ValueError, match=r"got an integer of about 10\*\*4999"):
+        precision_at_k([1, 0], 10**4999)
+
+
+@pytest.mark.parametrize("grade", [10**400, -10**4999, 2**63], ids=["1e400", "-1e4999", "2**63"])
+def test_huge_integer_grades_are_named(grade):
+    with pytest.raises(ValueError, match="qrels grades must be integers from -2\\*\\*63 to "
+                                         "2\\*\\*63 - 1, got .* for document 'a' of query 'q'"):
+        evaluate({"q": {"a": grade}}, {"q": {"a": 1.0}}, ["map"])
+
+
 @pytest.mark.parametrize("name", ["P", "recall", "f1", "hit_rate", "dcg"])
 def test_metrics_that_need_a_cutoff(name):
     with pytest.raises(ValueError, match="needs a cut-off"):

@@ -358,8 +358,15 @@ def test_errors_name_the_argument_and_the_value():
         evaluate_as(QRELS, RUN, "P", "trec_eval")
     with pytest.raises(ValueError, match="unknown metric 'bleu'"):
         evaluate_as(QRELS, RUN, "bleu", "trec_eval")
-    with pytest.raises(ValueError, match="cut-off of 'ndcg@0'"):
+    with pytest.raises(ValueError, match="cut-off must be a positive integer, got 0 in metric 'ndcg@0'"):
         evaluate_as(QRELS, RUN, "ndcg@0", "trec_eval")
+    # a cut-off beyond trec_eval's C long is named, not converted (5,000
+    # digits would hit Python's 4300-digit limit for int())
+    with pytest.raises(ValueError, match=r"at most 2\*\*63 - 1, got a number of 5000 digits "
+                                         r"in metric 'P@1000.*\(5002 characters\)"):
+        evaluate_as(QRELS, RUN, "P@1" + "0" * 4999, "trec_eval")
+    with pytest.raises(ValueError, match="got '١' in metric 'P@١'"):  # not an ASCII digit
+        evaluate_as(QRELS, RUN, "P@١", "trec_eval")
     with pytest.raises(ValueError, match="nothing to score"):
         evaluate_as({"q1": {"a": 1}}, {"q2": {"a": 1.0}}, "map")
     with pytest.raises(ValueError, match="gain must be one of"):
