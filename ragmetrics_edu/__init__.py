@@ -28,6 +28,7 @@ module                 what it holds                               notebook
 ``datasets``           the Cranfield 1400 collection               07
 ``significance``       bootstrap, paired t-test, randomization     07
 ``retrievers``         BM25, dense retrieval, rank fusion          07
+``answer``             extractive and generative answerers         09
 ``conventions``        presets: trec_eval, ranx, sklearn, ragas    08
 ``examples``           every worked example of the seeds           all
 ``exercises``          the exercises' check cells                  all
@@ -88,6 +89,9 @@ _EXPORTS = {
     "bertscore": "semantic",
     # 07: a real collection and significance
     "load_cranfield": "datasets",
+    "load_cranfield_qa": "datasets",
+    "ExtractiveAnswerer": "answer",
+    "GenerativeAnswerer": "answer",
     "bootstrap_ci": "significance",
     "paired_t_test": "significance",
     "randomization_test": "significance",
