@@ -13,8 +13,10 @@ One module per notebook family:
 module                 what it holds                               notebook
 =====================  ==========================================  ==========
 ``order_unaware``      Precision@k, Recall@k, F1@k, HitRate@k      01
-``order_aware``        reciprocal rank, MRR, AP, MAP               02
+``order_aware``        RR, MRR, AP, MAP, R-prec, PR curve, 11pt    02
 ``graded``             CG, DCG, IDCG, NDCG                         03
+``user_models``        ERR, RBP and its residual                   03
+``incomplete``         bpref, judged@k (unjudged documents)        07
 ``batch``              ``evaluate`` over many queries              01-03, 07
 ``trec``               TREC qrels and run files                    07
 ``text``               whitespace / rouge-score tokenizers         04
@@ -60,6 +62,12 @@ _EXPORTS = {
     "dcg_at_k": "graded",
     "idcg_at_k": "graded",
     "ndcg_at_k": "graded",
+    "err_at_k": "user_models",
+    "rank_biased_precision": "user_models",
+    "rbp_residual": "user_models",
+    # 07 incomplete judgements
+    "bpref": "incomplete",
+    "judged_at_k": "incomplete",
     # many queries, TREC files
     "evaluate": "batch",
     "Report": "batch",
@@ -96,10 +104,14 @@ _EXPORTS = {
     "paired_t_test": "significance",
     "randomization_test": "significance",
     "compare_systems": "significance",
+    "adjust_pvalues": "significance",
+    "paired_effect_size": "significance",
+    "queries_needed": "significance",
 }
 
 _SUBMODULES = {
-    "order_unaware", "order_aware", "graded", "batch", "trec", "text",
+    "order_unaware", "order_aware", "graded", "user_models", "incomplete",
+    "batch", "trec", "text",
     "bleu_score", "rouge", "semantic", "judge", "rag", "datasets", "significance",
     "examples", "widgets", "conventions", "retrievers", "chrf_score", "qa", "exercises",
 }
