@@ -97,6 +97,7 @@ student: $(VENV)/.installed-course
 # library measured in the same run (never as timed unit tests).
 bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/bench_retrieval.py
+	$(PY) benchmarks/bench_cli.py
 	$(PY) benchmarks/bench_generation.py --bertscore
 	$(PY) benchmarks/bench_chrf.py
 	$(PY) benchmarks/bench_lab.py
