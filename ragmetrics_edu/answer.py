@@ -276,6 +276,15 @@ class ExtractiveAnswerer:
             self._memo[question] = self._encode([question])[0]
         return self._memo[question]
 
+    def prepare(self, questions):
+        """Embed many questions in one batch, ahead of answering them (much faster than one by one)."""
+        questions = [_check_question(q) for q in questions]
+        missing = list(dict.fromkeys(q for q in questions if q not in self._memo))
+        if missing:
+            for q, v in zip(missing, self._encode(missing)):
+                self._memo[q] = v
+        return self
+
     def candidates(self, doc_ids):
         """``[(doc id, sentence index, sentence), ...]`` that can be answers, in rank order."""
         out = []
