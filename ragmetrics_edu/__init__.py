@@ -113,7 +113,7 @@ _SUBMODULES = {
     "order_unaware", "order_aware", "graded", "user_models", "incomplete",
     "batch", "trec", "text",
     "bleu_score", "rouge", "semantic", "judge", "rag", "datasets", "significance",
-    "examples", "widgets", "conventions", "retrievers", "chrf_score", "qa", "exercises",
+    "examples", "widgets", "conventions", "retrievers", "chrf_score", "qa", "exercises", "answer",
 }
 
 __all__ = sorted(_EXPORTS)
