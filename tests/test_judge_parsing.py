@@ -223,3 +223,86 @@ def test_parse_rating_only_ascii_digits(text):
 def test_json_reply_with_a_repeated_key_is_refused(parse, text):
     with pytest.raises(ValueError, match=r"repeats the key\(s\) \['(score|verdict|winner)'\]"):
         parse(text)
+
+
+# -- linear time and short messages, whatever the reply holds ---------------------------
+
+from tests._timing import growth  # noqa: E402
+
+
+LINEAR = 10  # sizes grow 4x: a linear parser takes ~4x longer, a quadratic one ~16x
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: "Score: 4" + " " * n + "x",           # a run of spaces inside the labelled line
+    lambda n: "Score:" + " " * n,
+    lambda n: "```" + " " * n + "x",                 # a code fence that never closes
+    lambda n: ("  score  " + " " * 50 + "\n") * (n // 60),
+    lambda n: "x score:" * (n // 8),                 # many labels, none at a line start
+    lambda n: "\nscore" * (n // 6),
+], ids=["spaces-in-line", "trailing-spaces", "open-fence", "label-lines", "mid-line", "no-colon"])
+@pytest.mark.parametrize("parse", [parse_rating, parse_verdict, parse_preference])
+def test_parsing_time_is_linear_in_the_reply(parse, make):
+    # before: 8k spaces 0.32 s, 64k spaces 10.8 s (a lazy group before \s*$ backtracked)
+    assert growth(parse, make, 16_000) < LINEAR
+
+
+def json_keys(n):
+    return "{" + ",".join(f'"k{i}": 1' for i in range(n // 10)) + ', "k0": 2}'
+
+
+def test_repeated_key_check_is_linear_and_names_few_keys():
+    # before: list.count per key, 16k keys 1.9 s, and the message listed every key
+    assert growth(parse_rating, json_keys, 16_000) < LINEAR
+    text = "{" + ",".join(f'"k{i}": 1, "k{i}": 2' for i in range(50)) + "}"
+    with pytest.raises(ValueError) as info:
+        parse_rating(text)
+    message = str(info.value)
+    assert "repeats the key(s) ['k0', 'k1', 'k2'] and 47 more" in message
+    assert "k3'" not in message.split("):")[0]   # the 4th key is not listed before the quote
+
+
+def test_unexpected_keys_message_names_few_keys():
+    text = "{" + ",".join(f'"key{i}": 1' for i in range(200)) + "}"
+    with pytest.raises(ValueError, match=r"got keys \['key0', 'key1', 'key10'\] and 197 more"):
+        parse_rating(text)
+
+
+@pytest.mark.parametrize("text, why", [
+    ('{"score": ' + "[" * 3000 + "]" * 3000 + "}", "nested too deeply"),         # RecursionError
+    ('{"score": ' + "1" * 5000 + "}", "integer too long"),                       # int() limit
+])
+@pytest.mark.parametrize("parse", [parse_rating, parse_verdict, parse_preference])
+def test_hostile_json_is_a_clear_value_error(parse, text, why):
+    with pytest.raises(ValueError, match=why):
+        parse(text)
+
+
+@pytest.mark.parametrize("text", ["Score: " + "1" * 5000, "1" * 5000, "Score: 4/" + "5" * 5000,
+                                  "Score: 000000004"])
+def test_huge_rating_on_a_line_is_outside_the_scale(text):
+    if text.endswith("4"):
+        assert parse_rating(text) == 4  # leading zeros: still the integer 4
+        return
+    # before: int() raised "Exceeds the limit (4300 digits)", a message that names no reply
+    with pytest.raises(ValueError, match=r"outside the scale 1\.\.5|out of 5{20}\.\.\. on a 1\.\.5"):
+        parse_rating(text)
+
+
+def test_a_long_json_reply_is_refused_not_read():
+    padded = '{"score": 4' + " " * 20_000 + "}"   # valid JSON, but no rating is that long
+    with pytest.raises(ValueError, match="cannot read a rating"):
+        parse_rating(padded)
+    assert parse_rating('{"score": 4' + " " * 100 + "}") == 4
+
+
+@pytest.mark.parametrize("text", ["Score: 4\nScore: 4", "score: 1\n" * 10_000])
+def test_many_labelled_lines_are_refused(text):
+    with pytest.raises(ValueError, match="more than one 'Score:' line"):
+        parse_rating(text)
+
+
+def test_label_case_is_ascii_case():
+    assert parse_rating("sCoRe: 3") == 3
+    with pytest.raises(ValueError):
+        parse_rating("\u017fcore: 3")   # LATIN SMALL LETTER LONG S: not an s here

@@ -17,8 +17,9 @@ parser             a labelled line (exactly one)   the whole reply
 
 Rules, the same for the three parsers:
 
-* Case and surrounding whitespace do not matter; a final full stop is
-  allowed; Markdown bold around the label (``**Score:** 4``) is allowed.
+* Case (of the ASCII letters: ``SCORE``, ``score``) and surrounding
+  whitespace do not matter; a final full stop is allowed; Markdown bold
+  around the label (``**Score:** 4``) is allowed.
 * A labelled line may come with other lines of explanation (which may hold
   other numbers: they are ignored), but the label must appear on **exactly
   one** line; two ``Score:`` lines, even equal ones, are refused.
@@ -33,6 +34,16 @@ Rules, the same for the three parsers:
   other digits (``٤``, ``４``) and a plus sign are refused.
 * A rating outside the scale is refused, and so is ``4/10`` on a 1..5 scale
   (the denominator must be the top of the scale).
+* A reply longer than 10,000 characters is not read as JSON (an accepted
+  object is a few characters long): it is read as text, where valid JSON has
+  no labelled line, so it is refused. JSON nested too deeply for Python's
+  reader, or holding an integer too long to convert, is refused.
+
+Every refusal is a ``ValueError`` (a ``TypeError`` if the reply is not a
+string) whose message quotes at most 200 characters of the reply and names
+at most three JSON keys. The time is linear in the length of the reply,
+whatever it holds: a 10 MB reply is read in a fraction of a second
+(``benchmarks/bench_judge_parsing.py`` measures it).
 
 The prompt helpers (:func:`format_section`, :func:`extract_sections`) live
 here too: every prompt of :mod:`ragmetrics_edu.judge` encloses its data
@@ -40,6 +51,7 @@ here too: every prompt of :mod:`ragmetrics_edu.judge` encloses its data
 told apart from the instructions, and so the offline judge can read it back.
 """
 
+import itertools
 import json
 import re
 
@@ -74,50 +86,160 @@ def _refuse(kind, text, why):
     return ValueError(f"cannot read a {kind} from the judge's reply ({why}): {_short(text)!r}")
 
 
-class _RepeatedKeys(ValueError):
-    """A JSON object names a key twice (json.loads would keep the last silently)."""
+def _some_keys(keys, limit=3):
+    """At most ``limit`` keys for a message, each cut short: ``['a', 'b', 'c'] and 9 more``.
+
+    Examples
+    --------
+    >>> _some_keys(["score"])
+    "['score']"
+    >>> _some_keys([f"k{i}" for i in range(10)])
+    "['k0', 'k1', 'k2'] and 7 more"
+    """
+    shown = [k if len(k) <= 40 else k[:40] + "..." for k in keys[:limit]]
+    more = f" and {len(keys) - limit} more" if len(keys) > limit else ""
+    return f"{shown}{more}"
 
 
-def _unique_keys(pairs):
-    """``object_pairs_hook`` for json.loads: a dict, or _RepeatedKeys if a key repeats."""
-    keys = [k for k, _ in pairs]
-    repeated = sorted({k for k in keys if keys.count(k) > 1})
-    if repeated:
-        raise _RepeatedKeys(repeated)
-    return dict(pairs)
+def _repeated(keys):
+    """The keys met more than once, in the order of their first repeat (one pass, a set)."""
+    seen, repeated = set(), {}
+    for k in keys:
+        if k in seen:
+            repeated[k] = None
+        seen.add(k)
+    return list(repeated)
+
+
+#: A reply longer than this is not read as JSON: an accepted object (``{"score": 4}``) is
+#: a few characters long, and json.loads of megabytes of keys takes seconds. Such a
+#: reply is then refused by the line parser, since no line of valid JSON can start
+#: with a label (every JSON line starts with a quote, a digit, a bracket or a literal).
+_MOST_JSON_CHARS = 10_000
 
 
 def _json_object(text, kind):
     """The reply as a JSON object if it is one (optionally fenced), else None.
 
-    Raises the ``kind`` refusal if the object repeats a key.
+    Raises the ``kind`` refusal if the object repeats a key, holds an integer
+    too long for Python to read, or is nested deeper than Python's JSON reader
+    can follow. The object is read by json.loads with ``object_pairs_hook=list``
+    (its C reader does all the work, so the time is linear in the reply's
+    length), and only the top level is checked for repeated keys, in one pass:
+    a nested object's keys do not matter, since the one accepted value is an
+    integer, a boolean or a string. Nested objects stay lists of pairs.
     """
     body = text.strip()
-    fence = re.fullmatch(r"```(?:json)?\s*\n?(.*?)\n?```", body, flags=re.DOTALL | re.IGNORECASE)
-    if fence:
-        body = fence.group(1).strip()
-    if not body.startswith("{"):
+    if len(body) >= 6 and body.startswith("```") and body.endswith("```"):  # a code fence
+        body = body[3:-3]
+        if body[:4].lower() == "json":
+            body = body[4:]
+        body = body.strip()
+    if not body.startswith("{") or len(body) > _MOST_JSON_CHARS:
         return None
     try:
-        value = json.loads(body, object_pairs_hook=_unique_keys)
-    except _RepeatedKeys as exc:
-        raise _refuse(kind, text, f"the JSON object repeats the key(s) {exc.args[0]}") from None
+        pairs = json.loads(body, object_pairs_hook=list)
+    except RecursionError:
+        raise _refuse(kind, text, "the JSON reply is nested too deeply to be read") from None
     except json.JSONDecodeError:
         return None
-    return value if isinstance(value, dict) else None
+    except ValueError as exc:  # Python's limit on the digits of an integer (4300 by default)
+        why = f"the JSON reply holds an integer too long to read ({_short(exc, 60)})"
+        raise _refuse(kind, text, why) from None
+    if not isinstance(pairs, list):  # a JSON object always gives a list here; kept for safety
+        return None
+    repeated = _repeated(k for k, _ in pairs)
+    if repeated:
+        why = f"the JSON object repeats the key(s) {_some_keys(repeated)}"
+        raise _refuse(kind, text, why)
+    return dict(pairs)
 
 
-def _labelled_lines(text, label):
-    """Lines of the form ``label: value`` (value returned stripped)."""
-    pattern = re.compile(
-        rf"^\s*(?:\*\*)?{label}(?:\*\*)?\s*[:=]\s*(?:\*\*)?\s*(.*?)\s*$", flags=re.IGNORECASE
+# What str.splitlines() ends a line at; "white space" below excludes these.
+_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_SPACE = rf"[^\S{_BREAKS}]*"
+# what may follow the label on its line: ** and white space, then : or =, then the value
+_AFTER_LABEL = re.compile(rf"(?:\*\*)?{_SPACE}[:=]([^{_BREAKS}]*)")
+_REST_OF_LINE = re.compile(rf"[^{_BREAKS}]*")
+# A labelled line read backwards, in the reversed lower-cased text, one pattern per label:
+# ":" or "=", white space, an optional **, the label reversed, an optional **, white space,
+# then the line's beginning. It starts with [:=], which the regex engine looks for in C.
+_REVERSED_LABEL = {
+    label: re.compile(
+        rf"[:=]{_SPACE}(?:\*\*)?{label[::-1]}(?:\*\*)?{_SPACE}(?=[{_BREAKS}]|\Z)"
     )
+    for label in ("score", "verdict", "winner")
+}
+# below this many occurrences of the label, each is looked at in Python; above, the
+# reversed pattern finds the labelled lines in one pass of the regex engine
+_FEW_CANDIDATES = 100
+
+
+def _labelled_lines(text, label, most=2):
+    """The raw values (the rest of the line after ``:``) of the lines ``label: value``.
+
+    A line, as ``str.splitlines`` cuts them, that starts (after white space and
+    an optional ``**``) with ``label`` in any ASCII case, then an optional
+    ``**``, white space and ``:`` or ``=``. At most ``most`` values are
+    returned: a parser needs one, and a second to refuse the reply.
+
+    The time is linear in the length of the text, whatever it holds, and
+    spent in C: ``str.lower``, ``str.count`` and ``str.find``, then Python
+    work for at most ``_FEW_CANDIDATES`` occurrences of the label, or one
+    regular expression over the reversed text. (A regular expression
+    ``^\\s*...(.*?)\\s*$`` per line was quadratic in a run of spaces: 64,000
+    spaces took 11 s; the reversed one cannot backtrack over a stretch of text
+    more than once.)
+    """
+    # lower() keeps every position, except for U+0130 (one character, two once lowered);
+    # and no other non-ASCII character lowers to a letter of the labels (only the Kelvin
+    # sign lowers to an ASCII letter, k), so the label found in ``lowered`` is ASCII
+    lowered = text.replace("\u0130", "\x00").lower()
+    count = lowered.count(label)
+    if count == 0:
+        return []
+    if count > _FEW_CANDIDATES:
+        return _labelled_lines_reversed(text, lowered, label, most)
     found = []
-    for line in text.splitlines():
-        m = pattern.match(line)
-        if m:
-            found.append(m.group(1).rstrip(".").strip().strip("*").strip())
+    start, at_line_start = 0, True  # at_line_start: text[start] begins a line
+    while len(found) < most:
+        pos = lowered.find(label, start)
+        if pos < 0:
+            break
+        before = text[start:pos]
+        cut = max(before.rfind(ch) for ch in _BREAKS)
+        if cut >= 0:
+            prefix = before[cut + 1:]
+        else:  # same line as ``start``: fine only if that is where the line begins
+            prefix = before if at_line_start else "x"
+        if prefix.endswith("**"):
+            prefix = prefix[:-2]
+        if not prefix.strip():
+            m = _AFTER_LABEL.match(text, pos + len(label))
+            if m:
+                found.append(m.group(1))
+                start, at_line_start = m.end(), False
+                continue
+        start, at_line_start = pos + 1, False
     return found
+
+
+def _labelled_lines_reversed(text, lowered, label, most):
+    """:func:`_labelled_lines` for a text holding the label many times: one regex pass."""
+    backwards = lowered[::-1]
+    found = []
+    for m in itertools.islice(_REVERSED_LABEL[label].finditer(backwards), most):
+        sep = len(text) - 1 - m.start()  # where the ":" is in ``text``
+        found.append(_REST_OF_LINE.match(text, sep + 1).group())
+    return found
+
+
+def _clean_value(raw):
+    """A labelled value stripped of white space, ``**`` and a final full stop."""
+    value = raw.strip()
+    if value.startswith("**"):
+        value = value[2:]
+    return value.strip().rstrip(".").strip().strip("*").strip()
 
 
 def _check_scale(scale):
@@ -188,7 +310,7 @@ def parse_rating(text, scale=(1, 5)):
     obj = _json_object(text, "rating")
     if obj is not None:
         if set(obj) != {"score"}:
-            keys = sorted(obj)
+            keys = _some_keys(sorted(obj))
             raise _refuse("rating", text, f'a JSON reply must be {{"score": N}}, got keys {keys}')
         value = obj["score"]
         if isinstance(value, bool) or not isinstance(value, int):
@@ -197,8 +319,8 @@ def parse_rating(text, scale=(1, 5)):
 
     lines = _labelled_lines(text, "score")
     if len(lines) > 1:
-        raise _refuse("rating", text, f"{len(lines)} 'Score:' lines, expected one")
-    candidate = lines[0] if lines else text.strip().rstrip(".").strip()
+        raise _refuse("rating", text, "more than one 'Score:' line, expected one")
+    candidate = _clean_value(lines[0]) if lines else text.strip().rstrip(".").strip()
     m = _FRACTION.fullmatch(candidate)
     if not m:
         if lines:
@@ -207,17 +329,38 @@ def parse_rating(text, scale=(1, 5)):
             "rating", text,
             f"no 'Score: N' line, and the reply is not N, N/{high} or {{\"score\": N}}",
         )
-    value = int(m.group(1))
-    if m.group(2) is not None and int(m.group(2)) != high:
-        raise _refuse(
-            "rating", text, f"a rating out of {m.group(2)} on a {low}..{high} scale"
+    # a number with more digits than the scale's bounds is outside it: said without int(),
+    # which refuses more than 4300 digits with a message of its own
+    most = _most_digits(low, high)
+    if m.group(2) is not None:
+        top = m.group(2).lstrip("0") or "0"
+        if len(top) > most or int(top) != high:
+            raise _refuse(
+                "rating", text, f"a rating out of {_short(top, 20)} on a {low}..{high} scale"
+            )
+    digits = m.group(1).lstrip("-").lstrip("0") or "0"
+    if len(digits) > most:
+        raise ValueError(
+            f"a rating of {len(digits)} digits is outside the scale {low}..{high} "
+            f"(reply: {_short(text)!r})"
         )
-    return _in_scale(value, low, high, text)
+    return _in_scale(int(m.group(1)), low, high, text)
+
+
+def _most_digits(low, high):
+    """An upper bound on the digits of any integer in ``low..high`` (no str() of huge ints).
+
+    ``bit_length // 3 + 1`` is at least the number of decimal digits, since
+    ``2**3 < 10``.
+    """
+    return max(abs(low), abs(high)).bit_length() // 3 + 1
 
 
 def _in_scale(value, low, high, text):
     if not low <= value <= high:
-        raise ValueError(f"rating {value} is outside the scale {low}..{high} (reply: {_short(text)!r})")
+        raise ValueError(
+            f"rating {_short(value, 20)} is outside the scale {low}..{high} (reply: {_short(text)!r})"
+        )
     return int(value)
 
 
@@ -261,7 +404,8 @@ def parse_verdict(text):
     obj = _json_object(text, "verdict")
     if obj is not None:
         if set(obj) != {"verdict"}:
-            raise _refuse("verdict", text, f'a JSON reply must be {{"verdict": ...}}, got keys {sorted(obj)}')
+            keys = _some_keys(sorted(obj))
+            raise _refuse("verdict", text, f'a JSON reply must be {{"verdict": ...}}, got keys {keys}')
         value = obj["verdict"]
         if isinstance(value, bool):
             return value
@@ -311,8 +455,8 @@ def _labelled_choice(text, what, label, choices, shown):
     """
     lines = _labelled_lines(text, label.lower())
     if len(lines) > 1:
-        raise _refuse(what, text, f"{len(lines)} '{label}:' lines, expected one")
-    candidate = (lines[0] if lines else text.strip().rstrip(".").strip()).lower()
+        raise _refuse(what, text, f"more than one '{label}:' line, expected one")
+    candidate = (_clean_value(lines[0]) if lines else text.strip().rstrip(".").strip()).lower()
     if candidate in choices:
         return choices[candidate]
     said = ", ".join(shown[:-1]) + " or " + shown[-1]
