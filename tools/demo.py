@@ -82,10 +82,10 @@ DASHBOARDS = (
         "01_order_unaware.ipynb",
         "Precision, recall and F1 at k",
         "Click a rank to mark its document relevant. Move **k** from 3 to 4: recall "
-        "stays, precision falls. Set *relevant in all* to 10: recall collapses, "
+        "stays, precision falls. Lower *relevant in all* from 10 to 3: recall jumps, "
         "precision does not move.",
         "import ragmetrics_edu as rm\n\n"
-        "rm.widgets.precision_recall_explorer([1, 0, 1, 0, 1], n_relevant=3, k=3)",
+        "rm.widgets.precision_recall_explorer([1, 0, 1, 0, 1], n_relevant=10, k=3)",
         "01_order_unaware",
     ),
     Dashboard(

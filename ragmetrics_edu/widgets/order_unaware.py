@@ -84,7 +84,7 @@ class PrecisionRecallExplorer(Explorer):
         ]
         found = sum(1 for r in rels if r)
         self.n_relevant = w.IntSlider(
-            value=n_relevant, min=max(found, 1), max=max(2 * n, n_relevant, 10),
+            value=n_relevant, min=max(found, 1), max=max(2 * n, 2 * n_relevant, 10),
             description="relevant in all", continuous_update=False,
             style={"description_width": "initial"})
         self.k = w.IntSlider(value=k, min=1, max=n, description="k",
