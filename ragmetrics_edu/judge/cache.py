@@ -6,9 +6,12 @@ one line per prompt::
     {"key": "3f2a...", "model": "gpt-4o-mini", "parameters": {"temperature": 0.0},
      "prompt": "...", "reply": "Score: 4"}
 
-The key is the SHA-256 of ``(model, prompt, parameters)`` written as
-canonical JSON, so changing the model, the temperature or one character of
-the prompt asks the judge again, and nothing else does. A notebook run once
+The key is the SHA-256 of ``(model, prompt, parameters, server)`` written
+as canonical JSON, so changing the model, the temperature, the server or
+one character of the prompt asks the judge again, and nothing else does.
+The server is the judge's ``base_url`` (an HTTP judge has one; a function
+judge has none): the same model name served by two servers (a local
+``llama3.1:8b`` and a colleague's) keeps two sets of replies. A notebook run once
 against a real model (with its key) then replays offline, deterministically,
 at no cost. With ``replay_only=True`` (or no inner judge) a prompt that is
 not in the file raises :class:`CacheMissError` instead of calling anything:
@@ -18,11 +21,35 @@ it recorded that model with one set of them.
 
 No API key is ever written: the key is read from the environment by the
 HTTP judge at request time and is not part of ``model`` nor ``parameters``.
+
+Files written before the server was part of the key
+----------------------------------------------------
+Their entries have no ``"server"`` field, and their keys are the keys of
+``(model, prompt, parameters)`` alone: :func:`cache_key` without ``server``
+computes exactly those, so a judge with no ``base_url`` replays them as
+before. A judge with a ``base_url`` looks for its own key first and, on a
+miss, replays an entry recorded without a server (with a warning, once:
+the file cannot say which server gave it); entries it records from then
+on carry its server.
+
+A file that survives a crash
+----------------------------
+Each entry is one line written by one ``write`` call, then flushed and
+``fsync``-ed, so an interrupted run leaves at most the last line torn. On
+opening, a torn last line (no final newline, not a whole entry) is reported
+with a ``RuntimeWarning`` naming the file and the line, appended to a
+sidecar file ``<name>.torn`` and cut from the cache; every entry before it
+is kept. A damaged line elsewhere is still an error naming its line. A reply
+UTF-8 cannot encode (a lone surrogate ``"\\ud800"``) is recorded with JSON
+escapes, read back unchanged, and never leaves an empty file behind (two
+surrogates that form a pair read back as the one character they encode:
+JSON cannot tell them apart).
 """
 
 import hashlib
 import json
 import os
+import warnings
 from pathlib import Path
 
 from .base import CacheMissError, as_judge, judge_identity
@@ -30,8 +57,13 @@ from .base import CacheMissError, as_judge, judge_identity
 __all__ = ["CachedJudge", "cache_key"]
 
 
-def cache_key(model, prompt, parameters=None):
+def cache_key(model, prompt, parameters=None, server=None):
     """The cache key of a prompt: SHA-256 hex of canonical JSON.
+
+    ``server`` (a judge's ``base_url``) enters the key only when given, so
+    the keys of judges without one, and of files written before it was part
+    of the key, are unchanged. Text that UTF-8 cannot encode (a lone
+    surrogate) is hashed with its surrogates as they are (``surrogatepass``).
 
     Examples
     --------
@@ -40,12 +72,14 @@ def cache_key(model, prompt, parameters=None):
     (64, True)
     >>> k == cache_key("m", "Rate this!", {"temperature": 0.0})
     False
+    >>> k == cache_key("m", "Rate this.", {"temperature": 0.0}, server="http://localhost:11434/v1")
+    False
     """
-    blob = json.dumps(
-        {"model": model, "prompt": prompt, "parameters": parameters or {}},
-        sort_keys=True, ensure_ascii=False, separators=(",", ":"),
-    )
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    fields = {"model": model, "prompt": prompt, "parameters": parameters or {}}
+    if server is not None:
+        fields["server"] = server
+    blob = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _canonical(parameters):
@@ -81,6 +115,11 @@ class CachedJudge:
         without ``inner``, the default is the parameters the file recorded
         ``model`` with (e.g. ``{"temperature": 0.0}``); if it recorded the
         model with several sets, pass the one to replay.
+    server : str, optional
+        The server for the keys; default ``inner.base_url`` (None for a judge
+        without one). Replaying without ``inner``, the default is the server
+        the file recorded ``model`` (with ``parameters``) from; if it recorded
+        several, pass the one to replay.
 
     Attributes
     ----------
@@ -107,71 +146,138 @@ class CachedJudge:
     ragmetrics_edu.judge.base.CacheMissError: no cached reply of model 'toy' for this prompt in replies.jsonl (replay-only mode; run once with the real judge to record it): 'Something new'
     """
 
-    def __init__(self, inner, path, replay_only=False, model=None, parameters=None):
+    def __init__(self, inner, path, replay_only=False, model=None, parameters=None, server=None):
         self.inner = None if inner is None else as_judge(inner)
         self.path = Path(path)
         self.replay_only = bool(replay_only) or self.inner is None
         if self.inner is not None:
             inner_model, inner_params = judge_identity(self.inner)
+            inner_server = getattr(self.inner, "base_url", None)
+            inner_server = inner_server if isinstance(inner_server, str) else None
         else:
-            inner_model, inner_params = None, None
+            inner_model, inner_params, inner_server = None, None, None
         if model is None and inner_model is not None and _is_anonymous(inner_model):
             raise ValueError(
                 f"CachedJudge needs model= for a lambda (its name is {inner_model!r}, the "
                 "name of every lambda, so different lambdas would share one set of cached "
                 "replies); pass model='a name for this judge'"
             )
+        if server is not None and not isinstance(server, str):
+            raise TypeError(f"server must be a string (a base_url) or None, got {server!r}")
         self.model = model if model is not None else inner_model
         if self.model is None:
             raise ValueError("a replay-only CachedJudge needs model= (the name the replies were recorded with)")
         self.hits = 0
         self.misses = 0
-        # key -> reply, and model -> {canonical parameters: parameters} seen in the file
+        self._warned_legacy = False
+        # key -> reply, and model -> {(server, canonical parameters): (server, parameters)}
         self._replies, self._recorded = self._load()
-        if parameters is not None:
-            self.parameters = dict(parameters)
-        elif inner_params is not None:
-            self.parameters = inner_params
+        if self.inner is not None:
+            self.parameters = dict(parameters) if parameters is not None else inner_params
+            self.server = server if server is not None else inner_server
         else:
-            self.parameters = self._recorded_parameters()
+            self.server, self.parameters = self._recorded_identity(parameters, server)
+
+    # -- reading the file ------------------------------------------------------
 
     def _load(self):
+        """Read every entry; set a torn last line aside (see the module docstring)."""
         replies, recorded = {}, {}
         if not self.path.exists():
             return replies, recorded
-        with open(self.path, encoding="utf-8") as f:
-            for number, line in enumerate(f, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    entry = json.loads(line)
-                    replies[entry["key"]] = entry["reply"]
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    raise ValueError(
-                        f"{self.path}, line {number}: not a cache entry "
-                        f'(expected a JSON object with "key" and "reply")'
-                    ) from None
-                if "model" in entry:  # entries always have it; hand-made ones may not
-                    params = entry.get("parameters") or {}
-                    recorded.setdefault(entry["model"], {})[_canonical(params)] = params
+        data = self.path.read_bytes()
+        lines = data.split(b"\n")  # the last piece is b"" when the file ends with a newline
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            entry = _entry(line)
+            if entry is None:
+                if number == len(lines):  # no newline after it: a write cut short
+                    self._set_aside_torn(data, line, number, len(replies))
+                    break
+                raise ValueError(
+                    f"{self.path}, line {number}: not a cache entry "
+                    f'(expected a JSON object with "key" and "reply")'
+                )
+            replies[entry["key"]] = entry["reply"]
+            if "model" in entry:  # entries always have it; hand-made ones may not
+                params = entry.get("parameters") or {}
+                server = entry.get("server")
+                identity = (server, _canonical(params))
+                recorded.setdefault(entry["model"], {})[identity] = (server, params)
         return replies, recorded
 
-    def _recorded_parameters(self):
-        """Replay without ``inner``: the parameters the file recorded ``self.model`` with."""
+    def _set_aside_torn(self, data, line, number, kept):
+        """Append the torn last line to ``<name>.torn`` and cut it from the cache file."""
+        sidecar = self.path.with_name(self.path.name + ".torn")
+        try:
+            with open(sidecar, "ab") as f:
+                f.write(line + b"\n")
+                f.flush()
+                os.fsync(f.fileno())
+            with open(self.path, "r+b") as f:
+                f.truncate(len(data) - len(line))
+                f.flush()
+                os.fsync(f.fileno())
+            done = f"set aside in {sidecar.name}"
+        except OSError as exc:
+            done = f"could not be set aside ({exc}); it is skipped"
+        warnings.warn(
+            f"{self.path}, line {number}: a torn last line ({len(line)} bytes, from a write "
+            f"that was interrupted) {done}; the {kept} entries before it are kept",
+            RuntimeWarning, stacklevel=4,
+        )
+
+    def _recorded_identity(self, parameters, server):
+        """Replay without ``inner``: the (server, parameters) the file recorded ``self.model`` with."""
         sets = list(self._recorded.get(self.model, {}).values())
+        if parameters is not None:
+            sets = [(srv, p) for srv, p in sets if _canonical(p) == _canonical(parameters)]
+        if server is not None:
+            sets = [(srv, p) for srv, p in sets if srv == server]
+        if len(sets) == 1:
+            found_server, found_params = sets[0]
+            return found_server, dict(found_params)
         if len(sets) > 1:
-            listed = "; ".join(_canonical(p) for p in sets)
+            params = {_canonical(p) for _, p in sets}
+            if len(params) > 1:
+                listed = "; ".join(sorted(params))
+                raise ValueError(
+                    f"{self.path.name} recorded model {self.model!r} with {len(params)} sets of "
+                    f"parameters ({listed}); pass parameters= to say which replies to replay"
+                )
+            servers = ", ".join(sorted(repr(srv) for srv, _ in sets))
             raise ValueError(
-                f"{self.path.name} recorded model {self.model!r} with {len(sets)} sets of "
-                f"parameters ({listed}); pass parameters= to say which replies to replay"
+                f"{self.path.name} recorded model {self.model!r} from {len(sets)} servers "
+                f"({servers}); pass server= to say which replies to replay"
             )
-        return dict(sets[0]) if sets else {}
+        return server, dict(parameters) if parameters is not None else {}
+
+    # -- asking ------------------------------------------------------------------
+
+    def _key(self, prompt):
+        return cache_key(self.model, prompt, self.parameters, self.server)
+
+    def _lookup(self, prompt):
+        """The recorded reply of ``prompt`` or None; falls back to an entry recorded without a server."""
+        reply = self._replies.get(self._key(prompt))
+        if reply is None and self.server is not None:
+            reply = self._replies.get(cache_key(self.model, prompt, self.parameters))
+            if reply is not None and not self._warned_legacy:
+                self._warned_legacy = True
+                warnings.warn(
+                    f"{self.path.name}: replaying replies of {self.model!r} recorded without "
+                    f"a server address (the file was written before the server was part of "
+                    f"the key), for the judge at {self.server}; the file cannot say which "
+                    "server gave them", RuntimeWarning, stacklevel=3,
+                )
+        return reply
 
     def __len__(self):
         return len(self._replies)
 
     def __contains__(self, prompt):
-        return cache_key(self.model, prompt, self.parameters) in self._replies
+        return self._lookup(prompt) is not None
 
     def __repr__(self):
         mode = "replay-only" if self.replay_only else "record/replay"
@@ -182,10 +288,10 @@ class CachedJudge:
         """Return the recorded reply for ``prompt``, asking ``inner`` on a miss."""
         if not isinstance(prompt, str):
             raise TypeError(f"prompt must be a string, got {prompt!r}")
-        key = cache_key(self.model, prompt, self.parameters)
-        if key in self._replies:
+        reply = self._lookup(prompt)
+        if reply is not None:
             self.hits += 1
-            return self._replies[key]
+            return reply
         if self.replay_only:
             short = prompt if len(prompt) <= 80 else prompt[:80] + "..."
             raise CacheMissError(
@@ -195,32 +301,72 @@ class CachedJudge:
             )
         reply = self.inner.complete(prompt)
         self.misses += 1
+        key = self._key(prompt)
+        entry = {"key": key, "model": self.model, "parameters": self.parameters,
+                 "prompt": prompt, "reply": reply}
+        if self.server is not None:
+            entry["server"] = self.server
+        self._append(entry)
         self._replies[key] = reply
-        self._recorded.setdefault(self.model, {})[_canonical(self.parameters)] = self.parameters
-        self._append({
-            "key": key, "model": self.model, "parameters": self.parameters,
-            "prompt": prompt, "reply": reply,
-        })
+        identity = (self.server, _canonical(self.parameters))
+        self._recorded.setdefault(self.model, {})[identity] = (self.server, self.parameters)
         return reply
 
     def _miss_hint(self):
         """Why a miss may not be a new prompt: the file holds this model under other settings."""
-        others = [p for c, p in self._recorded.get(self.model, {}).items()
-                  if c != _canonical(self.parameters)]
-        if others:
-            listed = "; ".join(_canonical(p) for p in others)
+        mine = (self.server, _canonical(self.parameters))
+        others = [(srv, p) for ident, (srv, p) in self._recorded.get(self.model, {}).items()
+                  if ident != mine]
+        other_params = sorted({_canonical(p) for _, p in others} - {mine[1]})
+        if other_params:
+            listed = "; ".join(other_params)
             return (f"; note: the file has replies of {self.model!r} recorded with other "
                     f"parameters ({listed}), not with {_canonical(self.parameters)}: "
                     "pass parameters= to replay those")
+        if others:
+            listed = ", ".join(sorted(repr(srv) for srv, _ in others))
+            return (f"; note: the file has replies of {self.model!r} from other servers "
+                    f"({listed}), not from {self.server!r}: pass server= to replay those")
         if self._recorded and self.model not in self._recorded:
             models = ", ".join(repr(m) for m in sorted(self._recorded))
             return f"; note: the file has no reply of {self.model!r} at all, only of {models}"
         return ""
 
+    # -- writing -------------------------------------------------------------------
+
     def _append(self, entry):
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Append one entry as one line: one write, flushed and fsync-ed.
+
+        The line is encoded before the file is opened, so a reply UTF-8 cannot
+        encode (a lone surrogate) never leaves an empty or partial file: it is
+        written with JSON escapes (``\\ud800``) instead, which read back as the
+        same string. If the file does not end with a newline (a line cut short
+        that could not be set aside), the entry starts on a new line.
+        """
         line = json.dumps(entry, sort_keys=True, ensure_ascii=False)
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(line + "\n")
-            f.flush()
+        try:
+            data = (line + "\n").encode("utf-8")
+        except UnicodeEncodeError:
+            data = (json.dumps(entry, sort_keys=True, ensure_ascii=True) + "\n").encode("ascii")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a+b", buffering=0) as f:  # unbuffered: write() is one system call
+            end = f.seek(0, os.SEEK_END)
+            if end:
+                f.seek(end - 1)
+                if f.read(1) != b"\n":
+                    data = b"\n" + data
+            written = f.write(data)  # append mode: at the end, wherever we read
+            while written < len(data):  # a short write (rare on a local disk): finish the line
+                written += f.write(data[written:])
             os.fsync(f.fileno())
+
+
+def _entry(line):
+    """A cache entry (a dict with "key" and "reply") from one line of bytes, or None."""
+    try:
+        entry = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None
+    if not isinstance(entry, dict) or "key" not in entry or "reply" not in entry:
+        return None
+    return entry
