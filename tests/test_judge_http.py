@@ -627,3 +627,185 @@ def test_retry_after_date_without_zone_is_gmt(eastern_time, monkeypatch):
 @pytest.mark.parametrize("header", ["soon", "", "  ", "nan", "Someday, 99 Foo 20xx"])
 def test_unreadable_retry_after_is_none(header):
     assert _retry_after_seconds(header) is None
+
+
+# -- time limits: a try ends at its timeout, a call at its deadline ------------------------
+
+
+class DripServer:
+    """A socket on 127.0.0.1 that answers one connection a byte at a time, then closes.
+
+    ``head`` is sent at once unless ``drip_head``; then ``n_bytes`` of body, one per
+    ``interval`` seconds. The loop is bounded (and stops when the client goes), so the
+    thread ends by itself.
+    """
+
+    def __init__(self, head, n_bytes, interval, drip_head=False, connections=1):
+        self.head, self.n_bytes, self.interval = head, n_bytes, interval
+        self.drip_head, self.connections = drip_head, connections
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(4)
+        self.sock.settimeout(5.0)
+        self.base_url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        for _ in range(self.connections):
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(5.0)
+                try:
+                    RawServer._read_request(conn)
+                    payload = self.head + b"x" * self.n_bytes
+                    start = 0 if self.drip_head else len(self.head)
+                    conn.sendall(payload[:start])
+                    for i in range(start, len(payload)):
+                        conn.sendall(payload[i:i + 1])
+                        time.sleep(self.interval)
+                except OSError:  # the client gave up
+                    pass
+
+    def close(self):
+        self.sock.close()
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture
+def drip_server():
+    servers = []
+
+    def start(*args, **kwargs):
+        servers.append(DripServer(*args, **kwargs))
+        return servers[-1]
+
+    yield start
+    for s in servers:
+        s.close()
+
+
+DRIP_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n"
+
+
+@pytest.mark.parametrize("drip_head", [False, True], ids=["body", "headers"])
+def test_a_dripping_server_is_cut_at_the_timeout(drip_server, key, drip_head):
+    # one byte every 20 ms: each read is quick, so urllib's per-read timeout never fired
+    # (before: the whole 8 s drip was read, with timeout=3 a drip took 43-57 s)
+    raw = drip_server(DRIP_HEAD, 400, 0.02, drip_head=drip_head)
+    judge = OpenAICompatibleJudge(raw.base_url, "m", api_key_env=key, timeout=0.5, max_retries=0)
+    start = time.monotonic()
+    with pytest.raises(JudgeTimeoutError, match="within 0.5 s"):
+        judge.complete("x")
+    assert time.monotonic() - start < 4.0   # the drip alone lasts 8 s
+
+
+def test_deadline_cuts_a_slow_try(server, key):
+    server.script = [("sleep", 1.5)]
+    judge = make(server, timeout=10.0, deadline=0.3)
+    with pytest.raises(JudgeTimeoutError, match="deadline of 0.3 s for the whole call"):
+        judge.complete("x")
+
+
+def test_deadline_counts_retries_and_their_waits(server, key):
+    server.script = [(500, {"error": "busy"}, {})] * 50
+    judge = make(server, deadline=0.45, max_retries=50, backoff_base=0.1, backoff_max=0.1)
+    judge._sleep = time.sleep  # real waits: they count against the deadline
+    with pytest.raises(JudgeServerError, match="no retry: waiting 0.1 s would pass the deadline "
+                                               "of 0.45 s") as info:
+        judge.complete("x")
+    assert info.value.status == 500
+    assert 3 <= len(server.requests) <= 5   # tries at about 0, 0.1, 0.2, 0.3 (0.4) s, not 51
+
+
+@pytest.mark.parametrize("kwargs", [{"deadline": 0}, {"deadline": -1.0}, {"deadline": "5"},
+                                    {"max_reply_bytes": 0}, {"max_reply_bytes": 1.5}])
+def test_bad_limits(kwargs):
+    [name] = kwargs
+    with pytest.raises((ValueError, TypeError), match=f"^{name} must be"):
+        OpenAICompatibleJudge("http://127.0.0.1:9/v1", "m", **kwargs)
+
+
+# -- size cap --------------------------------------------------------------------------
+
+
+def test_default_size_cap_is_10_mib():
+    assert OpenAICompatibleJudge("http://127.0.0.1:9/v1", "m").max_reply_bytes == 10 * 2**20
+
+
+def test_reply_announcing_more_than_the_cap_is_refused(server, key):
+    server.script = [ok("Score: 4 " + "x" * 5000)]
+    with pytest.raises(JudgeResponseError, match=r"announces \d+ bytes, more than max_reply_bytes=1000"):
+        make(server, max_reply_bytes=1000).complete("x")
+    server.script = [ok("Score: 4")]
+    assert make(server, max_reply_bytes=1000).complete("x") == "Score: 4"
+
+
+class ChunkedStream:
+    """127.0.0.1: a chunked 200 reply that would go on for ``chunks`` x 64 KiB (bounded)."""
+
+    def __init__(self, chunks=400):
+        self.chunks, self.sent = chunks, 0
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(1)
+        self.sock.settimeout(5.0)
+        self.base_url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        try:
+            conn, _ = self.sock.accept()
+        except OSError:
+            return
+        with conn:
+            conn.settimeout(5.0)
+            try:
+                RawServer._read_request(conn)
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                             b"Transfer-Encoding: chunked\r\n\r\n")
+                chunk = b"10000\r\n" + b" " * 0x10000 + b"\r\n"
+                for _ in range(self.chunks):
+                    conn.sendall(chunk)
+                    self.sent += 1
+            except OSError:  # the client stopped reading and closed
+                pass
+
+    def close(self):
+        self.sock.close()
+        self.thread.join(timeout=10)
+
+
+def test_an_endless_chunked_stream_stops_at_the_cap(key):
+    stream = ChunkedStream()
+    try:
+        judge = OpenAICompatibleJudge(stream.base_url, "m", api_key_env=key, timeout=10.0,
+                                      max_retries=0, max_reply_bytes=1_000_000)
+        # before: every byte was read (an endless stream grew to 837 MB), then "not JSON"
+        with pytest.raises(JudgeResponseError, match="longer than max_reply_bytes=1000000"):
+            judge.complete("x")
+    finally:
+        stream.close()
+    assert stream.sent < 400   # the client hung up long before the stream's end
+
+
+# -- hostile replies: always a JudgeResponseError naming what was wrong ---------------------
+
+
+@pytest.mark.parametrize("payload, why", [
+    (b'{"choices": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested too deeply"),  # RecursionError
+    (b'{"n": ' + b"1" * 5000 + b', "choices": [{"message": {"content": "Score: 4"}}]}',
+     "integer too long"),                                                              # ValueError
+    (b'{"choices": [{"message": {"content": "Score: 4 \\ud800"}}]}', "lone surrogate"),
+    (b'{"choices": [{"message": {"content": "Score: 4"}}]}\xff', "not UTF-8"),
+    (b'{"choices": [{"message": {"content": "Score: 4"}}]', "not JSON"),
+])
+def test_hostile_reply_is_a_response_error(server, key, payload, why):
+    server.script = [("raw", payload)]
+    with pytest.raises(JudgeResponseError, match=why) as info:
+        make(server).complete("x")
+    assert len(str(info.value)) < 600

@@ -53,6 +53,27 @@ unreachable server or a connection closed mid-reply
 completion :class:`JudgeResponseError`. Whatever fails inside urllib or
 http.client comes out as a :class:`JudgeError` whose message (and whose
 chain of causes: there is none) never holds the key.
+
+Time and size limits
+--------------------
+``timeout`` (default 60 s) bounds each try as a whole, from connecting to
+the last byte of the reply: a watchdog shuts the connection when it runs
+out, so a server dripping one byte a second cannot stretch a try (urllib's
+own timeout restarts at every byte read). ``deadline`` (default None)
+bounds a whole :meth:`~OpenAICompatibleJudge.complete` call: tries and the
+waits between them count against it; a try gets at most the time left, and
+a retry whose wait would end past the deadline is not made (the last HTTP
+error is raised, saying so). Both raise :class:`JudgeTimeoutError`.
+
+A reply body is read up to ``max_reply_bytes`` (default 10 MiB, far above
+any chat completion); a longer one, or an endless chunked stream, raises
+:class:`JudgeResponseError` once that many bytes have come. Error replies
+are read up to 64 KiB (their start is quoted in the message).
+
+Replies a faulty server may send (JSON nested thousands deep, an integer
+of 5,000 digits, bytes that are not UTF-8, a content holding a lone
+surrogate) raise :class:`JudgeResponseError` naming what was wrong, never
+a ``RecursionError``, ``ValueError`` or ``UnicodeEncodeError``.
 """
 
 import datetime
@@ -63,6 +84,7 @@ import json
 import math
 import os
 import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -122,6 +144,81 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
         return None  # None: "not handled here", so urllib raises HTTPError(3xx)
 
     http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+
+class _Watchdog:
+    """Ends one try at its time limit, whatever the server does meanwhile.
+
+    ``timeout`` given to urllib bounds each socket operation, not the try: a
+    server sending one byte a second never lets a read time out. The watchdog
+    remembers every socket the try opens and, when ``seconds`` have passed,
+    shuts them down, so the blocked read returns at once; ``expired`` then
+    tells the judge that the failure that follows is the time limit.
+    """
+
+    def __init__(self, seconds):
+        self.expired = False
+        self._sockets = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self):
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self._timer.cancel()
+        return False
+
+    def watch(self, sock):
+        with self._lock:
+            if self.expired:  # the limit passed while connecting
+                _shut(sock)
+            self._sockets.append(sock)
+        return sock
+
+    def _expire(self):
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                _shut(sock)
+
+
+def _shut(sock):
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:  # already closed
+        pass
+
+
+def _watched(connection_class, watchdog):
+    """An ``http.client`` connection factory whose sockets the watchdog can shut down."""
+    def make(host, **kwargs):
+        conn = connection_class(host, **kwargs)
+        create = conn._create_connection  # socket.create_connection, used by connect()
+        conn._create_connection = lambda *a, **k: watchdog.watch(create(*a, **k))
+        return conn
+    return make
+
+
+class _WatchedHTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, watchdog):
+        super().__init__()
+        self._watchdog = watchdog
+
+    def http_open(self, req):
+        return self.do_open(_watched(http.client.HTTPConnection, self._watchdog), req)
+
+
+class _WatchedHTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, watchdog):
+        super().__init__()
+        self._watchdog = watchdog
+
+    def https_open(self, req):
+        return self.do_open(_watched(http.client.HTTPSConnection, self._watchdog), req,
+                            context=self._context)
 
 
 def _retry_after_seconds(value, now=None):
@@ -193,7 +290,15 @@ class OpenAICompatibleJudge:
         Name of the environment variable holding the key, read at request
         time. The key itself is never passed to, nor kept by, this object.
     timeout : float, default 60.0
-        Seconds to wait for each reply.
+        Seconds one try may take, from connecting to the last byte of the
+        reply, however slowly the server sends it.
+    deadline : float, optional
+        Seconds one call of :meth:`complete` may take in all: every try and
+        every wait before a retry count against it (see Notes). Default
+        None: no bound beyond ``timeout`` per try and ``backoff_max`` per wait.
+    max_reply_bytes : int, default 10_485_760 (10 MiB)
+        The largest reply body read; a longer one (or an endless stream)
+        raises :class:`JudgeResponseError` once this many bytes have come.
     max_retries : int, default 3
         Further tries after a 429 or 5xx (0: try once).
     temperature : float, default 0.0
@@ -216,7 +321,20 @@ class OpenAICompatibleJudge:
     ----------
     parameters : dict
         Everything but the prompt that shapes the reply (model settings,
-        never the key); :class:`CachedJudge` puts it into its keys.
+        never the key); :class:`CachedJudge` puts it into its keys, with
+        ``base_url``.
+
+    Notes
+    -----
+    Time limits. Each try ends after ``timeout`` seconds at the latest (a
+    watchdog shuts the connection), so a server dripping one byte a second
+    cannot hold a try longer. With ``deadline``, the whole call ends after
+    ``deadline`` seconds at the latest: each try gets
+    ``min(timeout, time left)``, a retry whose wait would end past the
+    deadline is not made (the last error is raised, saying so), and a try cut
+    by the deadline raises :class:`JudgeTimeoutError`. Without ``deadline`` a
+    call can take up to ``(max_retries + 1) * timeout + max_retries *
+    backoff_max`` seconds (330 s with the defaults).
 
     Examples
     --------
@@ -241,6 +359,8 @@ class OpenAICompatibleJudge:
         backoff_max=30.0,
         extra_body=None,
         require_key=False,
+        deadline=None,
+        max_reply_bytes=10 * 2**20,
     ):
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
@@ -268,6 +388,11 @@ class OpenAICompatibleJudge:
         self.backoff_max = _positive_number(backoff_max, "backoff_max", allow_zero=True)
         self.extra_body = dict(extra_body or {})
         self.require_key = bool(require_key)
+        self.deadline = None if deadline is None else _positive_number(deadline, "deadline")
+        if (isinstance(max_reply_bytes, bool) or not isinstance(max_reply_bytes, int)
+                or max_reply_bytes < 1):
+            raise ValueError(f"max_reply_bytes must be a positive integer, got {max_reply_bytes!r}")
+        self.max_reply_bytes = max_reply_bytes
         self._sleep = time.sleep  # replaceable in tests
 
     # -- what shapes the reply (cache keys) -----------------------------------
@@ -318,11 +443,13 @@ class OpenAICompatibleJudge:
             )
         return key
 
-    def _opener(self):
-        """urllib's opener, minus redirects, and minus proxies for a server on this machine."""
+    def _opener(self, watchdog):
+        """urllib's opener, minus redirects, minus proxies for a server on this machine,
+        with connections the watchdog can end."""
         host = urllib.parse.urlsplit(self.base_url).hostname
         proxies = urllib.request.ProxyHandler({}) if _is_loopback(host) else urllib.request.ProxyHandler()
-        return urllib.request.build_opener(proxies, _NoRedirects())
+        return urllib.request.build_opener(
+            proxies, _NoRedirects(), _WatchedHTTPHandler(watchdog), _WatchedHTTPSHandler(watchdog))
 
     def complete(self, prompt):
         """Send ``prompt`` as one user message; return the reply's text.
@@ -343,41 +470,88 @@ class OpenAICompatibleJudge:
         if key is not None:
             headers["Authorization"] = f"Bearer {key}"
 
+        end = None if self.deadline is None else time.monotonic() + self.deadline
         attempt = 0
         while True:
-            reply = self._post(url, data, headers, key)
+            seconds, by_deadline = self.timeout, False
+            if end is not None and end - time.monotonic() < self.timeout:
+                seconds, by_deadline = max(end - time.monotonic(), 0.0), True
+            reply = self._post(url, data, headers, key, seconds, by_deadline)
             if isinstance(reply, bytes):
                 return self._content(reply, key)
             status, detail, retry_after, location = reply
             if status in _RETRY_STATUS and attempt < self.max_retries:
-                self._sleep(self._delay(attempt, retry_after))
-                attempt += 1
-                continue
+                delay = self._delay(attempt, retry_after)
+                if end is None or time.monotonic() + delay < end:
+                    self._sleep(delay)
+                    attempt += 1
+                    continue
+                late = (f"; no retry: waiting {delay:g} s would pass the deadline of "
+                        f"{self.deadline:g} s")
+                raise self._http_error(status, detail + late if detail else late[2:], attempt,
+                                       location)
             raise self._http_error(status, detail, attempt, location)
 
-    def _post(self, url, data, headers, key):
+    def _post(self, url, data, headers, key, seconds, by_deadline=False):
         """POST once: the body of a 2xx reply (bytes), or ``(status, detail, retry_after, location)``.
 
-        Every other failure is raised as a :class:`JudgeError`. It is built
-        inside the ``except`` clause but raised after it, so it does not chain
-        the original exception, whose text or attributes may hold the request
-        and so the key.
+        The try ends within ``seconds`` (the watchdog shuts its connection
+        then). Every other failure is raised as a :class:`JudgeError`. It is
+        built inside the ``except`` clause but raised after it, so it does not
+        chain the original exception, whose text or attributes may hold the
+        request and so the key.
         """
         error = None
-        try:
-            request = urllib.request.Request(url, data=data, headers=headers, method="POST")
-            with self._opener().open(request, timeout=self.timeout) as response:
-                return response.read()
-        except urllib.error.HTTPError as exc:  # the server answered with an error status
-            return self._status(exc, key)
-        except Exception as exc:  # noqa: BLE001 - each becomes a JudgeError below
-            error = self._translate(exc, url, key)
+        with _Watchdog(seconds) as watchdog:
+            try:
+                request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+                with self._opener(watchdog).open(request, timeout=max(seconds, 1e-3)) as response:
+                    body = self._read_body(response, url)
+                if watchdog.expired:  # a read cut by the watchdog can look like an end
+                    error = self._timeout_error(seconds, by_deadline)
+                else:
+                    return body
+            except urllib.error.HTTPError as exc:  # the server answered with an error status
+                if not watchdog.expired:
+                    return self._status(exc, key)
+                error = self._timeout_error(seconds, by_deadline)
+            except JudgeError as exc:  # the reply is too long
+                error = exc
+            except Exception as exc:  # noqa: BLE001 - each becomes a JudgeError below
+                if watchdog.expired:
+                    error = self._timeout_error(seconds, by_deadline)
+                else:
+                    error = self._translate(exc, url, key, seconds, by_deadline)
         raise error
+
+    def _read_body(self, response, url):
+        """The reply body, at most ``max_reply_bytes`` of it, else :class:`JudgeResponseError`."""
+        cap = self.max_reply_bytes
+        length = (response.headers.get("Content-Length") or "").strip()
+        length = int(length) if length.isascii() and length.isdigit() and len(length) < 20 else None
+        if length is not None and length > cap:
+            raise JudgeResponseError(
+                f"the reply of {url} announces {length} bytes, more than "
+                f"max_reply_bytes={cap}; raise max_reply_bytes= if that is expected")
+        parts, size = [], 0
+        while True:
+            chunk = response.read(min(1 << 16, cap + 1 - size))
+            if not chunk:
+                body = b"".join(parts)
+                if length is not None and size < length:  # read(n) returns short, silently
+                    raise http.client.IncompleteRead(body, length - size)
+                return body
+            parts.append(chunk)
+            size += len(chunk)
+            if size > cap:
+                raise JudgeResponseError(
+                    f"the reply of {url} is longer than max_reply_bytes={cap} bytes "
+                    "(stopped reading there); raise max_reply_bytes= if that is expected")
 
     def _status(self, exc, key):
         """``(status, detail, retry_after, location)`` of an HTTP error reply."""
         try:
-            detail = exc.read().decode("utf-8", "replace")
+            detail = exc.read(1 << 16).decode("utf-8", "replace")  # the start is enough
         except Exception:  # noqa: BLE001 - the body is a courtesy, not required
             detail = ""
         headers = exc.headers or {}
@@ -388,11 +562,11 @@ class OpenAICompatibleJudge:
         # redact before cutting, so a key that straddles the cut cannot leave a prefix behind
         return exc.code, _redact(detail, key)[:300], headers.get("Retry-After"), location
 
-    def _translate(self, exc, url, key):
+    def _translate(self, exc, url, key, seconds, by_deadline=False):
         """The :class:`JudgeError` saying what ``exc`` (from urllib or http.client) means."""
         reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
         if isinstance(reason, (socket.timeout, TimeoutError)):
-            return self._timeout_error()
+            return self._timeout_error(seconds, by_deadline)
         text = _redact(str(reason), key)[:200]
         if isinstance(exc, urllib.error.URLError):
             return JudgeConnectionError(f"cannot reach {url}: {text} (is the server running?)")
@@ -410,7 +584,12 @@ class OpenAICompatibleJudge:
             )
         return JudgeError(f"the request to {url} failed: {type(exc).__name__}: {text}")
 
-    def _timeout_error(self):
+    def _timeout_error(self, seconds, by_deadline=False):
+        if by_deadline:
+            return JudgeTimeoutError(
+                f"{self.base_url} did not reply before the deadline of {self.deadline:g} s "
+                f"for the whole call, retries included (model {self.model!r}; the last try "
+                f"had {seconds:.3g} s left); raise deadline= for slow servers")
         return JudgeTimeoutError(
             f"{self.base_url} did not reply within {self.timeout:g} s "
             f"(model {self.model!r}); raise timeout= for slow local models"
@@ -447,14 +626,22 @@ class OpenAICompatibleJudge:
         return JudgeHTTPError(f"HTTP {status} from {where}{suffix}", status)
 
     def _content(self, raw, key):
-        """The text of a chat-completions reply; errors raised outside ``except`` (no chaining)."""
-        reply = _json_or_not(raw)
-        if reply is _NOT_JSON:
-            snippet = _redact(raw.decode("utf-8", "replace"), key)[:200]
-            raise JudgeResponseError(f"the reply of {self.base_url} is not JSON: {snippet!r}")
+        """The text of a chat-completions reply; errors raised outside ``except`` (no chaining).
+
+        Whatever the body holds, the outcome is a string or a
+        :class:`JudgeResponseError` saying what was wrong: not UTF-8, not
+        JSON, nested too deeply for Python's JSON reader, an integer too long
+        to convert, no ``choices[0].message.content``, a content that is not a
+        string, or one holding a lone surrogate (``\\ud800``: not text, and
+        no file or terminal could take it).
+        """
+        reply, problem = _decode_json(raw)
+        if problem is not None:
+            snippet = _redact(raw[:400].decode("utf-8", "replace"), key)[:200]
+            raise JudgeResponseError(f"the reply of {self.base_url} is {problem}: {snippet!r}")
         content = _message_content(reply)
         if content is None:
-            snippet = _redact(json.dumps(reply), key)[:200]
+            snippet = _redact(raw[:400].decode("utf-8", "replace"), key)[:200]
             raise JudgeResponseError(
                 f"the reply of {self.base_url} has no choices[0].message.content: {snippet}"
             )
@@ -462,18 +649,39 @@ class OpenAICompatibleJudge:
             raise JudgeResponseError(
                 f"choices[0].message.content must be a string, got {type(content).__name__}"
             )
+        bad = _lone_surrogate(content)
+        if bad is not None:
+            raise JudgeResponseError(
+                f"the reply of {self.base_url} holds a lone surrogate {content[bad]!r} at "
+                f"character {bad} of choices[0].message.content (a \\uXXXX escape that is "
+                "half of a pair): it is not text; the server is faulty"
+            )
         return content
 
 
-_NOT_JSON = object()
-
-
-def _json_or_not(raw):
-    """The JSON value of UTF-8 bytes, or ``_NOT_JSON`` if they are not JSON."""
+def _decode_json(raw):
+    """``(value, None)`` for UTF-8 JSON bytes, else ``(None, what is wrong)``."""
     try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return _NOT_JSON
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"not UTF-8 (byte {exc.start})"
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"not JSON ({exc.msg} at character {exc.pos})"
+    except RecursionError:
+        return None, "JSON nested too deeply to be read"
+    except ValueError as exc:  # Python's limit on the digits of an integer
+        return None, f"JSON holding an integer too long to read ({str(exc)[:60]})"
+
+
+def _lone_surrogate(text):
+    """The index of the first surrogate code point of ``text`` (none in valid text), or None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
 
 
 def _message_content(reply):
