@@ -62,10 +62,13 @@ MAX_SHOWN = 200
 """Characters of a line or an id quoted in an error message, at most."""
 
 _INTEGER = re.compile(rb"[+-]?[0-9]+")
-# strtod's decimal form, a hexadecimal form, and its words (case-insensitive)
-_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# strtod's decimal form, a hexadecimal form, and its words (case-insensitive).
+# Each part can match a string in one way only ("[0-9]+(?:\.[0-9]*)?", never
+# "[0-9]+\.?[0-9]*"), so a failed match of a long digit string takes linear
+# time, not quadratic.
+_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _HEXADECIMAL = re.compile(
-    rb"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?")
+    rb"[+-]?0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?")
 _INFINITY = re.compile(rb"[+-]?inf(?:inity)?", re.IGNORECASE)
 _NAN = re.compile(rb"[+-]?nan(?:\([0-9A-Za-z_]*\))?", re.IGNORECASE)
 _INT64 = 2 ** 63
