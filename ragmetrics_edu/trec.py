@@ -51,7 +51,8 @@ from operator import ne
 
 import numpy as np
 
-__all__ = ["read_qrels", "read_run", "write_run", "trec_order"]
+__all__ = ["read_qrels", "read_run", "write_run", "trec_order", "read_qrels_slowly",
+           "read_run_slowly", "parse_integer", "parse_number"]
 
 # --------------------------------------------------------------- the grammar
 
