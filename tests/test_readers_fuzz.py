@@ -40,7 +40,7 @@ def _outcome(read, path):
         return None, str(exc)
 
 
-@settings(max_examples=300, deadline=None,
+@settings(max_examples=200, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=FILES, block=st.sampled_from([8, 64, 1 << 20]))
 def test_readers_raise_only_value_error_and_agree(tmp_path, data, block):
@@ -118,7 +118,7 @@ def _linear_reference(path):
     np.frombuffer(data, dtype=np.uint8) == 32  # noqa: B015
 
 
-MEMORY_BOUND = {"blanks", "long_id", "comments"}
+MEMORY_BOUND = {"blanks", "long_id", "comments", "lone_cr"}
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
