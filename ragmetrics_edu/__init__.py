@@ -4,7 +4,7 @@ Every score is "higher is better" unless its docstring says otherwise
 (DCG and CG are unbounded gains, not scores in [0, 1]).
 
 The public names below are loaded on first use, so ``import ragmetrics_edu``
-needs numpy only and stays fast; matplotlib, ipywidgets and torch are
+needs numpy only and stays fast; matplotlib, ipywidgets and the model are
 imported by the functions that need them, when they are first called.
 
 One module per notebook family:
@@ -25,6 +25,7 @@ module                 what it holds                               notebook
 ``chrf_score``         chrF and chrF++ (character n-gram F)        04
 ``qa``                 SQuAD exact match and token F1              04, 09
 ``semantic``           BERTScore with a real transformer           05
+``minilm``             the transformer (BERT, MiniLM) in NumPy     05
 ``judge``              LLM as a judge, rubrics, agreement          06
 ``rag``                RAG metrics from judge verdicts             06
 ``datasets``           the Cranfield 1400 collection               07
