@@ -507,6 +507,10 @@ def read_qrels(path):
     readable definition, which gives the same result) to name the first bad
     line.
 
+    trec_eval 10.0 itself skips one comment line before each judgement: of
+    two comment lines in a row it reads the second as a judgement (and
+    usually stops on it as malformed).  Here every comment line is skipped.
+
     Examples
     --------
     >>> import os, tempfile
