@@ -105,6 +105,7 @@ bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/bench_cli.py
 	$(PY) benchmarks/bench_generation.py --bertscore
 	$(PY) benchmarks/bench_chrf.py
+	$(PY) benchmarks/bench_judge_parsing.py
 	$(PY) benchmarks/bench_lab.py
 	$(PY) benchmarks/bench_notebooks.py
 
