@@ -5,7 +5,10 @@ sentence of an abstract, its reference the next one (sentences 1-2, 3-4, ...),
 so about 2,000 distinct sentences go through the model.
 Both libraries run all-MiniLM-L6-v2 (the shipped folder) at layer 6, no IDF,
 batch size 64, and include loading the model (bert-score loads it on every
-call; our loader is emptied first). The target is a ratio of at most 1.0.
+call; our loader is emptied first). Ours runs the transformer in NumPy (the
+default backend), bert-score in PyTorch. The target is a ratio of at most 1.5
+(the issue's bound for NumPy against torch; benchmarks/bench_minilm.py also
+times our own torch backend).
 
 One timed run of each (after an untimed warm-up on 10 pairs), as the issue
 asks; ``--repeat N`` times N runs of each, alternating the two, and keeps
@@ -94,9 +97,9 @@ def main(quick=False, repeat=1):
     runs = "one timed run" if repeat == 1 else f"best of {repeat} runs"
     print(f"BERTScore, {n} pairs, all-MiniLM-L6-v2 layer 6, CPU "
           f"({__import__('torch').get_num_threads()} threads), {runs} each")
-    print(f"  ragmetrics_edu  {t_ours:8.3f} s")
-    print(f"  bert-score      {t_theirs:8.3f} s")
-    print(f"  ratio (ours / bert-score) {t_ours / t_theirs:.2f}x   (target <= 1.0x)")
+    print(f"  ragmetrics_edu (NumPy)  {t_ours:8.3f} s")
+    print(f"  bert-score (torch)      {t_theirs:8.3f} s")
+    print(f"  ratio (ours / bert-score) {t_ours / t_theirs:.2f}x   (target <= 1.5x)")
     print(f"  max |F1 difference| {diff:.1e}")
     return t_ours / t_theirs
 
