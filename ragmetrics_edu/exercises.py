@@ -80,14 +80,29 @@ def answers(*names, namespace=None):
 
 
 def _library_functions(names):
-    """``{name: (module, function)}`` for the public ragmetrics_edu names given."""
+    """``{name: (owners, attribute, function)}`` for the ragmetrics_edu names given.
+
+    A name is public (``"average_precision"``) or dotted from the package
+    (``"semantic.score_from_similarity"``).  ``owners`` are the modules that
+    hold the function under ``attribute``: the defining module, and the
+    package itself when it exports the same function.
+    """
     import ragmetrics_edu as rm
 
     out = {}
     for name in names:
-        func = getattr(rm, name)
+        *path, attribute = name.split(".")
+        holder = rm
+        for part in path:
+            holder = getattr(holder, part)
+        func = getattr(holder, attribute)
+        owners = [holder]
         module = inspect.getmodule(func)
-        out[name] = (module, func)
+        if module is not None and module not in owners:
+            owners.append(module)
+        if getattr(rm, attribute, None) is func and rm not in owners:
+            owners.append(rm)
+        out[name] = (owners, attribute, func)
     return out
 
 
@@ -110,8 +125,8 @@ def _refuse_library(func, name, forbidden):
     held = [globs[n] for n in used if n in globs]
     held += [c.cell_contents for c in (getattr(func, "__closure__", None) or ())
              if c.cell_contents is not None]
-    for lib_name, (_, lib_func) in forbidden.items():
-        if lib_name in used or any(h is lib_func for h in held):
+    for lib_name, (_, attribute, lib_func) in forbidden.items():
+        if attribute in used or any(h is lib_func for h in held):
             raise LibraryCallRefused(
                 f"{name} calls the library's rm.{lib_name}: the point of this exercise is "
                 f"to write it yourself, from the formula (you can compare with "
@@ -121,17 +136,15 @@ def _refuse_library(func, name, forbidden):
 @contextmanager
 def _library_switched_off(forbidden, name):
     """While active, calling a forbidden library function raises :class:`LibraryCallRefused`."""
-    import ragmetrics_edu as rm
-
     saved = []
-    for lib_name, (module, lib_func) in forbidden.items():
+    for lib_name, (owners, attribute, lib_func) in forbidden.items():
         def refuse(*args, _n=lib_name, **kwargs):
             raise LibraryCallRefused(
                 f"{name} calls the library's rm.{_n}: the point of this exercise is to "
                 f"write it yourself, from the formula.")
-        for owner in (rm, module):
-            saved.append((owner, lib_name, owner.__dict__.get(lib_name, _MISSING)))
-            setattr(owner, lib_name, refuse)
+        for owner in owners:
+            saved.append((owner, attribute, owner.__dict__.get(attribute, _MISSING)))
+            setattr(owner, attribute, refuse)
     try:
         yield
     finally:
@@ -199,8 +212,9 @@ def check_function(func, cases, *, forbid=(), tol=1e-9, name=None):
         arguments (a single non-tuple argument is taken as one).  ``expected``
         comes from hand arithmetic or the seeds.
     forbid : sequence of str
-        Public ``ragmetrics_edu`` functions the answer must not call (the one
-        it implements).
+        ``ragmetrics_edu`` functions the answer must not call (the one it
+        implements): public names (``"average_precision"``) or dotted paths
+        from the package (``"semantic.score_from_similarity"``).
     tol : float
         Relative tolerance for numbers.
     name : str, optional

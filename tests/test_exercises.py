@@ -90,3 +90,16 @@ def test_check_number_by_digest_hides_the_answer(capsys):
                  f"check_number('ap', digest_={fp!r})", ns)
     with pytest.raises(TypeError):
         ex.check_number("ap")
+
+
+def test_a_dotted_library_name_is_refused_and_restored():
+    from ragmetrics_edu import semantic
+
+    original = semantic.score_from_similarity
+
+    def via_module(sim):
+        return semantic.score_from_similarity(sim)
+    with pytest.raises(ex.LibraryCallRefused, match="rm.semantic.score_from_similarity"):
+        ex.check_function(via_module, [(([[1.0]],), 1.0)],
+                          forbid=["semantic.score_from_similarity"])
+    assert semantic.score_from_similarity is original

@@ -449,3 +449,13 @@ def test_seed_table_collapsed_folds_into_details_with_the_notes():
     # Open by default, as before, and without the notes.
     assert "<details>" not in seed_table("ap_slides_q1")._repr_html_()
     assert "Cut, not rounded" not in repr(seed_table("ap_slides_q1"))
+
+
+def test_seed_table_says_a_shared_wording_slip_once():
+    from ragmetrics_edu.widgets import seed_table
+
+    # Both of the slides' "MAP" examples are one query's AP: one slip, said once.
+    table = seed_table("ap_slides_q1", "ap_slides_q2")
+    assert repr(table).count("labelled MAP") == 1
+    assert "Wording slip: the same as above." in repr(table)
+    assert table._repr_html_().count("Wording slip") == 1

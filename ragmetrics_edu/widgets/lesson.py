@@ -81,7 +81,7 @@ class SeedTable:
         return "agrees" if row["agrees"] else "differs"
 
     def __repr__(self):
-        lines = []
+        lines, seen = [], set()
         for r in self.rows:
             lines.append(f"{r['metric']} ({r['seed']}: {r['where']})")
             lines.append(f"    seed: {_stated(r['stated'])}    ragmetrics_edu: "
@@ -89,7 +89,10 @@ class SeedTable:
             if r["erratum"]:
                 lines.append(f"    Erratum: {r['erratum']}")
             if r["label_erratum"]:
-                lines.append(f"    Wording slip: {r['label_erratum']}")
+                said = r["label_erratum"] in seen
+                seen.add(r["label_erratum"])
+                lines.append("    Wording slip: the same as above." if said
+                             else f"    Wording slip: {r['label_erratum']}")
             if self.collapsed and r.get("note"):
                 lines.append(f"    Note: {r['note']}")
         if self.collapsed:
@@ -102,7 +105,7 @@ class SeedTable:
         out = ['<table style="border-collapse:collapse;font-size:13px">', "<tr>"]
         out += [f'<th style="{cell}">{h}</th>' for h in head]
         out.append("</tr>")
-        boxes = []
+        boxes, shown = [], set()
         for r in self.rows:
             verdict = self._verdict(r)
             mark = {"agrees": "&#10003;", "erratum": "&#9888; erratum"}.get(verdict, verdict)
@@ -119,7 +122,8 @@ class SeedTable:
                     'padding:6px 10px;margin:6px 0">'
                     f"<b>Erratum ({html.escape(r['metric'])}).</b> "
                     f"{html.escape(r['erratum'])}</div>")
-            if r["label_erratum"]:
+            if r["label_erratum"] and r["label_erratum"] not in shown:
+                shown.add(r["label_erratum"])
                 boxes.append(
                     '<div style="border-left:4px solid #8a8a8a;background:#f4f4f4;'
                     'padding:6px 10px;margin:6px 0">'
