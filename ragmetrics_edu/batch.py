@@ -110,20 +110,24 @@ Examples
 import dataclasses
 import math
 import numbers
+import re
 from collections.abc import Mapping
 from itertools import chain, compress, islice, repeat
 
 import numpy as np
 
 from ._report import Report
-from ._validation import check_k_text, describe_int
+from ._validation import check_choice, check_k_text, describe_int, shorten
 from .conventions import PRESETS, evaluate_as, get_preset
 from .graded import _dcg_overflow, _gains
+from .order_aware import ELEVEN_POINTS
+from .user_models import RBP_GAINS
 
 __all__ = ["evaluate", "Report", "METRICS"]
 
 METRICS = {
-    # name: (cut-off "required" / "optional", what it is, trec_eval's name)
+    # name: (cut-off "required" / "optional" / "none" / "level", what it is,
+    #        the reference's name)
     "P": ("required", "precision at k", "P_k"),
     "recall": ("required", "recall at k", "recall_k"),
     "f1": ("required", "harmonic mean of P@k and recall@k", None),
@@ -132,8 +136,31 @@ METRICS = {
     "map": ("optional", "average precision", "map / map_cut_k"),
     "ndcg": ("optional", "normalized discounted cumulative gain", "ndcg / ndcg_cut_k"),
     "dcg": ("required", "discounted cumulative gain at k", None),
+    "rprec": ("none", "R-precision: precision at rank R", "Rprec"),
+    "iprec": ("level", "interpolated precision at a recall level in [0, 1]",
+              "iprec_at_recall_0.50 (for iprec@0.5)"),
+    "11pt": ("none", "11-point interpolated average precision", "11pt_avg"),
+    "bpref": ("none", "binary preference: relevant above judged non-relevant", "bpref"),
+    "judged": ("optional", "fraction of the top k that has a judgement",
+               "ir_measures Judged@k"),
+    "err": ("optional", "expected reciprocal rank (Chapelle et al. 2009)",
+            "gdeval err@k (ir_measures ERR@k)"),
+    "rbp": ("none", "rank-biased precision (Moffat & Zobel 2008)",
+            "cwl-eval RBP (ir_measures RBP(p=0.8, rel=1))"),
+    "rbp_residual": ("none", "weight of the ranks RBP could not judge",
+                     "cwl-eval's RBP residual"),
 }
-"""The metric families :func:`evaluate` knows, by the name written before ``@k``."""
+"""The metric families :func:`evaluate` knows, by the name written before ``@``."""
+
+PARAMETERS = {
+    "err": {"max_grade": 4},
+    "rbp": {"p": 0.8, "gain": "binary", "max_grade": 4},
+    "rbp_residual": {"p": 0.8},
+}
+"""The named parameters of a family and their defaults: ``"rbp(p=0.9)"``, ``"err(max_grade=3)@20"``."""
+
+_NEEDS_JUDGED = {"bpref", "judged", "rbp_residual"}
+"""Families that need the ranks of every judged document, not only the relevant ones."""
 
 MISSING_POLICIES = ("ignore", "zero")
 """What :func:`evaluate` does with judged queries missing from the run."""
@@ -146,36 +173,128 @@ def _known_metrics():
     """Return the list of metric name patterns, for error messages."""
     names = []
     for base, (cut, _, _) in METRICS.items():
-        names.append(f"{base}@k" if cut == "required" else f"{base}, {base}@k")
+        if base in PARAMETERS:
+            defaults = ", ".join(f"{key}={value}" for key, value in PARAMETERS[base].items())
+            base = f"{base}, {base}({defaults})"
+        names.append({"required": f"{base}@k", "optional": f"{base}, {base}@k",
+                      "none": base, "level": f"{base}@r (r in [0, 1])"}[cut])
     return ", ".join(names)
 
 
-def _parse_metric(name):
-    """Split a metric name such as ``"ndcg@10"`` into ``("ndcg", 10)``.
+@dataclasses.dataclass(frozen=True)
+class _Metric:
+    """A parsed metric name: ``"err(max_grade=3)@20"`` is family ``err``, k 20, max_grade 3."""
 
-    The cut-off is None when the name has none (``"map"``).
+    name: str
+    base: str
+    k: object = None            # int, None (whole ranking), or the recall level of iprec
+    params: tuple = ()          # ((key, value), ...) of the named parameters
+
+    def __getitem__(self, key):
+        return dict(self.params)[key]
+
+
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
+"""A parameter's number: ASCII digits with an optional decimal point (no sign, no exponent)."""
+
+
+def _parse_number(text, what, name):
+    """``text`` as a float, if it is a plain decimal number; else a ValueError naming the metric."""
+    if len(text) > 40 or not _NUMBER.fullmatch(text):
+        raise ValueError(
+            f"{what} must be a decimal number such as 0.8, got {shorten(text)} "
+            f"in metric {shorten(name)}"
+        )
+    return float(text)
+
+
+def _parse_parameters(text, base, name):
+    """The ``key=value`` pairs written between parentheses, checked, with the defaults."""
+    values = dict(PARAMETERS[base])
+    for item in text.split(","):
+        key, equals, value = (part.strip() for part in item.partition("="))
+        if not equals or key not in values:
+            known = ", ".join(f"{k}=..." for k in values)
+            raise ValueError(
+                f"metric {shorten(name)}: {base} takes the parameters {known}, "
+                f"got {shorten(item.strip())}"
+            )
+        if key == "gain":
+            check_choice(value, RBP_GAINS, name=f"the gain of {shorten(name)}")
+            values[key] = value
+        else:
+            values[key] = _parse_number(value, key, name)
+    if "p" in values and not 0.0 < values["p"] < 1.0:
+        raise ValueError(
+            f"{base}: the persistence p must be strictly between 0 and 1, got "
+            f"p={values['p']!r} in metric {shorten(name)}"
+        )
+    if "max_grade" in values:
+        if not values["max_grade"] > 0:
+            raise ValueError(
+                f"{base}: max_grade must be a positive number, got "
+                f"{values['max_grade']!r} in metric {shorten(name)}"
+            )
+        if values["max_grade"] > 1023:  # 2**max_grade must be a finite float
+            raise ValueError(
+                f"{base}: max_grade must be at most 1023 (2**max_grade must fit in a "
+                f"float), got {values['max_grade']!r} in metric {shorten(name)}"
+            )
+    return tuple(values.items())
+
+
+def _parse_metric(name):
+    """Parse a metric name such as ``"ndcg@10"``, ``"iprec@0.5"`` or ``"rbp(p=0.9)"``.
+
+    Returns a :class:`_Metric`; its cut-off is None when the name has none
+    (``"map"``).
     """
     if not isinstance(name, str):
         raise TypeError(f"metric names must be strings, got {name!r}")
-    base, at, k_text = name.partition("@")
+    head, at, k_text = name.partition("@")
+    base, parenthesis, inside = head.partition("(")
     if base not in METRICS:
         raise ValueError(
-            f"unknown metric {name!r}; the known metrics are: {_known_metrics()} "
+            f"unknown metric {shorten(name)}; the known metrics are: {_known_metrics()} "
             f"(k a positive integer, e.g. 'ndcg@10')"
         )
-    if not at:
-        if METRICS[base][0] == "required":
+    params = tuple(PARAMETERS.get(base, {}).items())
+    if parenthesis:
+        if base not in PARAMETERS:
             raise ValueError(
-                f"metric {name!r} needs a cut-off k, e.g. '{base}@10'"
+                f"metric {shorten(name)}: {base} takes no parameters (only "
+                f"{', '.join(PARAMETERS)} do)"
             )
-        return base, None
+        if not inside.endswith(")"):
+            raise ValueError(
+                f"metric {shorten(name)}: the parameters must end with ')', e.g. 'rbp(p=0.9)'"
+            )
+        params = _parse_parameters(inside[:-1], base, name)
+    cut = METRICS[base][0]
+    if cut == "level":  # "iprec@0.5": a recall level
+        if not at:
+            raise ValueError(f"metric {shorten(name)} needs a recall level, e.g. '{base}@0.5'")
+        level = _parse_number(k_text, "the recall level", name)
+        if not 0.0 <= level <= 1.0:
+            raise ValueError(
+                f"{base}: the recall level must be in [0, 1], got {k_text} in metric "
+                f"{shorten(name)}"
+            )
+        return _Metric(name, base, level, params)
+    if not at:
+        if cut == "required":
+            raise ValueError(
+                f"metric {shorten(name)} needs a cut-off k, e.g. '{base}@10'"
+            )
+        return _Metric(name, base, None, params)
+    if cut == "none":
+        raise ValueError(f"metric {shorten(name)} takes no cut-off, write '{base}'")
     # "P@10": the cut-off must be written as a positive integer
-    k = check_k_text(k_text, metric=name)
-    return base, k
+    return _Metric(name, base, check_k_text(k_text, metric=name), params)
 
 
 def _check_metrics(metrics):
-    """Return the metric names as a list of ``(name, base, k)``, without repeats."""
+    """Return the metric names as a list of :class:`_Metric`, without repeats."""
     if isinstance(metrics, str):
         metrics = [metrics]
     if not hasattr(metrics, "__iter__"):
@@ -183,10 +302,10 @@ def _check_metrics(metrics):
     parsed = []
     seen = set()
     for name in metrics:
-        base, k = _parse_metric(name)
+        metric = _parse_metric(name)
         if name not in seen:
             seen.add(name)
-            parsed.append((name, base, k))
+            parsed.append(metric)
     if not parsed:
         raise ValueError(
             f"metrics must name at least one metric; the known metrics are: "
@@ -413,9 +532,10 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None):
 
     queries = _select_queries(qrels, run)            # 1. which queries are scored
     data = _flatten(qrels, run, queries, conv.scores)  # 2. validate, into flat arrays
-    hits = _rank_relevant(data)                      # 3. rank the relevant documents
-    values = {name: _KERNELS[base](hits, k, conv.gain)  # 4. one kernel per metric
-              for name, base, k in parsed}
+    hits = _rank_relevant(data, judged=any(         # 3. rank the relevant documents
+        m.base in _NEEDS_JUDGED for m in parsed))    # (and the judged ones if needed)
+    values = {m.name: _KERNELS[m.base](hits, m, conv)  # 4. one kernel per metric
+              for m in parsed}
     return _aggregate(values, queries, hits, conv)   # 5. per query and means
 
 
@@ -569,6 +689,15 @@ def _score_keys(values, scores):
 
 
 @dataclasses.dataclass
+class _Ranked:
+    """Judged retrieved documents, sorted by query then rank."""
+
+    query: np.ndarray
+    rank: np.ndarray
+    grade: np.ndarray
+
+
+@dataclasses.dataclass
 class _Hits:
     """Step 3: the ranks of the relevant retrieved documents ("hits").
 
@@ -589,6 +718,8 @@ class _Hits:
     ideal_query: np.ndarray
     ideal_rank: np.ndarray
     ideal_grade: np.ndarray
+    starts: np.ndarray        # where each query's hits start
+    judged: object            # a _Ranked of every judged retrieved document, or None
 
     @property
     def n_queries(self):
@@ -604,7 +735,7 @@ class _Hits:
         return f"document {docid!r} of query {qid!r}"
 
 
-def _rank_relevant(data):
+def _rank_relevant(data, judged=False):
     r"""The rank of every relevant retrieved document, as trec_eval orders a run.
 
     One uint64 key per document: its query in the high 32 bits, its score
@@ -612,26 +743,31 @@ def _rank_relevant(data):
     (ascending) sorts the keys: by query, then by score.  A hit's rank is
     1 + the number of documents of its query with a larger key (two binary
     searches), + the number of tied documents with a larger id
-    (:func:`_count_larger_ids`, only for hits that tie).
+    (:func:`_count_larger_ids`, only for hits that tie).  With
+    ``judged=True`` every judged document is ranked, not only the relevant
+    ones (bpref, judged@k and RBP's residual need them).
     """
     n_queries, grades, judged_query = data.n_queries, data.grades, data.judged_query
     is_relevant = grades >= 1  # trec_eval's default relevance level
     relevant = np.flatnonzero(is_relevant)
     n_relevant = np.bincount(judged_query[relevant], minlength=n_queries)
-    # Look each relevant document up in its query's run: its score, or NaN if
-    # it was not retrieved.  Only relevant documents can change a metric, so
-    # the (often many) non-relevant judgements are never looked up.
-    relevant_ids = list(compress(chain.from_iterable(data.judgements), is_relevant.tolist()))
-    relevant_scores = np.fromiter(
+    # Look each document up in its query's run: its score, or NaN if it was
+    # not retrieved.  Only relevant documents can change most metrics, so
+    # the (often many) non-relevant judgements are looked up only if needed.
+    looked_up = np.ones(len(grades), dtype=bool) if judged else is_relevant
+    positions = np.flatnonzero(looked_up)
+    n_looked_up = np.bincount(judged_query[positions], minlength=n_queries)
+    ids = list(compress(chain.from_iterable(data.judgements), looked_up.tolist()))
+    scores = np.fromiter(
         map(
             dict.get,
-            # each query's ranking, once per relevant document of the query
-            chain.from_iterable(map(repeat, data.rankings, n_relevant.tolist())),
-            relevant_ids,
+            # each query's ranking, once per document looked up in it
+            chain.from_iterable(map(repeat, data.rankings, n_looked_up.tolist())),
+            ids,
             repeat(math.nan),
         ),
         dtype=np.float64,
-        count=len(relevant),
+        count=len(positions),
     )
 
     sorted_keys = data.score_keys.copy()
@@ -641,33 +777,42 @@ def _rank_relevant(data):
     run_keys |= sorted_keys
     del sorted_keys
 
-    # Hits are put in key order: binary searches with sorted needles are
-    # much faster.  ``which`` is each hit's index among the relevant entries.
-    which = np.flatnonzero(~np.isnan(relevant_scores))
-    hit_score_keys = data.key_of(relevant_scores[which])
-    hit_keys = query_bits[judged_query[relevant[which]]] | hit_score_keys
-    order = np.argsort(hit_keys, kind="stable")
-    which, hit_keys, hit_score_keys = which[order], hit_keys[order], hit_score_keys[order]
-    hit_positions = relevant[which]
-    hit_query = judged_query[hit_positions]
-    first_equal = np.searchsorted(run_keys, hit_keys, side="left")
-    after_equal = np.searchsorted(run_keys, hit_keys, side="right")
-    query_end = data.run_starts[hit_query] + data.run_sizes[hit_query]
-    hit_ranks = 1 + (query_end - after_equal)  # 1 + number of higher scores
+    # The retrieved ones are put in key order: binary searches with sorted
+    # needles are much faster.  ``which`` is their index among those looked up.
+    which = np.flatnonzero(~np.isnan(scores))
+    found_score_keys = data.key_of(scores[which])
+    found_keys = query_bits[judged_query[positions[which]]] | found_score_keys
+    order = np.argsort(found_keys, kind="stable")
+    which, found_keys = which[order], found_keys[order]
+    found_positions = positions[which]
+    found_query = judged_query[found_positions]
+    first_equal = np.searchsorted(run_keys, found_keys, side="left")
+    after_equal = np.searchsorted(run_keys, found_keys, side="right")
+    query_end = data.run_starts[found_query] + data.run_sizes[found_query]
+    found_ranks = 1 + (query_end - after_equal)  # 1 + number of higher scores
     # Tied scores: documents with a larger id come first (trec_eval).
     tied = (after_equal - first_equal) > 1
     if tied.any():
-        hit_ranks[tied] += _count_larger_ids(
-            data, hit_query[tied], first_equal[tied], after_equal[tied],
-            [relevant_ids[i] for i in which[tied].tolist()],
+        found_ranks[tied] += _count_larger_ids(
+            data, found_query[tied], first_equal[tied], after_equal[tied],
+            [ids[i] for i in which[tied].tolist()],
         )
 
-    # Sort the hits by (query, rank): bincount then adds them in rank order,
-    # the order in which trec_eval sums, so even the rounding is the same.
+    # Sort by (query, rank): bincount then adds them in rank order, the
+    # order in which trec_eval sums, so even the rounding is the same.
     # (One stable sort of query * (largest rank + 1) + rank: faster than
     # np.lexsort on the two.)
-    order = np.argsort(hit_query * (int(data.run_sizes.max()) + 1) + hit_ranks, kind="stable")
-    hit_query, hit_ranks, hit_positions = hit_query[order], hit_ranks[order], hit_positions[order]
+    order = np.argsort(found_query * (int(data.run_sizes.max()) + 1) + found_ranks,
+                       kind="stable")
+    found_query, found_ranks, found_positions = (
+        found_query[order], found_ranks[order], found_positions[order])
+    ranked_judged = None
+    if judged:
+        ranked_judged = _Ranked(found_query, found_ranks, grades[found_positions])
+        keep = ranked_judged.grade >= 1
+        found_query, found_ranks, found_positions = (
+            found_query[keep], found_ranks[keep], found_positions[keep])
+    hit_query, hit_ranks, hit_positions = found_query, found_ranks, found_positions
     # i = 1, 2, ... : the position of each hit among its query's hits
     hits_per_query = np.bincount(hit_query, minlength=n_queries)
     hit_starts = np.cumsum(hits_per_query) - hits_per_query
@@ -687,7 +832,8 @@ def _rank_relevant(data):
     return _Hits(data=data, n_relevant=n_relevant, query=hit_query, rank=hit_ranks,
                  grade=grades[hit_positions], index=hit_index, position=hit_positions,
                  first_rank=first_rank, relevant=relevant, ideal_query=ideal_query,
-                 ideal_rank=ideal_ranks, ideal_grade=ideal_grades)
+                 ideal_rank=ideal_ranks, ideal_grade=ideal_grades,
+                 starts=hit_starts, judged=ranked_judged)
 
 
 # --- Step 4: the per-metric kernels ------------------------------------------
@@ -711,32 +857,32 @@ def _found(hits, k):
     return hits.per_query_sum(hits.query, _in_top(hits.rank, k))
 
 
-def _precision(hits, k, gain):
-    return _found(hits, k) / k
+def _precision(hits, metric, conv):
+    return _found(hits, metric.k) / metric.k
 
 
-def _recall(hits, k, gain):
-    return _safe_divide(_found(hits, k), hits.n_relevant)
+def _recall(hits, metric, conv):
+    return _safe_divide(_found(hits, metric.k), hits.n_relevant)
 
 
-def _f1(hits, k, gain):
-    p, r = _precision(hits, k, gain), _recall(hits, k, gain)
+def _f1(hits, metric, conv):
+    p, r = _precision(hits, metric, conv), _recall(hits, metric, conv)
     return _safe_divide(2 * p * r, p + r)
 
 
-def _hit_rate(hits, k, gain):
-    return (_found(hits, k) > 0).astype(np.float64)
+def _hit_rate(hits, metric, conv):
+    return (_found(hits, metric.k) > 0).astype(np.float64)
 
 
-def _reciprocal_rank(hits, k, gain):
+def _reciprocal_rank(hits, metric, conv):
     v = 1.0 / hits.first_rank  # 1 / inf = 0 when nothing relevant was found
-    if k is not None:
-        v[hits.first_rank > k] = 0.0
+    if metric.k is not None:
+        v[hits.first_rank > metric.k] = 0.0
     return v
 
 
-def _average_precision(hits, k, gain):
-    precisions = (hits.index / hits.rank) * _in_top(hits.rank, k)
+def _average_precision(hits, metric, conv):
+    precisions = (hits.index / hits.rank) * _in_top(hits.rank, metric.k)
     return _safe_divide(hits.per_query_sum(hits.query, precisions), hits.n_relevant)
 
 
@@ -764,27 +910,169 @@ def _check_finite(hits, sums, gain):
     return sums
 
 
-def _dcg(hits, k, gain):
-    terms = _dcg_terms(hits.grade, hits.rank, _in_top(hits.rank, k), gain,
+def _dcg(hits, metric, conv):
+    terms = _dcg_terms(hits.grade, hits.rank, _in_top(hits.rank, metric.k), conv.gain,
                        lambda i: hits.document(hits.position[i]))
-    return _check_finite(hits, hits.per_query_sum(hits.query, terms), gain)
+    return _check_finite(hits, hits.per_query_sum(hits.query, terms), conv.gain)
 
 
-def _ndcg(hits, k, gain):
+def _ndcg(hits, metric, conv):
     def ideal_document(i):  # one document of the i-th ideal entry's query and grade
         q, g = hits.ideal_query[i], hits.ideal_grade[i]
         same = (hits.ideal_query == q) & (hits.data.grades[hits.relevant] == g)
         return hits.document(hits.relevant[np.flatnonzero(same)[0]])
 
-    terms = _dcg_terms(hits.ideal_grade, hits.ideal_rank, _in_top(hits.ideal_rank, k),
-                       gain, ideal_document)
-    idcg = _check_finite(hits, hits.per_query_sum(hits.ideal_query, terms), gain)
-    return _safe_divide(_dcg(hits, k, gain), idcg)
+    terms = _dcg_terms(hits.ideal_grade, hits.ideal_rank, _in_top(hits.ideal_rank, metric.k),
+                       conv.gain, ideal_document)
+    idcg = _check_finite(hits, hits.per_query_sum(hits.ideal_query, terms), conv.gain)
+    return _safe_divide(_dcg(hits, metric, conv), idcg)
+
+
+# --- the measures of the precision-recall curve and of incomplete judgements
+
+def _r_precision(hits, metric, conv):
+    """Relevant documents in the top R, over R (trec_eval's Rprec)."""
+    in_top_r = hits.rank <= hits.n_relevant[hits.query]
+    return _safe_divide(hits.per_query_sum(hits.query, in_top_r), hits.n_relevant)
+
+
+def _interpolated_precision_at(hits, level, convention):
+    """Interpolated precision at one recall level, for every query.
+
+    The level becomes a number c of relevant documents (trec_eval 9:
+    ``int(level * R + 0.9)``; trec_eval 10: ``level * R`` rounded half up);
+    the value is the best precision ``i / r_i`` of the i-th hit for i >= c
+    (precision only rises at a hit), 0 if fewer than c were found or R = 0.
+    """
+    x = level * hits.n_relevant
+    if convention == "trec_eval_10":
+        needed = np.floor(x)
+        needed += (x - needed) >= 0.5
+    else:
+        needed = np.floor(x + 0.9)
+    needed = np.maximum(needed.astype(np.int64), 1)
+    n_hits = np.bincount(hits.query, minlength=hits.n_queries)
+    reached = (n_hits >= needed) & (hits.n_relevant > 0)
+    out = np.zeros(hits.n_queries)
+    if not reached.any():
+        return out
+    # the maximum of precision[start + needed - 1 : start + n_hits] of each
+    # query reached: one np.maximum.reduceat over (from, to) pairs
+    precision = np.append(hits.index / hits.rank, 0.0)  # one extra: "to" may be the end
+    q = np.flatnonzero(reached)
+    bounds = np.empty(2 * len(q), dtype=np.int64)
+    bounds[0::2] = hits.starts[q] + needed[q] - 1
+    bounds[1::2] = hits.starts[q] + n_hits[q]
+    out[q] = np.maximum.reduceat(precision, bounds)[0::2]
+    return out
+
+
+def _iprec_convention(conv):
+    """trec_eval 10.0 rounds a recall level to relevant documents differently from 9.x."""
+    return "trec_eval_10" if conv.scores == "float64" else "trec_eval_9"
+
+
+def _interpolated_precision(hits, metric, conv):
+    return _interpolated_precision_at(hits, metric.k, _iprec_convention(conv))
+
+
+def _eleven_point(hits, metric, conv):
+    total = np.zeros(hits.n_queries)
+    for level in ELEVEN_POINTS:
+        total += _interpolated_precision_at(hits, level, _iprec_convention(conv))
+    return total / len(ELEVEN_POINTS)
+
+
+def _bpref(hits, metric, conv):
+    """trec_eval's bpref: each relevant hit loses min(n, R) / min(N, R) for n judged non-relevant above it.
+
+    Judged non-relevant means grade 0 (a negative grade is skipped, as an
+    unjudged document is); N counts them in the qrels, retrieved or not.
+    """
+    ranked, n_queries = hits.judged, hits.n_queries
+    data = hits.data
+    is_nonrelevant = ranked.grade == 0
+    n_nonrelevant = np.bincount(data.judged_query[data.grades == 0], minlength=n_queries)
+    # judged non-relevant documents above each entry (a cumulative count
+    # restarted at every query)
+    count = np.cumsum(is_nonrelevant)
+    per_query = np.bincount(ranked.query, minlength=n_queries)
+    before_query = np.concatenate(([0], count))[np.cumsum(per_query) - per_query]
+    above = (count - is_nonrelevant) - before_query[ranked.query]
+    relevant = ranked.grade >= 1
+    query, above = ranked.query[relevant], above[relevant]
+    r = hits.n_relevant[query]
+    denominator = np.minimum(n_nonrelevant[query], r)
+    terms = np.ones(len(query))
+    some = above > 0  # then N >= 1 and the denominator is at least 1
+    terms[some] = 1.0 - np.minimum(above[some], r[some]) / denominator[some]
+    return _safe_divide(hits.per_query_sum(query, terms), hits.n_relevant)
+
+
+def _judged(hits, metric, conv):
+    """Judged documents in the top k over the documents in the top k (ir_measures' Judged@k)."""
+    ranked = hits.judged
+    found = hits.per_query_sum(ranked.query, _in_top(ranked.rank, metric.k))
+    depth = hits.data.run_sizes if metric.k is None else np.minimum(hits.data.run_sizes, metric.k)
+    return _safe_divide(found, depth)
+
+
+def _check_max_grade(hits, metric):
+    """Raise unless the metric's max_grade is at least every grade of the qrels."""
+    max_grade, grades = metric["max_grade"], hits.data.grades
+    if len(grades) and grades.max() > max_grade:
+        worst = int(np.argmax(grades))
+        raise ValueError(
+            f"{metric.base}: max_grade={max_grade:g} is below the largest grade in the "
+            f"qrels, {int(grades[worst])} ({hits.document(worst)}), in metric "
+            f"{shorten(metric.name)}; write max_grade={int(grades[worst])} or more"
+        )
+    return max_grade
+
+
+def _err(hits, metric, conv):
+    r"""gdeval's ERR@k: :math:`\sum_i \frac{R_i}{r_i} \prod_{j < i} (1 - R_j)`, R = (2^g - 1) / 2^max.
+
+    Only relevant documents have R > 0, so the product runs over the hits
+    above; it is built hit by hit (the i-th hits of every query at once),
+    multiplying in the same order as the readable function.
+    """
+    max_grade = _check_max_grade(hits, metric)
+    used = _in_top(hits.rank, metric.k)
+    stop = (np.power(2.0, hits.grade.astype(np.float64)) - 1.0) / 2.0 ** max_grade
+    reach = np.ones(len(stop))  # prod_{j < i} (1 - R_j)
+    for i in range(2, int(hits.index.max(initial=0)) + 1):
+        now = np.flatnonzero(hits.index == i)
+        reach[now] = reach[now - 1] * (1.0 - stop[now - 1])
+    terms = np.where(used, reach * stop / hits.rank, 0.0)
+    return hits.per_query_sum(hits.query, terms)
+
+
+def _rbp_weights(ranks, p):
+    """(1 - p) p**(rank - 1): the weight of a rank for a user of persistence p."""
+    return (1.0 - p) * np.power(p, ranks - 1.0)
+
+
+def _rbp(hits, metric, conv):
+    """cwl-eval's RBP: binary gain (grade >= 1), or grade / max_grade."""
+    weights = _rbp_weights(hits.rank, metric["p"])
+    if metric["gain"] == "graded":
+        weights = weights * (hits.grade / _check_max_grade(hits, metric))
+    return hits.per_query_sum(hits.query, weights)
+
+
+def _rbp_residual(hits, metric, conv):
+    """1 - the weight of the judged ranks: the unjudged ranks and those beyond the ranking."""
+    ranked = hits.judged
+    return 1.0 - hits.per_query_sum(ranked.query, _rbp_weights(ranked.rank, metric["p"]))
 
 
 _KERNELS = {
     "P": _precision, "recall": _recall, "f1": _f1, "hit_rate": _hit_rate,
     "mrr": _reciprocal_rank, "map": _average_precision, "dcg": _dcg, "ndcg": _ndcg,
+    "rprec": _r_precision, "iprec": _interpolated_precision, "11pt": _eleven_point,
+    "bpref": _bpref, "judged": _judged, "err": _err, "rbp": _rbp,
+    "rbp_residual": _rbp_residual,
 }
 """The kernel of each metric family of :data:`METRICS`."""
 
