@@ -67,6 +67,28 @@ trec_eval's own C code.
 ``k``), ``f1@k`` and ``dcg@k`` are not trec_eval measures; they follow the
 same rules.
 
+The measures of notebooks 02, 03 and 07 follow the same ranking and are
+defined by the readable one-query functions, which the tests compare this
+path with:
+
+* ``rprec``: :func:`ragmetrics_edu.order_aware.r_precision`, trec_eval ``Rprec``;
+* ``iprec@0.5``: :func:`ragmetrics_edu.order_aware.interpolated_precision`,
+  trec_eval ``iprec_at_recall_0.50``;
+* ``11pt``: :func:`ragmetrics_edu.order_aware.eleven_point_average_precision`,
+  trec_eval ``11pt_avg`` (which gives NaN, 0/0, for an empty ranking; 0 here);
+* ``bpref``: :func:`ragmetrics_edu.incomplete.bpref`, trec_eval ``bpref``;
+* ``judged@k``: :func:`ragmetrics_edu.incomplete.judged_at_k`, ir_measures
+  ``Judged@k``;
+* ``err@k``: :func:`ragmetrics_edu.user_models.err_at_k`, gdeval's ``err@k``;
+* ``rbp(p=0.8)``: :func:`ragmetrics_edu.user_models.rank_biased_precision`,
+  cwl-eval's RBP, and ``rbp_residual(p=0.8)``:
+  :func:`ragmetrics_edu.user_models.rbp_residual`.
+
+Under ``conventions="trec_eval10"`` a recall level becomes a number of
+relevant documents as trec_eval 10.0 rounds it (``iprec``, ``11pt``).
+``err`` and graded ``rbp`` refuse a ``max_grade`` below the largest grade of
+the qrels (retrieved or not).
+
 How the fast path works
 -----------------------
 Python dictionaries are slow to loop over one document at a time, so the code
@@ -408,7 +430,19 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None):
         Names among ``"P@k"``, ``"recall@k"``, ``"f1@k"``, ``"hit_rate@k"``,
         ``"mrr"``, ``"mrr@k"``, ``"map"``, ``"map@k"``, ``"ndcg"``,
         ``"ndcg@k"``, ``"dcg@k"``, with ``k`` a positive integer written in
-        the name (``"ndcg@10"``).  A single string is accepted too.
+        the name (``"ndcg@10"``); and the measures of the precision-recall
+        curve, incomplete judgements and user models: ``"rprec"``
+        (trec_eval ``Rprec``), ``"iprec@r"`` with a recall level ``r`` in
+        [0, 1] (``"iprec@0.5"`` = trec_eval ``iprec_at_recall_0.50``),
+        ``"11pt"`` (``11pt_avg``), ``"bpref"``, ``"judged"`` /
+        ``"judged@k"`` (ir_measures ``Judged@k``), ``"err"`` / ``"err@k"``
+        (gdeval's ERR; ``"err(max_grade=4)@20"`` names gdeval's default
+        top grade), ``"rbp(p=0.8)"`` (cwl-eval's binary RBP; ``"rbp"`` is
+        p = 0.8; ``"rbp(p=0.8, gain=graded, max_grade=4)"`` the graded
+        form) and ``"rbp_residual(p=0.8)"`` (the weight of the unjudged
+        ranks and of those beyond the ranking).  Each is defined by the
+        readable function of its module (see the module docstring).  A
+        single string is accepted too.
     missing : {"ignore", "zero"}, optional
         A query judged in ``qrels`` but absent from ``run``: ``"ignore"``
         leaves it out of the means (trec_eval's default, and the default
