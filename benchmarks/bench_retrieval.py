@@ -9,6 +9,7 @@ Usage::
     python benchmarks/bench_retrieval.py           # full size
     python benchmarks/bench_retrieval.py --quick   # 1,000 queries x 50
     python benchmarks/bench_retrieval.py --heavy-ties --no-ranx  # scores 0-4
+    python benchmarks/bench_retrieval.py --new-measures --no-ranx  # + rprec, iprec, 11pt, bpref
 
 What is timed, in one run:
 
@@ -45,6 +46,10 @@ METRICS = ["P@10", "recall@10", "ndcg@10", "map", "mrr"]
 TREC_MEASURES = {"P_10", "recall_10", "ndcg_cut_10", "map", "recip_rank"}
 TREC_NAMES = dict(zip(METRICS, ["P_10", "recall_10", "ndcg_cut_10", "map", "recip_rank"]))
 RANX_METRICS = ["precision@10", "recall@10", "ndcg@10", "map", "mrr"]
+# --new-measures adds issue 12's measures that pytrec_eval computes too
+NEW_METRICS = ["rprec", "iprec@0.5", "11pt", "bpref"]
+NEW_TREC_NAMES = {"rprec": "Rprec", "iprec@0.5": "iprec_at_recall_0.50",
+                  "11pt": "11pt_avg", "bpref": "bpref"}
 TOLERANCE = 1e-12
 """Largest difference allowed between the libraries' per-query values."""
 
@@ -243,6 +248,16 @@ def time_import():
     return best, bare
 
 
+def use_new_measures():
+    """Time rprec, iprec@0.5, 11pt and bpref too, against pytrec_eval computing them.
+
+    (ranx and the plain loop do not compute them: run with --no-ranx --no-loop.)
+    """
+    METRICS.extend(NEW_METRICS)
+    TREC_NAMES.update(NEW_TREC_NAMES)
+    TREC_MEASURES.update({"Rprec", "iprec_at_recall", "11pt_avg", "bpref"})
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1,000 queries x 50 documents")
@@ -251,9 +266,14 @@ def main(argv=None):
     parser.add_argument("--no-loop", action="store_true", help="skip the plain Python loop")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory runs")
     parser.add_argument("--heavy-ties", action="store_true", help="integer scores 0-4 (many ties)")
+    parser.add_argument("--new-measures", action="store_true",
+                        help="add rprec, iprec@0.5, 11pt and bpref (with --no-ranx --no-loop)")
     parser.add_argument("--child-memory", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--child-ranx", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.new_measures:
+        use_new_measures()
+        args.no_ranx = args.no_loop = True
     if args.child_memory:
         name, nq, nr, ties = args.child_memory
         _child_memory(name, int(nq), int(nr), ties == "1")
