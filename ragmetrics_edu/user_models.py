@@ -126,7 +126,8 @@ def err_at_k(rels, k=None, *, max_grade=4):
     Raises
     ------
     ValueError
-        If ``max_grade`` is below a grade of ``rels``, or not positive.
+        If ``max_grade`` is below a grade of ``rels``, not positive, or above
+        1023 (:math:`2^{g_{max}}` must be a finite double).
 
     See Also
     --------
@@ -174,6 +175,9 @@ def err_at_k(rels, k=None, *, max_grade=4):
     grades = _check_grades(rels)
     k = check_k(k, allow_none=True)
     max_grade = _check_max_grade(max_grade, grades, "ERR")
+    if max_grade > 1023:  # 2**max_grade must be a finite double, as in rm.evaluate
+        raise ValueError(f"ERR: max_grade must be at most 1023 (2**max_grade must fit in a "
+                         f"double), got {max_grade:g}")
     top = grades if k is None else grades[:k]
     top = np.where(np.isnan(top) | (top < 0), 0.0, top)  # no gain
     stop = (np.power(2.0, top) - 1.0) / 2.0 ** max_grade  # R_i

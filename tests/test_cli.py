@@ -466,3 +466,39 @@ def test_a_closed_output_pipe_exits_quietly(files):
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 141  # 128 + SIGPIPE, as a Unix tool
     assert err == b""
+
+
+@pytest.mark.parametrize("metric, message", [
+    ("rbp(p=2)", "the persistence p must be strictly between 0 and 1"),
+    ("iprec@1.5", "the recall level must be in [0, 1]"),
+    ("err(max_grade=0)@10", "max_grade must be a positive number"),
+])
+def test_new_measures_bad_parameters_exit_2_naming_the_metric(tmp_path, metric, message):
+    qrels = tmp_path / "qrels"
+    run = tmp_path / "run"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n")
+    run.write_text("1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.0 r\n")
+    done = subprocess.run([sys.executable, "-m", "ragmetrics_edu", "evaluate", str(qrels),
+                           str(run), "--metrics", metric], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert message in done.stderr and metric in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_new_measures_by_hand(tmp_path):
+    # d1 (grade 1) at rank 1, d2 (grade 0) at rank 2.
+    # ERR@10 = (2**1 - 1) / 2**4 = 0.0625; binary RBP(0.8) = (1 - 0.8) * 1 = 0.2;
+    # its residual = 0.8**2 (nothing unjudged, the tail past rank 2) = 0.64.
+    qrels = tmp_path / "qrels"
+    run = tmp_path / "run"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n")
+    run.write_text("1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.0 r\n")
+    done = subprocess.run([sys.executable, "-m", "ragmetrics_edu", "evaluate", str(qrels),
+                           str(run), "--format", "json", "--metrics", "err@10", "rbp(p=0.8)",
+                           "rbp_residual(p=0.8)", "bpref", "rprec"],
+                          capture_output=True, text=True, check=True)
+    mean = json.loads(done.stdout)["mean"]
+    assert mean["err@10"] == pytest.approx(0.0625)
+    assert mean["rbp(p=0.8)"] == pytest.approx(0.2)
+    assert mean["rbp_residual(p=0.8)"] == pytest.approx(0.64)
+    assert mean["bpref"] == 1.0 and mean["rprec"] == 1.0

@@ -192,3 +192,12 @@ def test_rbp_bad_input():
         rank_biased_precision([1], 0.8, gain="exponential")
     with pytest.raises(ValueError, match="finite"):
         rank_biased_precision([math.inf], 0.8)
+
+
+def test_err_refuses_a_max_grade_whose_power_overflows():
+    from ragmetrics_edu.user_models import err_at_k
+
+    with pytest.raises(ValueError, match="max_grade must be at most 1023"):
+        err_at_k([1, 2], max_grade=2000)
+    # 2**1023 is still a double: (2**1 - 1) / 2**1023 at rank 1
+    assert err_at_k([1], max_grade=1023) == pytest.approx(2.0 ** -1023, rel=1e-12, abs=0)
