@@ -131,7 +131,10 @@ class Report:
         rows = []
         if per_query:
             for qid, values in self.per_query.items():
-                rows.append([qid, *(f"{values[m]:.{digits}f}" for m in self.metrics)])
+                # an id with a control or format character (an ANSI escape, a
+                # BOM) is shown escaped, never sent raw to a terminal
+                shown = qid if qid.isprintable() else repr(qid)
+                rows.append([shown, *(f"{values[m]:.{digits}f}" for m in self.metrics)])
         mean_row = ["mean", *(f"{self.mean[m]:.{digits}f}" for m in self.metrics)]
         widths = [
             max(len(r[i]) for r in [header, *rows, mean_row]) for i in range(len(header))

@@ -589,3 +589,11 @@ def test_properties(qrels, run, missing):
     for v in report.per_query.values():
         assert v["mrr@2"] <= v["mrr"]
         assert v["map@3"] <= v["map"] + 1e-15
+
+
+def test_table_shows_control_characters_in_query_ids_escaped():
+    qrels = {"\x1b[31mq": {"d1": 1}, "\ufeffq2": {"d1": 1}}
+    run = {"\x1b[31mq": {"d1": 1.0}, "\ufeffq2": {"d1": 1.0}}
+    table = rm.evaluate(qrels, run, ["P@1"]).to_table()
+    assert "\x1b" not in table and "\ufeff" not in table
+    assert "'\\x1b[31mq'" in table and "'\\ufeffq2'" in table
