@@ -42,6 +42,11 @@ __all__ = ["ExerciseFailed", "NotAttempted", "LibraryCallRefused", "check_functi
 class ExerciseFailed(AssertionError):
     """The answer is wrong; the message says how."""
 
+    def _render_traceback_(self):
+        # IPython shows this instead of a traceback: the message is the whole
+        # feedback, and the check's own code is noise to a student.
+        return [f"{type(self).__name__}: {self}"]
+
 
 class NotAttempted(ExerciseFailed):
     """The exercise is still open (its cell raises NotImplementedError or was not run)."""
@@ -63,6 +68,7 @@ def answer(name, namespace=None):
 
     ``namespace`` defaults to the calling notebook's globals.
     """
+    __tracebackhide__ = True  # IPython shows the message, not this frame
     ns = _caller_globals() if namespace is None else namespace
     if name not in ns:
         raise NotAttempted(f"{name}: not attempted yet (run the exercise cell that defines "
@@ -120,6 +126,7 @@ def _code_names(func):
 
 def _refuse_library(func, name, forbidden):
     """Raise :class:`LibraryCallRefused` if ``func`` names or holds a forbidden function."""
+    __tracebackhide__ = True
     used = _code_names(func)
     globs = getattr(func, "__globals__", {})
     held = [globs[n] for n in used if n in globs]
@@ -139,6 +146,7 @@ def _library_switched_off(forbidden, name):
     saved = []
     for lib_name, (owners, attribute, lib_func) in forbidden.items():
         def refuse(*args, _n=lib_name, **kwargs):
+            __tracebackhide__ = True
             raise LibraryCallRefused(
                 f"{name} calls the library's rm.{_n}: the point of this exercise is to "
                 f"write it yourself, from the formula.")
@@ -229,6 +237,7 @@ def check_function(func, cases, *, forbid=(), tol=1e-9, name=None):
     ExerciseFailed
         At the first case that differs, in words.
     """
+    __tracebackhide__ = True  # IPython shows the message, not this frame
     if isinstance(func, str):
         name = name or func
         func = answer(func, _caller_globals())
@@ -294,6 +303,7 @@ def check_number(name, expected=None, *, digest_=None, decimals=3, hint=""):
         Said when the answer is wrong (a common slip to look for).  The
         expected value itself is never shown.
     """
+    __tracebackhide__ = True
     if (expected is None) == (digest_ is None):
         raise TypeError("check_number needs exactly one of expected= and digest_=")
     got = answer(name, _caller_globals())
@@ -305,6 +315,7 @@ def check_number(name, expected=None, *, digest_=None, decimals=3, hint=""):
     else:
         right = any(digest(float(got) + d * unit, decimals) == digest_ for d in (0, -1, 1))
     if not right:
-        raise ExerciseFailed(f"{name} = {_show(got)} is not right (to {decimals} decimals)."
+        precision = f" (to {decimals} decimals)" if decimals else ""
+        raise ExerciseFailed(f"{name} = {_show(got)} is not right{precision}."
                              + (f" {hint}" if hint else ""))
     print(f"{name}: right.")

@@ -103,3 +103,10 @@ def test_a_dotted_library_name_is_refused_and_restored():
         ex.check_function(via_module, [(([[1.0]],), 1.0)],
                           forbid=["semantic.score_from_similarity"])
     assert semantic.score_from_similarity is original
+
+
+def test_a_failed_check_shows_its_message_not_a_traceback():
+    # IPython renders an exception with _render_traceback_ by calling it.
+    err = ex.ExerciseFailed("f(1) returned 2, expected 1.")
+    assert err._render_traceback_() == ["ExerciseFailed: f(1) returned 2, expected 1."]
+    assert ex.NotAttempted("x")._render_traceback_() == ["NotAttempted: x"]
