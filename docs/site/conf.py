@@ -73,6 +73,12 @@ numpydoc_xref_param_type = False
 html_theme = "sphinx_book_theme"
 html_static_path = ["_static", str(ASSETS)]
 html_css_files = ["course.css"]
+# course.js runs after MathJax's configuration (priority 500) and before MathJax
+# (deferred) and the widget renderer (it says why)
+html_js_files = [("course.js", {"priority": 501})]
+templates_path = ["_templates"]
+# a fresh browser has no stored colour mode: say which one, or the theme logs an error
+html_context = {"default_mode": "light"}
 html_last_updated_fmt = None
 html_copy_source = False
 html_show_sourcelink = False
@@ -82,7 +88,7 @@ html_theme_options = {
     "path_to_docs": "",  # pages keep their repository paths (notebooks/03_graded)
     "use_repository_button": True,
     "use_issues_button": False,
-    "use_download_button": True,
+    "use_download_button": False,
     "launch_buttons": {
         "binderhub_url": "https://mybinder.org",
         "colab_url": "https://colab.research.google.com",
