@@ -657,6 +657,7 @@ class _Flat:
     score_keys: np.ndarray    # uint32, one per run entry: sorts as the scores
     key_of: object            # maps more scores of this run to their keys
     scores: str               # "float32" or "float64"
+    run_ids: str = ""         # every run document id, "\0" between two, in entry order
 
     @property
     def n_queries(self):
@@ -698,7 +699,7 @@ def _flatten(qrels, run, queries, scores):
     # Document ids must be strings, as in a TREC file: a run's 7 would
     # silently never match a judged "7".  Every id is checked.
     _check_all_docids(judgements, scored, "qrels")
-    _check_all_docids(rankings, scored, "run")
+    data.run_ids = _joined_ids(rankings, scored, "run")  # kept: ties are broken by id
     values = _check_scores(rankings, data.run_starts, run_sizes, data.run_where,
                            np.float32 if scores == "float32" else np.float64)
     data.score_keys, data.key_of = _score_keys(values, scores)
@@ -1153,6 +1154,22 @@ def _check_all_docids(dicts, qids, name):
             _check_docids(list(docs), lambda i: qid, name)
 
 
+def _joined_ids(dicts, qids, name):
+    """Every document id of the dicts, ``"\\0"`` between two; or raise naming one that is no string.
+
+    One string does two jobs: ``str.join`` refuses anything but strings
+    (every id checked, in C), and tied documents read their ids from it
+    (:func:`_utf8_ids`) instead of from the dicts again.  Each query is
+    joined on its own first: faster than one join over a chain of a
+    million ids.  (An empty query is left out: it would add a separator.)
+    """
+    try:
+        return "\0".join(["\0".join(docs) for docs in dicts if docs])
+    except TypeError:
+        _check_all_docids(dicts, qids, name)  # names the culprit
+        raise
+
+
 def _check_scores(rankings, run_starts, run_sizes, where, dtype=np.float32):
     """Return all run scores, query after query, as ``dtype``; or raise naming the bad one.
 
@@ -1341,11 +1358,11 @@ def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_ids, max_pa
     in the sorted run keys of :func:`_rank_relevant` it fills the slots
     ``first_equal`` to ``after_equal`` of each of its hits.  Steps: sort
     the queries concerned again, each score key carrying its document's
-    place in the query, to learn which documents fill those slots; read
-    their ids from the run's dicts (one pass, in C); compare each hit's id
-    with the ids of its group as C's ``strcmp`` does
-    (:func:`_comparable_ids`), ``max_pairs`` comparisons at a time to bound
-    the memory.
+    place in the query, to learn which documents fill those slots; cut
+    their ids out of the run's joined ids as 8-byte words
+    (:func:`_utf8_ids`, :func:`_id_words`); compare each hit's id with the
+    ids of its group as C's ``strcmp`` does (:func:`_larger_ids`),
+    ``max_pairs`` comparisons at a time to bound the memory.
     """
     # 1. the groups, each known by its first slot
     group_first, group_of_hit = _unique(first_equal)
@@ -1368,22 +1385,24 @@ def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_ids, max_pa
     group_start = np.cumsum(group_size) - group_size
     slot = (local_starts[query_of_group] + group_first - data.run_starts[group_query])[member_group]
     slot += np.arange(len(member_group)) - group_start[member_group]
-    # the member's place among the documents of the queries concerned
-    member_place = local_starts[query_of_group[member_group]] + (
+    # the member's entry in the run arrays (and in the run's joined ids)
+    member_entry = data.run_starts[group_query[member_group]] + (
         carried[slot] & np.uint64(0xFFFFFFFF)).astype(np.int64)
     del carried, within, slot
 
-    # 3. their ids, read in one pass over the queries' dicts
-    is_member = np.zeros(len(member_place) and int(sizes.sum()), dtype=bool)
-    is_member[member_place] = True
-    ids = _comparable_ids(list(compress(
-        chain.from_iterable(map(data.rankings.__getitem__, queries.tolist())),
-        is_member.tolist())))
-    member_ids = ids[np.cumsum(is_member)[member_place] - 1]
-    del ids, is_member, member_place
+    # 3. their ids and the hits' ids, as rows of 8-byte words
+    n_run = int(data.run_sizes.sum())
+    raw, starts, lengths = _utf8_ids(
+        data.run_ids, n_run, lambda: chain.from_iterable(data.rankings))
+    hit_raw, hit_starts, hit_lengths = _utf8_ids("\0".join(hit_ids), len(hit_ids),
+                                                 lambda: hit_ids)
+    longest = max(int(lengths[member_entry].max(initial=0)), int(hit_lengths.max(initial=0)))
+    n_words = max(-(-longest // 8), 1)
+    member_ids = _id_words(raw, starts[member_entry], lengths[member_entry], n_words)
+    hit_words = _id_words(hit_raw, hit_starts, hit_lengths, n_words)
+    del raw, starts, lengths, member_entry
 
     # 4. each hit against each member of its group
-    hit_ids = _comparable_ids(hit_ids)
     counts = np.zeros(len(hit_query), dtype=np.int64)
     pairs_of_hit = group_size[group_of_hit]
     # hits [lo, hi) are compared together, about max_pairs pairs at a time
@@ -1394,31 +1413,57 @@ def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_ids, max_pa
         owner = np.repeat(np.arange(lo, hi), n)
         offset = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
         member = group_start[group_of_hit[owner]] + offset
-        larger = member_ids[member] > hit_ids[owner]
+        larger = _larger_ids(member_ids[:, member], hit_words[:, owner])
         counts[lo:hi] = np.bincount(owner - lo, weights=larger, minlength=hi - lo)
     return counts
 
 
-def _comparable_ids(ids):
-    """Document ids as a NumPy array whose ``>`` is C's ``strcmp`` on their UTF-8 bytes.
+def _utf8_ids(joined, count, ids):
+    """The UTF-8 bytes of ``count`` ids joined by ``"\\0"``, and each id's first byte and length.
 
-    Plain ASCII ids (the usual case) become a fixed-width bytes array
-    (``"S"``), cut out of one joined string: much faster than NumPy's
-    conversion of a list of strings.  Other ids become a unicode array
-    (``"U"``), compared code point by code point, which is the byte order
-    of their UTF-8 encoding.
+    The ``"\\0"`` bytes give where the ids start (UTF-8 writes no other
+    zero byte).  If an id holds a ``"\\0"`` itself, there are too many of
+    them: then every id is encoded on its own (``ids()`` gives them again).
+    ``"surrogatepass"`` encodes a lone surrogate too, in code point order.
     """
-    joined = "\0".join(ids)
-    if not joined.isascii() or joined.count("\0") != len(ids) - 1:
-        return np.array(ids, dtype=str)  # not ASCII, or an id holds "\0"
-    raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
-    # id i is raw[start[i] : start[i] + length[i]]; the "\0"s separate them
-    ends = np.flatnonzero(raw == 0)
-    starts = np.concatenate(([0], ends + 1))
-    lengths = np.append(ends, len(raw)) - starts
-    width = max(int(lengths.max(initial=0)), 1)
-    columns = np.arange(width)
-    inside = columns < lengths[:, None]
-    table = np.zeros((len(ids), width), dtype=np.uint8)
-    table[inside] = raw[(starts[:, None] + columns)[inside]]
-    return table.view(f"S{width}").reshape(-1)
+    raw = joined.encode("utf-8", "surrogatepass")
+    ends = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 0)
+    if len(ends) == count - 1:
+        starts = np.concatenate(([0], ends + 1))
+        lengths = np.append(ends, len(raw)) - starts
+        return raw, starts, lengths
+    encoded = [d.encode("utf-8", "surrogatepass") for d in ids()]
+    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=count)
+    return b"".join(encoded), np.cumsum(lengths) - lengths, lengths
+
+
+_KEEP_BYTES = np.array([((1 << 8 * n) - 1) << (64 - 8 * n) for n in range(9)], dtype=np.uint64)
+"""``_KEEP_BYTES[n]`` keeps the first ``n`` bytes of a big-endian 64-bit word, zeroes the rest."""
+
+
+def _id_words(raw, starts, lengths, n_words):
+    """Ids as rows of 64-bit words: row ``w`` holds bytes ``8w`` to ``8w + 7`` of each id.
+
+    Each word is read big-endian, so comparing the words of two ids in
+    turn, as unsigned integers, compares their bytes in turn, as ``strcmp``
+    does; bytes past an id's end are 0, so ``"ab"`` < ``"abc"``.  The words
+    are read straight from the bytes: ``windows[i]`` is the 8 bytes that
+    start at byte ``i`` (a view with a stride of one byte, no copy), which
+    is much faster than cutting a fixed-width table out of the bytes.
+    """
+    padded = raw + bytes(8 * n_words)  # words read past the last id stay in the buffer
+    windows = np.ndarray(len(padded) - 7, dtype=">u8", buffer=padded, strides=(1,))
+    words = np.empty((n_words, len(starts)), dtype=np.uint64)
+    for w in range(n_words):
+        words[w] = windows[starts + 8 * w] & _KEEP_BYTES[np.clip(lengths - 8 * w, 0, 8)]
+    return words
+
+
+def _larger_ids(a, b):
+    """``a > b`` for each column of two word tables (:func:`_id_words`): the first unequal word decides."""
+    larger = np.zeros(a.shape[1], dtype=bool)
+    undecided = np.ones(a.shape[1], dtype=bool)
+    for a_word, b_word in zip(a, b):
+        larger |= undecided & (a_word > b_word)
+        undecided &= a_word == b_word
+    return larger

@@ -137,6 +137,44 @@ def test_tie_resolution_in_small_chunks(monkeypatch):
         assert values["ndcg"] == pytest.approx(ndcg_at_k(rels, None, ideal=judged), abs=1e-12)
 
 
+_AWKWARD_IDS = [
+    "", "a", "ab", "abc", "b", "9", "10",                   # prefixes, digits as text
+    "document-00000001", "document-000000010",              # longer than one 8-byte word,
+    "document-000000011", "document-00000001-part-2",       # alike in their first 16 bytes
+    "é", "e\u0301", "z", "日本", "日本語", "\U0001f600", "\uffff",  # UTF-8 of 2 to 4 bytes
+    "\ud800", "\ue000",                                     # a lone surrogate, then U+E000
+]
+
+
+@pytest.mark.parametrize("extra", [[], ["x\0y", "x\0z", "x"]])  # an id holding "\0"
+def test_ties_among_long_and_non_ascii_ids(extra):
+    # tied documents are ordered by id, descending, byte by byte as C's
+    # strcmp compares their UTF-8 (the order of code points, which Python's
+    # sort of strings follows): ids longer than 8 bytes, prefixes of one
+    # another and multi-byte characters must all be ordered as sorted() does
+    pool = _AWKWARD_IDS + extra
+    rng = np.random.default_rng(7)
+    qrels, run = {}, {}
+    for q in range(80):
+        docs = [pool[i] for i in rng.permutation(len(pool))[: rng.integers(1, len(pool) + 1)]]
+        run[f"q{q}"] = {d: float(rng.integers(0, 2)) for d in docs}  # two scores: big ties
+        judged = [pool[i] for i in rng.permutation(len(pool))[:8]]
+        qrels[f"q{q}"] = {d: int(rng.integers(0, 4)) for d in judged}
+    report = evaluate(qrels, run, ["map", "ndcg", "mrr", "bpref"])
+    for qid, values in report.per_query.items():
+        rels = _trec_ranked_grades(run[qid], qrels[qid])
+        n_rel = sum(g >= 1 for g in qrels[qid].values())
+        judged = list(qrels[qid].values())
+        assert values["map"] == pytest.approx(average_precision(rels, n_rel), abs=1e-12), qid
+        assert values["ndcg"] == pytest.approx(ndcg_at_k(rels, None, ideal=judged), abs=1e-12), qid
+        assert values["mrr"] == pytest.approx(reciprocal_rank(rels), abs=1e-12), qid
+        # bpref ranks the judged non-relevant documents too (unjudged: None)
+        graded = [qrels[qid].get(d) for d, _ in sorted(
+            run[qid].items(), key=lambda item: (item[1], item[0]), reverse=True)]
+        n_nonrel = sum(g == 0 for g in judged)
+        assert values["bpref"] == pytest.approx(rm.bpref(graded, n_rel, n_nonrel), abs=1e-12), qid
+
+
 # ---------------------------------------------------------------------------
 # Hand arithmetic
 # ---------------------------------------------------------------------------
