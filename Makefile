@@ -11,7 +11,7 @@ SANITIZE := tests/nbval_sanitize.cfg
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: lab test test-unit test-notebooks test-colab test-browser demo bench notebooks student clean-venv
+.PHONY: lab test test-unit test-notebooks test-colab test-browser test-site test-grading demo bench notebooks student clean-venv site assignments grade-demo
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,7 +36,7 @@ LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(VENV)/.installed-course
 	$(VENV)/bin/jupyter lab $(LAB_ARGS) notebooks/00_introduction.ipynb
 
-test: test-unit test-notebooks test-colab test-browser
+test: test-unit test-notebooks test-colab test-browser test-site test-grading
 
 test-unit: $(VENV)/.installed-dev
 	MPLBACKEND=Agg $(PY) -m pytest tests ragmetrics_edu --doctest-modules
@@ -83,6 +83,38 @@ test-colab: $(COLAB)/.installed
 test-browser: $(VENV)/.installed-dev
 	tools/install_browser.sh $(PY)
 	RAGMETRICS_BROWSER=1 $(PY) -m pytest tests/browser
+
+# The course site: every lesson (the student notebooks as saved, never
+# re-executed), the instructor guide and the API reference, with Sphinx and
+# myst-nb (docs/site/conf.py).  The widget renderer and MathJax come from npm
+# into build/npm at the first build and are served by the site itself.
+# Open build/site/html/index.html.
+site: $(VENV)/.installed-dev
+	$(PY) tools/site.py
+
+# The site in headless Chromium, offline: every page loads without a console
+# error, every lesson shows a figure and its widget's saved view, links resolve,
+# axe-core finds no critical or serious violation.  Screenshots: test-artifacts/site/.
+test-site: site
+	tools/install_browser.sh $(PY)
+	RAGMETRICS_BROWSER=1 $(PY) -m pytest tests/browser/test_site.py
+
+# nbgrader's release versions of every lesson (build/grading/release), from the
+# solved notebooks given nbgrader's cell metadata by tools/assignments.py.
+# nbgrader's pins agree with the dev environment, so it lives in .venv.
+assignments: $(VENV)/.installed-dev
+	$(PY) tools/assignments.py generate
+
+# The whole instructor loop on two made-up students per lesson (the solved
+# notebook, and the release version untouched): release, fetch, submit, collect,
+# autograde, feedback.  One line per lesson: "<notebook>: solved P/P, blank Q/P".
+grade-demo: $(VENV)/.installed-dev
+	@mkdir -p build
+	$(PY) tools/assignments.py grade-demo 2>build/grade-demo.log || \
+		{ tail -40 build/grade-demo.log; exit 1; }
+
+# (tests/test_assignments.py, the cells' roles, runs with the unit tests)
+test-grading: grade-demo
 
 # The instructor's demo mode: every widget dashboard, no code, large fonts.
 demo: $(VENV)/.installed-dev

@@ -171,7 +171,8 @@ def nbgrader_notebook(solved, stem):
             meta = _meta(grade_id, solution=True)
         elif kind == "test":
             meta = _meta(grade_id, grade=True, locked=True, points=_points(cell))
-            hidden = cell.metadata.get("hidden_tests")
+            # the cases move into the source; no copy stays where students can read it
+            hidden = cell.metadata.pop("hidden_tests", None)
             if hidden:
                 if not isinstance(hidden, str):
                     hidden = "\n".join(hidden)
