@@ -1359,7 +1359,7 @@ def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_ids, max_pa
     ``first_equal`` to ``after_equal`` of each of its hits.  Steps: sort
     the queries concerned again, each score key carrying its document's
     place in the query, to learn which documents fill those slots; cut
-    their ids out of the run's joined ids as 8-byte words
+    their ids out of the joined ids of those queries as 8-byte words
     (:func:`_utf8_ids`, :func:`_id_words`); compare each hit's id with the
     ids of its group as C's ``strcmp`` does (:func:`_larger_ids`),
     ``max_pairs`` comparisons at a time to bound the memory.
@@ -1385,22 +1385,30 @@ def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_ids, max_pa
     group_start = np.cumsum(group_size) - group_size
     slot = (local_starts[query_of_group] + group_first - data.run_starts[group_query])[member_group]
     slot += np.arange(len(member_group)) - group_start[member_group]
-    # the member's entry in the run arrays (and in the run's joined ids)
-    member_entry = data.run_starts[group_query[member_group]] + (
+    # the member's place among the documents of the queries concerned
+    member_place = local_starts[query_of_group[member_group]] + (
         carried[slot] & np.uint64(0xFFFFFFFF)).astype(np.int64)
     del carried, within, slot
 
-    # 3. their ids and the hits' ids, as rows of 8-byte words
-    n_run = int(data.run_sizes.sum())
-    raw, starts, lengths = _utf8_ids(
-        data.run_ids, n_run, lambda: chain.from_iterable(data.rankings))
+    # 3. their ids and the hits' ids, as rows of 8-byte words, cut out of
+    # the run's joined ids if the queries concerned hold most of the run
+    # (heavy ties), else out of those queries' ids joined again
+    n_run = len(data.score_keys)
+    if 2 * int(sizes.sum()) > n_run:
+        member_place += (data.run_starts[queries] - local_starts)[query_of_group[member_group]]
+        joined, dicts = data.run_ids, data.rankings
+    else:
+        dicts = [data.rankings[q] for q in queries.tolist()]  # each has 2 documents or more
+        joined = "\0".join(map("\0".join, dicts))
+    raw, starts, lengths = _utf8_ids(joined, sum(map(len, dicts)),
+                                     lambda: chain.from_iterable(dicts))
     hit_raw, hit_starts, hit_lengths = _utf8_ids("\0".join(hit_ids), len(hit_ids),
                                                  lambda: hit_ids)
-    longest = max(int(lengths[member_entry].max(initial=0)), int(hit_lengths.max(initial=0)))
+    longest = max(int(lengths[member_place].max(initial=0)), int(hit_lengths.max(initial=0)))
     n_words = max(-(-longest // 8), 1)
-    member_ids = _id_words(raw, starts[member_entry], lengths[member_entry], n_words)
+    member_ids = _id_words(raw, starts[member_place], lengths[member_place], n_words)
     hit_words = _id_words(hit_raw, hit_starts, hit_lengths, n_words)
-    del raw, starts, lengths, member_entry
+    del raw, starts, lengths, member_place
 
     # 4. each hit against each member of its group
     counts = np.zeros(len(hit_query), dtype=np.int64)

@@ -147,7 +147,8 @@ _AWKWARD_IDS = [
 
 
 @pytest.mark.parametrize("extra", [[], ["x\0y", "x\0z", "x"]])  # an id holding "\0"
-def test_ties_among_long_and_non_ascii_ids(extra):
+@pytest.mark.parametrize("tied_share", [1.0, 0.2])  # ties in every query, or in a few
+def test_ties_among_long_and_non_ascii_ids(extra, tied_share):
     # tied documents are ordered by id, descending, byte by byte as C's
     # strcmp compares their UTF-8 (the order of code points, which Python's
     # sort of strings follows): ids longer than 8 bytes, prefixes of one
@@ -157,7 +158,10 @@ def test_ties_among_long_and_non_ascii_ids(extra):
     qrels, run = {}, {}
     for q in range(80):
         docs = [pool[i] for i in rng.permutation(len(pool))[: rng.integers(1, len(pool) + 1)]]
-        run[f"q{q}"] = {d: float(rng.integers(0, 2)) for d in docs}  # two scores: big ties
+        if rng.random() < tied_share:
+            run[f"q{q}"] = {d: float(rng.integers(0, 2)) for d in docs}  # two scores: big ties
+        else:
+            run[f"q{q}"] = {d: float(rng.normal()) for d in docs}
         judged = [pool[i] for i in rng.permutation(len(pool))[:8]]
         qrels[f"q{q}"] = {d: int(rng.integers(0, 4)) for d in judged}
     report = evaluate(qrels, run, ["map", "ndcg", "mrr", "bpref"])
