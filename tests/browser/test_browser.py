@@ -301,3 +301,34 @@ def test_demo_dashboard_renders_and_responds(voila, page, artifacts):
     wait_for_text(summary, re.escape(f"NDCG@3 = {fmt4(judged)}"))
     time.sleep(0.5)
     page.screenshot(path=str(artifacts / "demo_03_graded.png"), full_page=True)
+
+
+# Every dashboard, as the projector shows it: 1280x800, no scrolling.
+DASHBOARD_FILES = [d.filename for d in __import__("tests.browser.conftest", fromlist=["demo"])
+                   .demo.DASHBOARDS]
+
+
+@pytest.mark.parametrize("filename", DASHBOARD_FILES)
+def test_demo_dashboard_figure_fits_the_projector_screen(voila, page, artifacts, filename):
+    """The widget's figure is drawn whole inside a 1280x800 window, without scrolling."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{voila}/voila/render/{filename}", timeout=PAGE_LOAD * 1000)
+    page.wait_for_selector(".jupyter-widgets", timeout=PAGE_LOAD * 1000)
+    figure = page.locator(".jupyter-widgets img, .jupyter-widgets svg.main-svg, "
+                          ".jupyter-widgets canvas").first
+    try:
+        figure.wait_for(state="visible", timeout=20_000)
+    except Exception:  # noqa: BLE001 - a dashboard without a figure: the widget must fit
+        figure = page.locator(".jp-OutputArea-output > .jupyter-widgets").first
+    page.wait_for_function("e => e.tagName !== 'IMG' || (e.complete && e.naturalWidth > 0)",
+                           arg=figure.element_handle(), timeout=WIDGET_UPDATE * 1000)
+    time.sleep(0.5)  # the layout settles once the image has its size
+    scroll = page.evaluate("() => [window.scrollX, window.scrollY]")
+    assert scroll == [0, 0], scroll
+    box = figure.bounding_box()
+    page.screenshot(path=str(artifacts / f"demo_fold_{filename.removesuffix('.ipynb')}.png"))
+    assert box["width"] > 200 and box["height"] > 150, f"{filename}: figure too small: {box}"
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 800, \
+        f"{filename}: the figure spans y = {box['y']:.0f} to {box['y'] + box['height']:.0f} " \
+        "in an 800-pixel-high window"
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 1280, f"{filename}: {box}"
