@@ -543,13 +543,21 @@ def forward(model, batch_ids, output_attentions=False, layers=None):
     _check_ids(model, batch_ids)
     n_layers = model.config.num_hidden_layers if layers is None else int(layers)
     ids, mask = _padded(batch_ids, model.tokenizer.pad_token_id)
-    x = embed(model, ids)
-    hidden, attentions = [x], []
-    for i in range(n_layers):
-        x, a = transformer_layer(x, mask, model.layer(i), model.config)
-        hidden.append(x)
-        attentions.append(a)
+    # A small batch (a judge's few sentences) is all small products: on one
+    # BLAS thread it does not wait for the others (see one_blas_thread).
+    small = ids.size < SMALL_BATCH_PIECES
+    with one_blas_thread() if small else contextlib.nullcontext():
+        x = embed(model, ids)
+        hidden, attentions = [x], []
+        for i in range(n_layers):
+            x, a = transformer_layer(x, mask, model.layer(i), model.config)
+            hidden.append(x)
+            attentions.append(a)
     return (hidden, attentions) if output_attentions else hidden
+
+
+SMALL_BATCH_PIECES = 2048
+"""Batches with fewer word pieces than this (all texts, padding included) run on one BLAS thread."""
 
 
 # ---------------------------------------------------------------- what the metrics use
