@@ -118,7 +118,8 @@ documentation, "Contextual Precision", "Contextual Recall", "Contextual
 Relevancy", "Faithfulness", "Answer Relevancy" (deepeval.com/docs). TruLens
 documentation, "The RAG Triad" (trulens.org). LlamaIndex,
 ``llama_index.core.evaluation.retrieval.metrics``. LangChain,
-``langchain.evaluation`` (criteria, scoring and QA evaluators).
+``langchain_classic.evaluation`` (criteria, scoring and QA evaluators; before
+LangChain 1.0, ``langchain.evaluation``).
 """
 
 import math

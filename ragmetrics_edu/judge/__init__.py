@@ -62,6 +62,15 @@ from .pairwise import (
     majority_vote,
     resolve_swap,
 )
+from .bias import (
+    NEUTRAL_PADDING,
+    PositionBias,
+    VerbosityBias,
+    pad_answer,
+    position_bias,
+    verbosity_bias,
+)
+from .meta_eval import Correlation, MetaEvaluation, correlation_ci, meta_evaluate
 from .parsing import (
     escape_data,
     extract_sections,
@@ -108,6 +117,9 @@ __all__ = [
     # agreement
     "cohen_kappa", "confusion_matrix", "percent_agreement", "spearman",
     "kendall_tau", "rankdata",
+    # biases, and which metric agrees with people
+    "verbosity_bias", "position_bias", "pad_answer", "NEUTRAL_PADDING", "VerbosityBias",
+    "PositionBias", "correlation_ci", "meta_evaluate", "Correlation", "MetaEvaluation",
     # data
     "load_eval_set",
 ]
