@@ -152,3 +152,35 @@ def check_choice(value, choices, *, name):
         known = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {known}, got {value!r}")
     return value
+
+
+def check_judged_rels(rels, name="rels"):
+    """Return ``rels`` as a float array with ``nan`` for unjudged documents, or raise.
+
+    A grade is a finite real number (negative allowed); ``None`` or ``nan``
+    marks a document without a judgement.
+    """
+    if isinstance(rels, (str, bytes)) or not hasattr(rels, "__len__") \
+            or isinstance(rels, (set, frozenset, dict)):
+        raise TypeError(
+            f"{name} must be a sequence of grades in rank order (None for an "
+            f"unjudged document), got {rels!r}"
+        )
+    if isinstance(rels, np.ndarray) and rels.ndim != 1:
+        raise ValueError(
+            f"{name} must be 1-D, got an array of shape {rels.shape}"
+        )
+    values = rels.tolist() if isinstance(rels, np.ndarray) else list(rels)
+    out = []
+    for i, g in enumerate(values):
+        if g is None:
+            out.append(math.nan)
+            continue
+        if isinstance(g, bool) or not isinstance(g, numbers.Real):
+            raise TypeError(
+                f"{name} must hold grades or None (unjudged), got {g!r} at rank {i + 1}"
+            )
+        if math.isinf(g):
+            raise ValueError(f"{name} must be finite, got {g!r} at rank {i + 1}")
+        out.append(float(g))
+    return np.asarray(out, dtype=np.float64).reshape(-1)

@@ -32,44 +32,12 @@ import numbers
 
 import numpy as np
 
-from ._validation import check_choice, check_k
+from ._validation import check_choice, check_judged_rels, check_k
 
 __all__ = ["bpref", "judged_at_k", "JUDGED_DENOMINATORS"]
 
 JUDGED_DENOMINATORS = ("retrieved", "k")
 """What judged@k divides by (see :func:`judged_at_k`)."""
-
-
-def _check_judged_rels(rels, name="rels"):
-    """Return ``rels`` as a float array with ``nan`` for unjudged documents, or raise.
-
-    A grade is a finite real number (negative allowed); ``None`` or ``nan``
-    marks a document without a judgement.
-    """
-    if isinstance(rels, (str, bytes)) or not hasattr(rels, "__len__") \
-            or isinstance(rels, (set, frozenset, dict)):
-        raise TypeError(
-            f"{name} must be a sequence of grades in rank order (None for an "
-            f"unjudged document), got {rels!r}"
-        )
-    if isinstance(rels, np.ndarray) and rels.ndim != 1:
-        raise ValueError(
-            f"{name} must be 1-D, got an array of shape {rels.shape}"
-        )
-    values = rels.tolist() if isinstance(rels, np.ndarray) else list(rels)
-    out = []
-    for i, g in enumerate(values):
-        if g is None:
-            out.append(math.nan)
-            continue
-        if isinstance(g, bool) or not isinstance(g, numbers.Real):
-            raise TypeError(
-                f"{name} must hold grades or None (unjudged), got {g!r} at rank {i + 1}"
-            )
-        if math.isinf(g):
-            raise ValueError(f"{name} must be finite, got {g!r} at rank {i + 1}")
-        out.append(float(g))
-    return np.asarray(out, dtype=np.float64).reshape(-1)
 
 
 def _check_count(value, name, *, found):
@@ -169,7 +137,7 @@ def bpref(rels, n_relevant, n_nonrelevant):
     >>> bpref([0, 1, 1, 1, 1], n_relevant=6, n_nonrelevant=4)
     0.5
     """
-    grades = _check_judged_rels(rels)
+    grades = check_judged_rels(rels)
     judged = ~np.isnan(grades) & (grades >= 0)  # negative: in the pool, unjudged
     relevant = judged & (grades >= 1)
     nonrelevant = judged & (grades < 1)
@@ -247,7 +215,7 @@ def judged_at_k(rels, k=None, *, denominator="retrieved"):
     >>> judged_at_k(rels, 10, denominator="k")  # 3 of 10 ranks
     0.3
     """
-    grades = _check_judged_rels(rels)
+    grades = check_judged_rels(rels)
     k = check_k(k, allow_none=True)
     check_choice(denominator, JUDGED_DENOMINATORS, name="denominator")
     top = grades if k is None else grades[:k]

@@ -43,38 +43,12 @@ import numbers
 
 import numpy as np
 
-from ._validation import check_choice, check_k
+from ._validation import check_choice, check_judged_rels, check_k
 
 __all__ = ["err_at_k", "rank_biased_precision", "rbp_residual", "RBP_GAINS"]
 
 RBP_GAINS = ("binary", "graded")
 """Names of RBP's gains (see :func:`rank_biased_precision`)."""
-
-
-def _check_grades(rels, name="rels"):
-    """Return ``rels`` as a float array with ``nan`` for unjudged documents, or raise."""
-    if isinstance(rels, (str, bytes)) or not hasattr(rels, "__len__") \
-            or isinstance(rels, (set, frozenset, dict)):
-        raise TypeError(
-            f"{name} must be a sequence of grades in rank order (None for an "
-            f"unjudged document), got {rels!r}"
-        )
-    if isinstance(rels, np.ndarray) and rels.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got an array of shape {rels.shape}")
-    values = rels.tolist() if isinstance(rels, np.ndarray) else list(rels)
-    out = []
-    for i, g in enumerate(values):
-        if g is None:
-            out.append(math.nan)
-            continue
-        if isinstance(g, bool) or not isinstance(g, numbers.Real):
-            raise TypeError(
-                f"{name} must hold grades or None (unjudged), got {g!r} at rank {i + 1}"
-            )
-        if math.isinf(g):
-            raise ValueError(f"{name} must be finite, got {g!r} at rank {i + 1}")
-        out.append(float(g))
-    return np.asarray(out, dtype=np.float64).reshape(-1)
 
 
 def _check_max_grade(max_grade, grades, metric):
@@ -172,7 +146,7 @@ def err_at_k(rels, k=None, *, max_grade=4):
     >>> round(err_at_k([4, 2], max_grade=5), 4)  # 15/32 + (1/2) * 17/32 * 3/32
     0.4937
     """
-    grades = _check_grades(rels)
+    grades = check_judged_rels(rels)
     k = check_k(k, allow_none=True)
     max_grade = _check_max_grade(max_grade, grades, "ERR")
     if max_grade > 1023:  # 2**max_grade must be a finite double, as in rm.evaluate
@@ -262,7 +236,7 @@ def rank_biased_precision(rels, p=0.8, *, gain="binary", max_grade=4):
     >>> round(rank_biased_precision([4, 2], p=0.5, gain="graded"), 4)  # 0.5 * (4/4 + 0.5 * 2/4)
     0.625
     """
-    grades = _check_grades(rels)
+    grades = check_judged_rels(rels)
     p = _check_p(p)
     check_choice(gain, RBP_GAINS, name="gain")
     if gain == "binary":
@@ -322,7 +296,7 @@ def rbp_residual(rels, p=0.8):
     >>> rbp_residual([], p=0.8)  # nothing known
     1.0
     """
-    grades = _check_grades(rels)
+    grades = check_judged_rels(rels)
     p = _check_p(p, "RBP residual")
     unjudged = np.isnan(grades)
     weights = _rbp_weights(len(grades), p)
