@@ -332,3 +332,10 @@ def test_demo_dashboard_figure_fits_the_projector_screen(voila, page, artifacts,
         f"{filename}: the figure spans y = {box['y']:.0f} to {box['y'] + box['height']:.0f} " \
         "in an 800-pixel-high window"
     assert box["x"] >= 0 and box["x"] + box["width"] <= 1280, f"{filename}: {box}"
+    # drawn, not clipped by a scrolling box: the figure itself is what shows at its
+    # foot and at its right edge
+    for x, y in ((box["x"] + box["width"] / 2, box["y"] + box["height"] - 3),
+                 (box["x"] + box["width"] - 3, box["y"] + box["height"] / 2)):
+        assert page.evaluate("([e, x, y]) => e.contains(document.elementFromPoint(x, y))",
+                             [figure.element_handle(), x, y]), \
+            f"{filename}: the figure is hidden at ({x:.0f}, {y:.0f})"
