@@ -203,6 +203,26 @@ def test_table_shows_the_numbers():
     assert 'data-key="clip3"' not in t
 
 
+def test_highlight_says_in_text_what_each_colour_means():
+    """Meaning never rests on colour alone: every coloured token carries a text label."""
+    import re
+
+    # "I have thirty six years" against "I am thirty six years old": "thirty six years"
+    # is a matched 3-gram (3), "I" a matched unigram (1), "have" in no reference.
+    r = ng.ngram_overlap("I have thirty six years", REF_36, max_n=3)
+    body = ng.highlight_html(r).split("<b>candidate:</b>")[1].split("reference 1")[0]
+    cues = re.findall(r'>([^<>]+)<small class="ngram-cue"[^>]*>([^<]+)</small>', body)
+    assert cues == [("I", "1"), ("thirty", "3"), ("six", "3"), ("years", "3")]
+    assert ">have</span>" in body  # unmatched: no colour, no label
+    r = ng.ngram_overlap("six six six six six", REF_36, max_n=1)
+    body = ng.highlight_html(r).split("<b>candidate:</b>")[1].split("reference 1")[0]
+    assert body.count('class="ngram-cue"') == 5   # one matched six (1), four clipped
+    assert body.count(">clipped</small>") == 4
+    legend = ng.highlight_html(r).split("<b>candidate:</b>")[0]
+    assert "in a matched 1-gram" in legend and ">1</small>" in legend
+    assert ">clipped</small>" in legend
+
+
 def test_highlight_strikes_clipped_tokens_and_escapes_html():
     r = ng.ngram_overlap("six six six six six", REF_36, max_n=1)
     h = ng.highlight_html(r)

@@ -271,14 +271,25 @@ def ngram_overlap(candidate, references, max_n=4, tokenizer="whitespace"):
 # HTML (pure functions)
 # ---------------------------------------------------------------------------
 
-def _span(token, colour=None, title="", strike=False):
+# The cue beside the colour, so that meaning never rests on colour alone: a
+# token in a matched n-gram carries the n-gram's order as a small label after it
+# ("six ²" reads "in a matched 2-gram"); a clipped token is struck through and
+# labelled "clipped".
+_CLIPPED_LABEL = "clipped"
+
+
+def _span(token, colour=None, title="", strike=False, label=""):
     style = "padding:1px 4px;margin:1px;border-radius:3px;display:inline-block;"
     if colour:
         style += f"background:{colour};"
     if strike:
         style += "text-decoration:line-through;"
+    tag = ""
+    if label:
+        tag = (f'<small class="ngram-cue" style="font-size:0.7em;color:#333;'
+               f'text-decoration:none;margin-left:2px">{html.escape(label)}</small>')
     return (f'<span style="{style}" title="{html.escape(title)}">'
-            f"{html.escape(token)}</span>")
+            f"{html.escape(token)}{tag}</span>")
 
 
 def highlight_html(result):
@@ -296,22 +307,27 @@ def highlight_html(result):
         tokens it shares with the candidate coloured the same way.
     """
     legend = " ".join(
-        _span(f"in a matched {n}-gram", _COLOURS[n]) for n in range(1, result.max_n + 1)
-    ) + " " + _span("clipped", _CLIPPED, strike=True) + " " + _span("no match")
+        _span(f"in a matched {n}-gram", _COLOURS[n], label=str(n))
+        for n in range(1, result.max_n + 1)
+    ) + " " + _span("clipped", _CLIPPED, strike=True, label=_CLIPPED_LABEL) + " " + \
+        _span("no match")
     tokens = []
     for tok, n, clipped in zip(result.candidate_tokens, result.token_order,
                                result.token_clipped):
         if n:
-            tokens.append(_span(tok, _COLOURS[n], f"longest matched n-gram: {n}"))
+            tokens.append(_span(tok, _COLOURS[n], f"longest matched n-gram: {n}",
+                                label=str(n)))
         elif clipped:
-            tokens.append(_span(tok, _CLIPPED, "in a reference, but clipped", strike=True))
+            tokens.append(_span(tok, _CLIPPED, "in a reference, but clipped", strike=True,
+                                label=_CLIPPED_LABEL))
         else:
             tokens.append(_span(tok, None, "in no reference"))
     body = " ".join(tokens) if tokens else "<i>(empty candidate)</i>"
     parts = [f'<div style="line-height:2">{legend}</div>',
              f'<div style="font-size:1.15em;line-height:2"><b>candidate:</b> {body}</div>']
     for i, (ref, marks) in enumerate(zip(result.reference_tokens, result.reference_order)):
-        words = " ".join(_span(t, _COLOURS.get(n), f"shares a {n}-gram" if n else "")
+        words = " ".join(_span(t, _COLOURS.get(n), f"shares a {n}-gram" if n else "",
+                               label=str(n) if n else "")
                          for t, n in zip(ref, marks))
         parts.append(f'<div style="line-height:2;color:#444">reference {i + 1}: '
                      f'{words or "<i>(empty)</i>"}</div>')
