@@ -358,6 +358,25 @@ def grade_demo(course=COURSE, solutions=SOLUTIONS, only=None):
     return scores(course, source)
 
 
+def _one_lesson(args):
+    course, solutions, stem = args
+    return grade_demo(course, solutions, [stem])
+
+
+def grade_demo_parallel(course=COURSE, solutions=SOLUTIONS, only=None, jobs=2):
+    """:func:`grade_demo` for each lesson in its own course folder (``course/demo/<stem>``),
+    ``jobs`` lessons at a time; the same results, in course order."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    stems = [p.stem for p in lessons(solutions, only)]
+    tasks = [(Path(course) / "demo" / stem, solutions, stem) for stem in stems]
+    results = {}
+    with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for part in pool.map(_one_lesson, tasks):
+            results.update(part)
+    return {stem: results[stem] for stem in stems}
+
+
 def scores(course, source):
     """Points of each demo student per lesson, read from the gradebook."""
     out = {}
@@ -403,6 +422,9 @@ def main(argv=None):
     parser.add_argument("command", choices=["source", "generate", "grade-demo", "hidden"])
     parser.add_argument("lessons", nargs="*", help="lesson prefixes (default: all)")
     parser.add_argument("--course", default=str(COURSE), help="the nbgrader course folder")
+    parser.add_argument("-j", "--jobs", type=int, default=2,
+                        help="grade-demo: lessons graded at once, each in its own course "
+                             "folder under COURSE/demo (default 2)")
     args = parser.parse_args(argv)
     course = Path(args.course)
     if args.command == "hidden":
@@ -417,7 +439,10 @@ def main(argv=None):
         stems = generate(course, only=args.lessons)
         print(f"released {len(stems)} assignments in {course / 'release'}")
         return 0
-    results = grade_demo(course, only=args.lessons)
+    if args.jobs > 1:
+        results = grade_demo_parallel(course, only=args.lessons, jobs=args.jobs)
+    else:
+        results = grade_demo(course, only=args.lessons)
     for line in report_lines(results):
         print(line)
     manual = {s: r[3] for s, r in results.items() if r[3]}
