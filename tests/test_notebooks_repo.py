@@ -133,13 +133,31 @@ def test_no_errors_in_solutions(path):
 
 @pytest.mark.parametrize("path", sorted(SOLUTIONS.glob("*.ipynb")),
                          ids=lambda p: p.name)
-def test_at_least_three_exercises_each_with_a_check(path):
+def test_at_least_four_exercises_of_mixed_kinds_each_checked(path):
     cells = _read(path).cells
     n_regions = sum(c.source.count("### BEGIN SOLUTION") for c in cells)
-    assert n_regions >= 3, f"{n_regions} exercises, want at least 3"
+    assert n_regions >= 4, f"{n_regions} exercises, want at least 4"
     checks = [c for c in cells if c.cell_type == "code"
               and re.match(r'^\s*("""|\'\'\')\s*check', c.source, re.IGNORECASE)]
-    assert checks, "no check cell (a code cell starting with a docstring 'Check ...')"
+    assert len(checks) >= 3, "fewer than 3 check cells (code starting with a docstring 'Check ...')"
+    # an interpret exercise: a written answer, graded by a person
+    assert any(c.cell_type == "markdown" and "### BEGIN SOLUTION" in c.source for c in cells), (
+        "no discussion exercise (a Markdown answer between solution markers)")
+    # a number worked by hand, typed in and checked
+    assert any("check_number(" in c.source for c in checks), "no hand-computation exercise"
+
+
+@pytest.mark.parametrize("path", sorted(SOLUTIONS.glob("*.ipynb")), ids=lambda p: p.name)
+def test_the_shape_of_a_lesson(path):
+    """Objectives first, predictions along the way, a summary, the sources folded at the end."""
+    md = [c.source for c in _read(path).cells if c.cell_type == "markdown"]
+    text = "\n".join(md)
+    assert re.search(r"will be able to", text, re.IGNORECASE), "no 'what you will be able to do'"
+    assert len(re.findall(r"\*\*Predict", text)) >= 2, "fewer than two 'Predict' checkpoints"
+    assert re.search(r"^## Summary", text, re.MULTILINE), "no summary"
+    headings = re.findall(r"^## (.+)$", text, re.MULTILINE)
+    assert headings and headings[-1].startswith("Checking the sources"), (
+        f"the last section should be 'Checking the sources', not {headings[-1:]}")
 
 
 @pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("*.ipynb")),
