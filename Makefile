@@ -36,7 +36,7 @@ LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(VENV)/.installed-course
 	$(VENV)/bin/jupyter lab $(LAB_ARGS) notebooks/00_introduction.ipynb
 
-test: test-unit test-notebooks test-colab test-browser test-site test-grading
+test: test-unit test-notebooks test-colab test-browser test-grading
 
 test-unit: $(VENV)/.installed-dev
 	MPLBACKEND=Agg $(PY) -m pytest tests ragmetrics_edu --doctest-modules
@@ -82,7 +82,7 @@ test-colab: $(COLAB)/.installed
 # test-artifacts/browser/.
 test-browser: $(VENV)/.installed-dev
 	tools/install_browser.sh $(PY)
-	RAGMETRICS_BROWSER=1 $(PY) -m pytest tests/browser
+	RAGMETRICS_BROWSER=1 $(PY) -m pytest tests/browser --ignore=tests/browser/test_site.py
 
 # The course site: every lesson (the student notebooks as saved, never
 # re-executed), the instructor guide and the API reference, with Sphinx and

@@ -151,3 +151,11 @@ def test_default_mode_rewrites_only_stale_student_notebooks(tmp_path, capsys):
     assert ms.main(argv) == 0
     assert nbformat.read(target, as_version=4).cells[1].source == "import math"
     assert ms.main(argv + ["--check"]) == 0
+
+
+def test_hidden_tests_never_reach_the_student_notebook():
+    sol = _toy_solution()
+    sol.cells[3].metadata["hidden_tests"] = "assert double(3) == 6"
+    stu = ms.make_student(sol)
+    assert "hidden_tests" not in stu.cells[3].metadata
+    assert sol.cells[3].metadata["hidden_tests"]  # the solved notebook keeps them

@@ -70,6 +70,8 @@ CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
 MARKDOWN_STUB = ("YOUR ANSWER HERE",)
 STUDENT_TAG = "raises-exception"
 CHECK_TAG = "check"
+HIDDEN_TESTS = "hidden_tests"
+"""Cell metadata holding a check's hidden cases, for nbgrader only: never in a student notebook."""
 EXECUTE_TIMEOUT = 600
 
 _CHECK_DOCSTRING = re.compile(r'^\s*[rRuU]?("""|\'\'\')\s*check', re.IGNORECASE)
@@ -125,6 +127,8 @@ def make_student(solution):
     """Return the student notebook for the solved notebook ``solution`` (not modified)."""
     nb = copy.deepcopy(solution)
     for cell in nb.cells:
+        # extra cases that only the grader runs (tools/assignments.py) are not handed out
+        cell.metadata.pop(HIDDEN_TESTS, None)
         if cell.cell_type == "code":
             cell.source, n = strip_solutions(cell.source, CODE_STUB)
             if n or is_check_cell(cell):
