@@ -396,47 +396,6 @@ def test_seed_table_shows_a_number_it_cannot_rebuild():
         examples.get("dcg_at_4_blog").recompute()
 
 
-def test_check_exercise_passes_and_explains_failures(capsys):
-    from ragmetrics_edu import precision_at_k
-    from ragmetrics_edu.widgets import check_exercise
-
-    def good(rels, k):
-        return sum(1 for r in rels[:k] if r > 0) / k
-
-    def divides_by_retrieved(rels, k):
-        return sum(1 for r in rels[:k] if r > 0) / len(rels[:k])
-
-    cases = [(([1, 0, 1], 2), {}), ({"rels": [1, 0], "k": 5}), (([1, 0], 5), {}, "k beyond")]
-    check_exercise(good, precision_at_k, cases)
-    assert capsys.readouterr().out == "good agrees with the library on 3 inputs.\n"
-    with pytest.raises(AssertionError) as err:
-        check_exercise(divides_by_retrieved, precision_at_k, cases, name="precision_at_k")
-    # [1, 0] at k = 5: 1/5 = 0.2 from the library, 1/2 from dividing by what is there
-    assert str(err.value) == ("precision_at_k(rels=[1, 0], k=5) returned 0.5, but the "
-                              "library returns 0.2.")
-
-
-def test_check_exercise_hints_errors_and_not_implemented():
-    from ragmetrics_edu import precision_at_k
-    from ragmetrics_edu.widgets import check_exercise
-
-    def crashes(rels, k):
-        return rels[k]
-
-    def returns_text(rels, k):
-        return "0.5"
-
-    def todo(rels, k):
-        raise NotImplementedError()
-
-    with pytest.raises(AssertionError, match=r"raised IndexError.*This case: k beyond the end"):
-        check_exercise(crashes, precision_at_k, [(([1, 0], 5), {}, "k beyond the end")])
-    with pytest.raises(AssertionError, match="returned '0.5'"):
-        check_exercise(returns_text, precision_at_k, [(([1, 0], 2), {})])
-    with pytest.raises(NotImplementedError):
-        check_exercise(todo, precision_at_k, [(([1, 0], 2), {})])
-
-
 def test_seed_table_collapsed_folds_into_details_with_the_notes():
     from ragmetrics_edu.widgets import seed_table
 

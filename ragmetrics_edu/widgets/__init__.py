@@ -19,10 +19,9 @@ constructor                           pure computation            notebook
 
 ``Explorer`` is the base class of them all: subclass it to build your own.
 
-Two functions for the lessons (``.lesson``, no matplotlib needed):
-``seed_table(*keys)`` shows seed worked examples beside the library's number
-with their errata, and ``check_exercise(func, reference, cases)`` compares a
-student's function with the library's and says what is wrong.
+For the lessons (``.lesson``, no matplotlib needed): ``seed_table(*keys)``
+shows seed worked examples beside the library's number with their errata.
+The exercises' checks are in :mod:`ragmetrics_edu.exercises`.
 """
 
 from importlib import import_module
@@ -38,7 +37,6 @@ _EXPORTS = {
     "graded_breakdown": "graded",
     "NDCGExplorer": "graded",
     "seed_table": "lesson",
-    "check_exercise": "lesson",
     "ngram_overlap_explorer": "ngram",
     "bertscore_heatmap": "bertscore",
     "judge_playground": "judge",

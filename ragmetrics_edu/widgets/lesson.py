@@ -1,21 +1,18 @@
-"""Two functions every lesson notebook uses.
+"""What every lesson notebook shows of its sources.
 
-* :func:`seed_table` shows seed worked examples (:mod:`ragmetrics_edu.examples`)
-  beside the library's number, with an erratum box where the seed slips.  A
-  seed's number is written once, in ``ragmetrics_edu.examples``; notebooks
-  read it from there.
-* :func:`check_exercise` compares a student's function with the library's on
-  several inputs and says in words what is wrong.
+:func:`seed_table` shows seed worked examples (:mod:`ragmetrics_edu.examples`)
+beside the library's number, with an erratum box where the seed slips.  A
+seed's number is written once, in ``ragmetrics_edu.examples``; notebooks read
+it from there.  (The exercises' checks are :mod:`ragmetrics_edu.exercises`.)
 
-Both need neither matplotlib nor ipywidgets.
+It needs neither matplotlib nor ipywidgets.
 """
 
 import html
 from fractions import Fraction
-import math
 import numbers
 
-__all__ = ["seed_table", "check_exercise", "SeedTable"]
+__all__ = ["seed_table", "SeedTable"]
 
 
 def _num(x, digits=4):
@@ -194,83 +191,3 @@ def seed_table(*keys, collapsed=False, summary="Checking the sources"):
             "note": ROUNDING_NOTES.get(key) or UNREBUILDABLE_NOTES.get(key),
         })
     return SeedTable(rows, collapsed=collapsed, summary=summary)
-
-
-def _call_text(name, args, kwargs):
-    parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
-    return f"{name}({', '.join(parts)})"
-
-
-def _same(got, want, tol):
-    if isinstance(want, numbers.Real) and not isinstance(want, bool):
-        if isinstance(got, bool) or not isinstance(got, numbers.Real):
-            return False
-        if math.isnan(want):
-            return math.isnan(got)
-        return abs(float(got) - float(want)) <= tol * max(1.0, abs(float(want)))
-    if isinstance(want, (list, tuple)):
-        return (isinstance(got, (list, tuple)) and len(got) == len(want)
-                and all(_same(g, w, tol) for g, w in zip(got, want)))
-    return got == want
-
-
-def check_exercise(func, reference, cases, *, name=None, tol=1e-9):
-    """Compare a student's function with the library's, case by case.
-
-    Parameters
-    ----------
-    func : callable
-        The student's function.
-    reference : callable
-        The library's function (the expected results).
-    cases : sequence
-        Each case is ``(args, kwargs)``, ``(args, kwargs, hint)``, a tuple of
-        positional arguments, or a dict of keyword arguments.  The hint says
-        what the case tests ("k larger than the ranking").
-    name : str, optional
-        The function's name in messages; default ``func.__name__``.
-    tol : float
-        Relative tolerance for numbers.
-
-    Returns
-    -------
-    None
-        Prints a one-line summary ("precision_at_k agrees with the library
-        on 6 inputs.").
-
-    Raises
-    ------
-    AssertionError
-        At the first case that differs, saying which call, what it returned,
-        what the library returns, and the case's hint.
-    NotImplementedError
-        Unchanged, if the student's function still raises it.
-    """
-    name = name or getattr(func, "__name__", "your function")
-    n = 0
-    for case in cases:
-        hint = ""
-        if isinstance(case, dict):
-            args, kwargs = (), dict(case)
-        elif (isinstance(case, tuple) and len(case) in (2, 3) and isinstance(case[0], tuple)
-              and isinstance(case[1], dict)):
-            args, kwargs = case[0], case[1]
-            hint = case[2] if len(case) == 3 else ""
-        else:
-            args, kwargs = tuple(case), {}
-        want = reference(*args, **kwargs)
-        call = _call_text(name, args, kwargs)
-        try:
-            got = func(*args, **kwargs)
-        except NotImplementedError:
-            raise
-        except Exception as exc:
-            raise AssertionError(
-                f"{call} raised {type(exc).__name__}: {exc}; the library returns "
-                f"{want!r}." + (f" This case: {hint}." if hint else "")) from None
-        if not _same(got, want, tol):
-            raise AssertionError(
-                f"{call} returned {got!r}, but the library returns {want!r}."
-                + (f" This case: {hint}." if hint else ""))
-        n += 1
-    print(f"{name} agrees with the library on {n} inputs.")
