@@ -89,6 +89,52 @@ def test_hidden_tests_go_into_nbgraders_region_and_never_into_the_student_notebo
     assert assignments.check_hidden.__doc__
 
 
+def test_which_checks_need_hidden_tests():
+    def check(code):
+        return nbformat.v4.new_code_cell('"""Check exercise 1: a case."""\n' + code)
+
+    # the expected values are in the cell: a hard-coded answer could return them
+    assert assignments.needs_hidden_tests(check('check_function("f", [((1,), 2)])'))
+    assert assignments.needs_hidden_tests(check('rm.exercises.check_number("x", 0.25)'))
+    assert assignments.needs_hidden_tests(check('check_number("x", expected=1 / 4)'))
+    # a fingerprint, or a property of the student's own answers: nothing to hard-code
+    assert not assignments.needs_hidden_tests(check('check_number("x", digest_="1d1645fe778c")'))
+    assert not assignments.needs_hidden_tests(
+        check('a, b = rm.exercises.answers("a", "b")\nif not a > b:\n    raise ValueError'))
+    # not a check cell at all
+    assert not assignments.needs_hidden_tests(
+        nbformat.v4.new_code_cell('check_function("f", [((1,), 2)])'))
+
+
+def test_check_hidden_lists_only_what_needs_hidden_tests(tmp_path):
+    solutions = tmp_path / "solutions"
+    solutions.mkdir()
+    nb = lesson(hidden=False)
+    nb.cells.append(nbformat.v4.new_code_cell(
+        '"""Check exercise 2: by hand."""\ncheck_number("my_x", digest_="1d1645fe778c")'))
+    nbformat.write(nb, solutions / "01_doubling.ipynb")
+    assert assignments.check_hidden(solutions) == [
+        ("01_doubling", '"""Check exercise 1: my_double on written values."""')]
+    nbformat.write(lesson(hidden=True), solutions / "01_doubling.ipynb")
+    assert assignments.check_hidden(solutions) == []
+
+
+def test_every_solved_check_that_shows_its_answers_has_hidden_tests():
+    paths = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
+    needing = [(p.stem, c) for p in paths for c in nbformat.read(p, as_version=4).cells
+               if assignments.needs_hidden_tests(c)]
+    assert needing  # the lessons have implement-a-function exercises
+    missing = [f"{stem}: {c.source.splitlines()[0]}" for stem, c in needing
+               if not assignments.has_hidden_tests(c)]
+    assert not missing, "checks without hidden tests:\n" + "\n".join(missing)
+    for stem, cell in needing:
+        hidden = cell.metadata.get("hidden_tests", "")
+        if isinstance(hidden, list):
+            hidden = "\n".join(hidden)
+        # the hidden cases are a check of their own, run by the autograder
+        assert "check_function(" in hidden or "check_number(" in hidden, (stem, hidden)
+
+
 def test_bad_points_are_named():
     with pytest.raises(ValueError, match="points must be a positive number, got 0"):
         assignments.nbgrader_notebook(lesson(points=0), "01_doubling")

@@ -28,15 +28,29 @@ appends it to the check inside nbgrader's ``### BEGIN HIDDEN TESTS`` /
 region from what students receive, and ``nbgrader autograde`` puts it back, so
 a student cannot pass by returning the values printed in the visible check.
 A check cell may also hold such a region in its own source; it is kept.  The
-lesson notebooks themselves never change; ``check_hidden`` lists the check
-cells that have no hidden tests yet.
+lesson notebooks themselves never change.
+
+Which checks need hidden tests (``needs_hidden_tests``, from the cell's code):
+a check that writes out the answers it expects, so that a student could pass
+by returning them.  That is a check cell calling
+
+* ``check_function`` (an implement-a-function exercise: its cases list inputs
+  and the outputs expected, which an answer could special-case), or
+* ``check_number`` with the expected value itself (positional or
+  ``expected=``), not its fingerprint ``digest_=``.
+
+A ``check_number(..., digest_=...)`` check never shows the value, and a
+counterexample check (the student's answers from ``rm.exercises.answers``,
+then a property computed on them) verifies a property, not a value: neither
+needs hidden tests.  ``check_hidden`` lists the checks that need hidden tests
+and have none.
 
 Usage::
 
     python tools/assignments.py source        # write build/grading/source and the config
     python tools/assignments.py generate      # ... then nbgrader generate_assignment (release/)
     python tools/assignments.py grade-demo    # ... then the whole loop on two submissions
-    python tools/assignments.py hidden        # the check cells without hidden tests
+    python tools/assignments.py hidden        # the checks that need hidden tests and have none
 
 ``grade-demo`` runs the instructor's loop on two made-up students per lesson:
 ``solved`` hands in the solved notebook, ``blank`` hands in the release
@@ -50,6 +64,7 @@ are counted apart).
 """
 
 import argparse
+import ast
 import copy
 import json
 import os
@@ -194,13 +209,64 @@ def has_hidden_tests(cell):
     return bool(cell.metadata.get("hidden_tests")) or BEGIN_HIDDEN in cell.source
 
 
+def _called_name(call):
+    """The name of the function an ``ast.Call`` calls (``f(...)`` or ``a.b.f(...)``), or None."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def shows_expected_values(code):
+    """True if ``code`` calls ``check_function``, or ``check_number`` with the value itself.
+
+    >>> shows_expected_values('rm.exercises.check_function("f", [((1,), 2)])')
+    True
+    >>> shows_expected_values('check_number("my_ap", 0.25)')
+    True
+    >>> shows_expected_values('check_number("my_ap", expected=0.25)')
+    True
+    >>> shows_expected_values('check_number("my_ap", digest_="1d1645fe778c")')
+    False
+    >>> shows_expected_values('a, b = rm.exercises.answers("a", "b")\\nassert a > b')
+    False
+    """
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        raise ValueError(f"check cell is not valid Python ({exc.msg}, line {exc.lineno}): "
+                         f"{code.splitlines()[0] if code else code!r}") from None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _called_name(node)
+        if name == "check_function":
+            return True
+        if name == "check_number" and (len(node.args) > 1 or any(
+                kw.arg == "expected" for kw in node.keywords)):
+            return True
+    return False
+
+
+def needs_hidden_tests(cell):
+    """True if ``cell`` is a check cell whose code writes out the values it expects.
+
+    See the module docstring: ``check_function`` checks, and ``check_number``
+    checks given the value rather than its fingerprint.
+    """
+    return role(cell) == "test" and shows_expected_values(cell.source)
+
+
 def check_hidden(solutions=SOLUTIONS):
-    """``[(notebook, first line of the check)]`` for every check cell without hidden tests."""
+    """``[(notebook, first line of the check)]`` for every check that needs hidden tests
+    (:func:`needs_hidden_tests`) and has none."""
     missing = []
     for path in sorted(Path(solutions).glob("[0-9][0-9]_*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         for cell in nb.cells:
-            if role(cell) == "test" and not has_hidden_tests(cell):
+            if needs_hidden_tests(cell) and not has_hidden_tests(cell):
                 missing.append((path.stem, cell.source.splitlines()[0]))
     return missing
 
@@ -429,7 +495,7 @@ def main(argv=None):
     course = Path(args.course)
     if args.command == "hidden":
         for stem, line in check_hidden():
-            print(f"{stem}: no hidden tests: {line}")
+            print(f"{stem}: needs hidden tests: {line}")
         return 0
     if args.command == "source":
         written = write_source(course, only=args.lessons)
