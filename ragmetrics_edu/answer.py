@@ -57,7 +57,7 @@ _CRANFIELD_STOP = re.compile(r"\s\.(?=\s|$)")
 
 
 def split_abstract(text):
-    """Split a Cranfield abstract at its spaced full stops (`` . ``).
+    """Split a Cranfield abstract at its spaced full stops (a space, ``.``, a space).
 
     The abstracts write a sentence end as a space, a full stop and a space,
     so decimal points and abbreviations (``1.9``, ``e.v.``) stay inside

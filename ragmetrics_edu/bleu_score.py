@@ -25,24 +25,26 @@ An n-gram order with no match makes the geometric mean 0.  Smoothing
 matches, ``t_n`` the number of candidate n-grams, ``k`` counts the orders
 smoothed so far (1, 2, ...), ``len`` is the candidate length:
 
-==========  ===========  ============  ===================================  =========
-ours        sacrebleu    nltk          precision used for order n            default
-==========  ===========  ============  ===================================  =========
-"none"      "none"       method0       ``m_n / t_n``                          -
-"floor"     "floor"      method1       ``value / t_n`` if ``m_n = 0``         0.1
-"add-k"     "add-k"      method2       ``(m_n + value) / (t_n + value)``,     1
+==========  ===========  ============  ========================================  =========
+ours        sacrebleu    nltk          precision used for order n                default
+==========  ===========  ============  ========================================  =========
+"none"      "none"       method0       ``m_n / t_n``                             -
+"floor"     "floor"      method1       ``value / t_n`` if ``m_n = 0``            0.1
+"add-k"     "add-k"      method2       ``(m_n + value) / (t_n + value)``,        1
                                        n >= 2
-"exp"       "exp"        method3       ``1 / (2^k t_n)`` if ``m_n = 0``       -
-"method4"   -            method4       ``ln(len) / (2^k value t_n)`` if       5
+"exp"       "exp"        method3       ``1 / (2^k t_n)`` if ``m_n = 0``          -
+"method4"   -            method4       ``ln(len) / (2^k value t_n)`` if          5
                                        ``m_n = 0`` and ``len > 1``
-"method5"   -            method5       ``(p'_{n-1} + p_n + p_{n+1}) / 3``,    -
+"method5"   -            method5       ``(p'_{n-1} + p_n + p_{n+1}) / 3``,       -
                                        ``p'_0 = p_1 + 1``, ``p_{N+1}``
                                        read as ``p_5`` (*)
-"method6"   -            method6       ``(m_n + value pi_n) / (t_n + value)``  5
+"method6"   -            method6       ``(m_n + value pi_n) / (t_n + value)``    5
                                        for n >= 3, ``pi_n = p'_{n-1}^2 /
                                        p'_{n-2}``
-"method7"   -            method7       method4, then method5                  5
-==========  ===========  ============  ===================================  =========
+"method7"   -            method7       method4, then method5                     5
+==========  ===========  ============  ========================================  =========
+
+
 
 (*) Chen and Cherry average each order with the next one, order ``N + 1``
 for the last.  nltk's method5 always takes the 5-gram precision there

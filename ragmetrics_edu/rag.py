@@ -9,7 +9,7 @@ those yes/no verdicts exist, the scores are the old retrieval formulas:
 ============================  ===============================================  =========================
 metric                        formula over verdicts                            classic metric
 ============================  ===============================================  =========================
-:func:`context_precision`     :math:`\sum_k P@k \cdot v_k / \sum_k v_k`         AP, retrieved-relevant
+:func:`context_precision`     :math:`\sum_k P@k \cdot v_k / \sum_k v_k`        AP, retrieved-relevant
                                                                                denominator
 :func:`context_recall`        attributed reference sentences / sentences       recall
 :func:`faithfulness`          supported claims / claims                        precision of the claims

@@ -212,7 +212,7 @@ def lcs_length(a, b, *, method="bits"):
     ----------
     a, b : list of str
     method : {"bits", "table"}, default "bits"
-        ``"table"``: the textbook O(|a| |b|) table (readable reference);
+        ``"table"``: the textbook table of ``len(a) * len(b)`` cells (readable reference);
         ``"bits"``: the same number with bit-parallel rows (fast path).
 
     Returns

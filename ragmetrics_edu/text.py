@@ -4,18 +4,18 @@ A metric that counts shared n-grams is only as meaningful as the tokens
 it counts, so the tokenizer is always a named choice and travels with the
 result (see the ``signature`` of :func:`ragmetrics_edu.bleu`).
 
-=========================  =================================================
-tokenizer                  what it does
-=========================  =================================================
-:func:`whitespace_tokenize`  ``str.split()``: splits on runs of whitespace,
-                           keeps case and punctuation.  The default of every
-                           metric; equals sacrebleu's ``tokenize="none"``.
-:func:`rouge_tokenize`       rouge-score's default: lowercase, every run of
-                           characters outside ``[a-z0-9]`` is a separator.
-:func:`rouge_tokenize_stemmed`  the same, then the Porter stemmer on tokens
-                           longer than 3 characters (rouge-score's
-                           ``use_stemmer=True``).
-=========================  =================================================
+===============================  =================================================
+tokenizer                        what it does
+===============================  =================================================
+:func:`whitespace_tokenize`      ``str.split()``: splits on runs of whitespace,
+                                 keeps case and punctuation.  The default of every
+                                 metric; equals sacrebleu's ``tokenize="none"``.
+:func:`rouge_tokenize`           rouge-score's default: lowercase, every run of
+                                 characters outside ``[a-z0-9]`` is a separator.
+:func:`rouge_tokenize_stemmed`   the same, then the Porter stemmer on tokens
+                                 longer than 3 characters (rouge-score's
+                                 ``use_stemmer=True``).
+===============================  =================================================
 
 Any callable from a string to a list of strings can be passed as
 ``tokenizer=`` to the metrics instead.

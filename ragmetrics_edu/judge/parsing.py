@@ -7,13 +7,13 @@ first number in the text") and never ``eval`` anything.
 
 Accepted shapes
 ---------------
-=================  ==============================  =========================
-parser             a labelled line (exactly one)   the whole reply
-=================  ==============================  =========================
-``parse_rating``   ``Score: 4`` or ``Score: 4/5``  ``4``, ``4/5``, ``{"score": 4}``
-``parse_verdict``  ``Verdict: yes``                ``yes``, ``no``, ``{"verdict": "yes"}``
-``parse_preference`` ``Winner: A``                 ``A``, ``B``, ``tie``, ``{"winner": "A"}``
-=================  ==============================  =========================
+====================  ==============================  =========================
+parser                a labelled line (exactly one)   the whole reply
+====================  ==============================  =========================
+``parse_rating``      ``Score: 4`` or ``Score: 4/5``  ``4``, ``4/5``, ``{"score": 4}``
+``parse_verdict``     ``Verdict: yes``                ``yes``, ``no``, ``{"verdict": "yes"}``
+``parse_preference``  ``Winner: A``                   ``A``, ``B``, ``tie``, ``{"winner": "A"}``
+====================  ==============================  =========================
 
 Rules, the same for the three parsers:
 
