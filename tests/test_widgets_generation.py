@@ -370,6 +370,32 @@ def test_matches_html_names_the_partners_and_scores():
     assert "&rarr; x" in t and "&rarr; [CLS]/[SEP]" in t
 
 
+def test_heatmap_alt_names_tokens_matches_and_scores_by_hand():
+    from types import SimpleNamespace
+
+    from ragmetrics_edu.widgets import bertscore as bw
+
+    d = bw.heatmap_data(_hand_matches())
+    alt = bw.heatmap_alt(d, SimpleNamespace(layer=3, model="tiny"))
+    assert alt.startswith("Heatmap of the cosine similarity between the candidate's tokens "
+                          "(rows: a, b) and the reference's tokens (columns: x, y), "
+                          "layer 3 of tiny.")
+    # a -> x at 0.9; b's best partner is [SEP] (0.7), not drawn
+    assert ('best match: "a" matches "x" at 0.9 and "b" matches "[CLS]/[SEP]" at 0.7.'
+            in alt)
+    # P = 0.8, R = 0.75, F1 = 2 * 0.8 * 0.75 / 1.55 = 0.7742
+    assert alt.endswith("Precision 0.8, recall 0.75, F1 0.77.")
+
+
+def _img_alt(view):
+    """The alt attribute of the one ``<img>`` a FigureView's widget shows (unescaped)."""
+    import html
+
+    found = re.findall(r'<img [^>]*\balt="([^"]*)"', view.widget.value)
+    assert len(found) == 1, view.widget.value[:200]
+    return html.unescape(found[0])
+
+
 @pytest.fixture(scope="module")
 def heatmap():
     pytest.importorskip("ipywidgets")
@@ -411,11 +437,18 @@ def test_heatmap_explorer_updates_its_artists_in_place(heatmap):
     # a text against itself: every token's best partner is itself, P = R = F = 1
     assert w.values.candidate_match == tuple(range(5))
     assert shown(w.table.value, "precision") == "1.0000"
+    # the figure's alt text follows: every token matches itself, cosine 1
+    alt = _img_alt(w.view)
+    assert alt == w.view.alt_text
+    assert '"aircraft" matches "aircraft" at 1' in alt
+    assert "(columns: the, aircraft, landed, safely, .)" in alt
+    assert alt.endswith("Precision 1, recall 1, F1 1.")
     w.show_special.value = True
     assert w.values.candidate_tokens[0] == "[CLS]"
     assert w.artists.image.get_array().shape == (7, 7)
     w.layer.value = 0
     assert w.result.layer == 0
+    assert "layer 0 of " in _img_alt(w.view)
     w.candidate.value = "  "
     assert "Type a candidate" in w.table.value
 

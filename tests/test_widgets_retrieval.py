@@ -4,6 +4,8 @@ widgets driven from Python (set a control, read the numbers shown).
 Expected values are hand arithmetic (written in the comments) or the seeds'.
 """
 
+import base64
+import html.parser
 import subprocess
 import sys
 from math import log2
@@ -31,6 +33,32 @@ def approx(x):
 
 def _mime(explorer):
     return explorer._repr_mimebundle_()
+
+
+class _Images(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.images = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.images.append(dict(attrs))
+
+
+def shown_image(view):
+    """The one ``<img>`` a FigureView's widget shows: its attributes (alt, src, ...)."""
+    parser = _Images()
+    parser.feed(view.widget.value)
+    assert len(parser.images) == 1, view.widget.value[:200]
+    return parser.images[0]
+
+
+def shown_png(view):
+    """The PNG bytes of the image a FigureView's widget shows."""
+    src = shown_image(view)["src"]
+    prefix = "data:image/png;base64,"
+    assert src.startswith(prefix), src[:40]
+    return base64.b64decode(src[len(prefix):])
 
 
 # ---------------------------------------------------------------- imports
@@ -93,8 +121,8 @@ def test_precision_recall_explorer_driven_from_python():
     assert list(line.get_ydata()) == [approx(x) for x in (1, 1, 1, 3 / 4, 4 / 5)]
     assert w.view.n_renders == renders + 1  # one toggle, one redraw
     assert "<td" in w.table.value and "0.7500" in w.table.value
-    png = w.view.widget.outputs[0]["data"]["image/png"]
-    assert isinstance(png, str) and len(png) > 100
+    png = shown_png(w.view)
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 100
 
     w.k.value = 4
     assert "Precision@4 = 0.7500" in w.summary.value
@@ -351,6 +379,102 @@ def test_redrawn_figure_matches_after_axis_limits_change():
     moved2.toggles[0][1].value = True
     fresh2 = average_precision_explorer([[1, 1], [0, 1]], n_relevants=[2, 2])
     assert _pixels(moved2) == _pixels(fresh2)
+
+
+# ------------------------------------------------------------ the figures' alt text
+# What the figure shows is said in its <img alt="...">, with the numbers it shows
+# now (rounded to 2 decimals), for a screen reader and the course site's audit.
+
+def test_precision_recall_figure_alt_names_the_metrics_at_k():
+    w = precision_recall_explorer([1, 0, 1, 0, 1], n_relevant=10, k=3)
+    alt = shown_image(w.view)["alt"]
+    assert alt == w.view.alt_text
+    assert alt.startswith("Line chart of Precision@k, Recall@k, F1@k and HitRate@k "
+                          "for k = 1 to 5, with a dotted line at k = 3")
+    # P@3 = 2/3 = 0.67; R@3 = 2/10 = 0.2; F1@3 = 2 (2/3)(0.2) / (2/3 + 0.2) = 0.3077
+    assert alt.endswith("where precision is 0.67, recall 0.2, F1 0.31 and hit rate 1.")
+    w.toggles[1].value = True  # [1, 1, 1, 0, 1]: P@3 = 1, R@3 = 0.3, F1@3 = 0.6 / 1.3
+    assert shown_image(w.view)["alt"].endswith(
+        "where precision is 1, recall 0.3, F1 0.46 and hit rate 1.")
+    w.k.value = 1  # P@1 = 1, R@1 = 0.1, F1@1 = 0.2 / 1.1 = 0.18
+    assert "dotted line at k = 1, where precision is 1, recall 0.1, F1 0.18 and hit rate 1." \
+        in shown_image(w.view)["alt"]
+
+
+def test_average_precision_figure_alt_names_every_bar():
+    w = average_precision_explorer([[1, 0, 1, 0, 1], [1, 1, 1, 0, 0]])
+    # 10 relevant each: AP1 = (1/1 + 2/3 + 3/5) / 10 = 0.2267, AP2 = (1 + 1 + 1) / 10 = 0.3;
+    # MRR = (1 + 1) / 2 = 1, MAP = (0.2267 + 0.3) / 2 = 0.2633
+    assert shown_image(w.view)["alt"] == (
+        "Bar chart of the reciprocal rank and the average precision of query 1 and query 2, "
+        "with dashed lines at MRR = 1 and MAP = 0.26. "
+        "Query 1: RR 1, AP 0.23; query 2: RR 1, AP 0.3.")
+    w.toggles[0][0].value = False  # query 1 now [0, 0, 1, 0, 1]: RR 1/3, AP (1/3 + 2/5) / 10
+    w.k.value = 3  # at k = 3: AP1@3 = (1/3) / 10 = 0.0333, AP2@3 = 0.3; MAP@3 = 0.1667
+    assert shown_image(w.view)["alt"].endswith(
+        "MRR@3 = 0.67 and MAP@3 = 0.17. Query 1: RR@3 0.33, AP@3 0.03; query 2: RR@3 1, AP@3 0.3.")
+
+
+def test_ndcg_figure_alt_names_every_bar_and_ndcg_at_k():
+    w = ndcg_explorer([5, 3, 5, 0, 2], unretrieved=[5], k=3)
+    alt = shown_image(w.view)["alt"]
+    assert alt.startswith("Bar chart of the discounted gain (linear gain) at ranks 1 to 5")
+    assert "(outlined, from the retrieved grades), with a dotted line after rank k = 3." in alt
+    # gain / log2(i + 1): 5/1, 3/log2(3) = 1.893, 5/2, 0/log2(5), 2/log2(6) = 0.774
+    assert "Retrieved: 5, 1.89, 2.5, 0 and 0.77." in alt
+    # ideal [5, 5, 3, 2, 0]: 5, 5/log2(3) = 3.155, 3/2, 2/log2(5) = 0.861, 0
+    assert "Ideal: 5, 3.15, 1.5, 0.86 and 0." in alt
+    # DCG@3 = 9.3928, IDCG@3 = 9.6546, NDCG@3 = 0.9729
+    assert alt.endswith("DCG@3 = 9.39, IDCG@3 = 9.65, NDCG@3 = 0.97.")
+    w.ideal_source.value = "judged"  # ideal [5, 5, 5, 3, 2]: IDCG@3 = 5 + 3.155 + 2.5 = 10.655
+    alt = shown_image(w.view)["alt"]
+    assert "from all judged grades" in alt and "Ideal: 5, 3.15, 2.5, 1.29 and 0.77." in alt
+    assert alt.endswith("NDCG@3 = 0.88.")  # 9.3928 / 10.6546 = 0.8816
+
+
+@pytest.mark.parametrize("make", [
+    lambda: precision_recall_explorer(),
+    lambda: average_precision_explorer(),
+    lambda: ndcg_explorer(),
+], ids=["precision_recall", "average_precision", "ndcg"])
+def test_every_retrieval_figure_has_its_own_alt_text(make):
+    w = make()
+    image = shown_image(w.view)
+    assert w.view.alt is not None  # given by the widget, not the generic default
+    assert image["alt"] == w.view.alt_text and len(image["alt"]) > 40
+    assert any(ch.isdigit() for ch in image["alt"])
+    assert shown_png(w.view) == w.view.png()  # the image shown is the figure now
+
+
+def test_figure_view_alt_text_string_callable_default_and_escaping():
+    from ragmetrics_edu.widgets._common import FigureView
+
+    view = FigureView(figsize=(2, 1), alt='Bars "a" < "b" & more')
+    view.refresh()
+    assert 'alt="Bars &quot;a&quot; &lt; &quot;b&quot; &amp; more"' in view.widget.value
+    assert shown_image(view)["alt"] == 'Bars "a" < "b" & more'
+    # width and height: 2 x 1 inches at 72 dpi
+    assert (shown_image(view)["width"], shown_image(view)["height"]) == ("144", "72")
+
+    calls = []
+    view = FigureView(figsize=(2, 1), alt=lambda: f"call {len(calls.append(1) or calls)}")
+    view.refresh()
+    view.refresh()
+    assert shown_image(view)["alt"] == "call 2"  # computed anew at every refresh
+
+    view = FigureView(figsize=(2, 1))
+    view.axes[0].set_title("Gains")
+    view.refresh()
+    assert shown_image(view)["alt"] == "A figure: Gains"
+
+
+@pytest.mark.parametrize("alt, error", [
+    ("  ", ValueError), (lambda: "", ValueError), (lambda: 3, ValueError), (3, TypeError)])
+def test_figure_view_rejects_an_empty_or_wrong_alt(alt, error):
+    from ragmetrics_edu.widgets._common import FigureView
+
+    with pytest.raises(error, match="alt must"):
+        FigureView(figsize=(2, 1), alt=alt).refresh()
 
 
 # ------------------------------------------------- seed tables and exercise checks

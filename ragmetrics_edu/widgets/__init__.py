@@ -18,6 +18,8 @@ constructor                           pure computation            notebook
 ====================================  ==========================  ========
 
 ``Explorer`` is the base class of them all: subclass it to build your own.
+``FigureView`` is the figure they redraw in place, shown as an image with
+an alt text that says what it shows.
 
 For the lessons (``.lesson``, no matplotlib needed): ``seed_table(*keys)``
 shows seed worked examples beside the library's number with their errata.
@@ -43,6 +45,7 @@ _EXPORTS = {
     "judge_playground_state": "judge",
     "JudgePlayground": "judge",
     "Explorer": "_common",
+    "FigureView": "_common",
 }
 
 __all__ = sorted(_EXPORTS)

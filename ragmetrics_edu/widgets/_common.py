@@ -7,10 +7,16 @@
   call :meth:`FigureView.refresh`:
 
   - with matplotlib's inline backend (the default in JupyterLab 4 and
-    Notebook 7) the figure is rendered to PNG and *assigned* to an
-    ``Output`` widget's ``outputs``.  That travels as a widget message, not
-    as a cell output, so nothing lands in the cell's output when nbval
-    runs the notebook, and no callback prints;
+    Notebook 7) the figure is rendered to PNG and shown by an ``HTML``
+    widget as ``<img src="data:image/png;base64,..." alt="...">``.  The
+    ``alt`` text says what the figure shows, with its current numbers (a
+    screen reader reads it; the course site's accessibility audit requires
+    it), and is written anew at every refresh.  The image travels as a
+    widget message, not as a cell output, so nothing lands in the cell's
+    output when nbval runs the notebook, and no callback prints.  An HTML
+    widget draws its value the same way in JupyterLab, on Colab
+    (ipywidgets 7), in Voila and from the state saved in a notebook (the
+    course site); ipywidgets' ``Image`` would carry no ``alt``;
   - with ipympl (``%matplotlib widget``) the figure's canvas is itself a
     widget placed in the layout, and a refresh is ``draw_idle()``.
 
@@ -22,6 +28,7 @@
 """
 
 import base64
+import html
 import io
 
 FIGURE_DPI = 72
@@ -51,7 +58,7 @@ def _ipympl_active():
 
 
 class FigureView:
-    """One figure, shown in a notebook and redrawn in place.
+    """One figure, shown in a notebook and redrawn in place, with its alt text.
 
     Parameters
     ----------
@@ -59,10 +66,42 @@ class FigureView:
         Width and height in inches.
     ncols : int
         Number of side-by-side axes.
+    alt : str or callable, optional
+        The text alternative of the figure: what it shows, with the numbers
+        it shows now (a screen reader reads it in place of the image).  A
+        callable is called with no argument at every :meth:`refresh`, after
+        the widget has updated its artists, and returns that text.  Default:
+        the axes' titles.
+
+    Attributes
+    ----------
+    figure : matplotlib.figure.Figure
+    axes : list of matplotlib.axes.Axes
+    widget : ipywidgets.HTML
+        What a layout places: ``<img src="data:image/png;base64,..." alt="...">``
+        (with ipympl, the figure's canvas instead).
+    alt_text : str
+        The alt text of the image shown now (set by :meth:`refresh`).
+    n_renders : int
+        Refreshes so far.
+
+    Examples
+    --------
+    >>> view = FigureView(figsize=(2, 1), alt="A line rising from 0 to 1.")
+    >>> _ = view.axes[0].plot([0, 1])
+    >>> view.refresh()
+    >>> view.alt_text
+    'A line rising from 0 to 1.'
+    >>> view.widget.value.startswith('<img src="data:image/png;base64,')
+    True
     """
 
-    def __init__(self, figsize=(6.4, 3.2), ncols=1):
+    def __init__(self, figsize=(6.4, 3.2), ncols=1, alt=None):
         widgets = require_widgets()
+        if alt is not None and not (isinstance(alt, str) or callable(alt)):
+            raise TypeError(f"alt must be a string or a callable returning one, got {alt!r}")
+        self.alt = alt
+        self.alt_text = ""
         if _ipympl_active():  # pragma: no cover - ipympl is optional
             import matplotlib.pyplot as plt
 
@@ -78,7 +117,7 @@ class FigureView:
             # at the end of the cell, and no "<Figure size ...>" is printed.
             self.figure = Figure(figsize=figsize, dpi=FIGURE_DPI)
             FigureCanvasAgg(self.figure)
-            self.widget = widgets.Output()
+            self.widget = widgets.HTML()
             self._interactive = False
         axes = self.figure.subplots(1, ncols)
         self.axes = list(axes) if ncols > 1 else [axes]
@@ -134,21 +173,39 @@ class FigureView:
         image.save(buf, format="png", compress_level=1)
         return buf.getvalue()
 
+    def describe(self):
+        """The alt text for the figure as it is now (``alt``, called if callable).
+
+        Raises
+        ------
+        ValueError
+            If ``alt`` is or returns an empty text, or returns something else
+            than a string.
+        """
+        alt = self.alt() if callable(self.alt) else self.alt
+        if alt is None:
+            titles = [ax.get_title() for ax in self.figure.axes if ax.get_title()]
+            alt = "A figure: " + "; ".join(titles) if titles else "A figure."
+        if not isinstance(alt, str) or not alt.strip():
+            raise ValueError(f"alt must give a non-empty text, got {alt!r}")
+        return alt.strip()
+
+    def img_html(self):
+        """The figure's current state as an HTML ``<img>`` with its PNG inline and its alt text."""
+        width, height = self.figure.canvas.get_width_height()
+        data = base64.b64encode(self.png()).decode("ascii")
+        return (f'<img src="data:image/png;base64,{data}" alt="{html.escape(self.alt_text)}" '
+                f'width="{width}" height="{height}" '
+                'style="display:block;max-width:100%;height:auto">')
+
     def refresh(self):
         """Show the figure's current state (after its artists were updated)."""
         self.n_renders += 1
+        self.alt_text = self.describe()
         if self._interactive:  # pragma: no cover - ipympl is optional
             self.figure.canvas.draw_idle()
             return
-        w, h = self.figure.get_size_inches() * FIGURE_DPI
-        self.widget.outputs = ({
-            "output_type": "display_data",
-            "data": {
-                "image/png": base64.b64encode(self.png()).decode("ascii"),
-                "text/plain": f"<Figure size {w:.0f}x{h:.0f} with {len(self.figure.axes)} Axes>",
-            },
-            "metadata": {},
-        },)
+        self.widget.value = self.img_html()
 
 
 class Explorer:
@@ -205,6 +262,32 @@ def fmt(x, digits=4):
     if x == int(x) and abs(x) < 1e15:
         return str(int(x))
     return f"{x:.{digits}f}"
+
+
+def spoken(x, digits=2):
+    """A number for an alt text: rounded, no trailing zeros (``0.67``, ``0.5``, ``1``).
+
+    Examples
+    --------
+    >>> spoken(2 / 3), spoken(0.5), spoken(1.0), spoken(0.004)
+    ('0.67', '0.5', '1', '0')
+    """
+    text = f"{float(x):.{digits}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def spoken_list(items):
+    """Items joined as in a sentence: ``a``, ``a and b``, ``a, b and c``.
+
+    Examples
+    --------
+    >>> spoken_list(["P"]), spoken_list(["P", "R"]), spoken_list(["P", "R", "F1"])
+    ('P', 'P and R', 'P, R and F1')
+    """
+    items = [str(i) for i in items]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def html_table(header, rows, highlight=None, caption=None):

@@ -25,13 +25,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._common import Explorer, FigureView, require_widgets
+from ._common import Explorer, FigureView, require_widgets, spoken, spoken_list
 
 __all__ = [
     "heatmap_data",
     "HeatmapData",
     "draw_heatmap",
     "matches_html",
+    "heatmap_alt",
     "bertscore_heatmap",
     "BERTScoreHeatmap",
     "HeatmapFigure",
@@ -315,6 +316,33 @@ class HeatmapFigure:
         return buf.getvalue()
 
 
+def heatmap_alt(data, result):
+    """The alt text of a heatmap: its tokens, the best match of each candidate token, the scores.
+
+    Parameters
+    ----------
+    data : HeatmapData
+        What the heatmap draws.
+    result : ragmetrics_edu.semantic.BERTScoreResult
+        The scores it came from (for the model and the layer).
+
+    Returns
+    -------
+    str
+    """
+    matches = [
+        f'"{token}" matches "{data.reference_tokens[j] if j >= 0 else "[CLS]/[SEP]"}" '
+        f"at {spoken(best)}"
+        for token, j, best in zip(data.candidate_tokens, data.candidate_match,
+                                  data.candidate_best)]
+    return (f"Heatmap of the cosine similarity between the candidate's tokens (rows: "
+            f"{', '.join(data.candidate_tokens)}) and the reference's tokens (columns: "
+            f"{', '.join(data.reference_tokens)}), layer {result.layer} of {result.model}. "
+            f"Squares mark each candidate token's best match: {spoken_list(matches)}. "
+            f"Precision {spoken(data.precision)}, recall {spoken(data.recall)}, "
+            f"F1 {spoken(data.f1)}.")
+
+
 def _signature(result):
     return (f"{result.model}, layer {result.layer}, idf {'yes' if result.idf else 'no'}, "
             f"raw (not rescaled)")
@@ -339,7 +367,9 @@ class BERTScoreHeatmap(Explorer):
         P, R, F1 and each token's best match (:func:`matches_html`).
     view : ragmetrics_edu.widgets._common.FigureView
         The figure; ``artists.image`` is the ``AxesImage`` (updated with
-        ``set_data``), ``artists.rows`` and ``artists.cols`` the markers.
+        ``set_data``), ``artists.rows`` and ``artists.cols`` the markers; its
+        alt text (:func:`heatmap_alt`) names the tokens, each candidate
+        token's best match and the three scores.
     values : HeatmapData
         What is drawn now.
     result : ragmetrics_edu.semantic.BERTScoreResult
@@ -365,7 +395,7 @@ class BERTScoreHeatmap(Explorer):
                                  description="layer", continuous_update=False)
         self.show_special = w.Checkbox(value=False, description="show [CLS] and [SEP]")
         self.table = w.HTML()
-        self.view = FigureView(figsize=(6.4, 4.4))
+        self.view = FigureView(figsize=(6.4, 4.4), alt=self.figure_alt)
         self.artists = _Artists(self.view.axes[0])
         for control in (self.candidate, self.reference, self.layer, self.show_special):
             control.observe(self.update, names="value")
@@ -382,6 +412,10 @@ class BERTScoreHeatmap(Explorer):
     def _describe(self):
         return (f"candidate={self.candidate.value!r}, reference={self.reference.value!r}, "
                 f"layer={self.layer.value}")
+
+    def figure_alt(self):
+        """The figure's alt text (:func:`heatmap_alt` of what is drawn now)."""
+        return heatmap_alt(self.values, self.result)
 
     def update(self, _change=None):
         """Recompute with the transformer and redraw (the controls' callback)."""

@@ -10,7 +10,8 @@ import numpy as np
 
 from .. import graded as _g
 from .._validation import check_choice, check_k, check_rels
-from ._common import Explorer, FigureView, UpdateGuard, fmt, html_table, require_widgets
+from ._common import (Explorer, FigureView, UpdateGuard, fmt, html_table, require_widgets, spoken,
+                      spoken_list)
 
 IDEAL_SOURCES = ("retrieved", "judged")
 """Where the ideal ranking comes from: the retrieved grades, or all judged grades."""
@@ -122,7 +123,8 @@ class NDCGExplorer(Explorer):
         Values at k; the per-rank table; an input error, if any.
     view : FigureView
         ``bars``: discounted gain per rank; ``ideal_bars``: the ideal
-        ranking's (outlined).
+        ranking's (outlined); its alt text (:meth:`figure_alt`) gives every
+        bar's height and DCG, IDCG and NDCG at k.
     values : dict
         The last result of :func:`graded_breakdown`.
     """
@@ -153,7 +155,7 @@ class NDCGExplorer(Explorer):
         self.table = w.HTML()
         self.message = w.HTML()
 
-        self.view = FigureView(figsize=(max(5.0, 0.6 * n + 3.2), 2.8))
+        self.view = FigureView(figsize=(max(5.0, 0.6 * n + 3.2), 2.8), alt=self.figure_alt)
         ax = self.view.axes[0]
         ranks = list(range(1, n + 1))
         self.bars = ax.bar(ranks, [0.0] * n, width=0.6, color="C0",
@@ -197,6 +199,19 @@ class NDCGExplorer(Explorer):
         return (f"rels={self.rels}, gain={self.gain.value!r}, "
                 f"ideal_source={self.ideal_source.value!r}, "
                 f"unretrieved=[{self.unretrieved.value}], k={self.k.value}")
+
+    def figure_alt(self):
+        """The figure's alt text: the retrieved and ideal discounted gains, and NDCG at k."""
+        b = self.values
+        k, n = b["k"], len(b["rank"])
+        src = "the retrieved grades" if b["ideal"] is None else "all judged grades"
+        return (f"Bar chart of the discounted gain ({b['gain_name']} gain) at ranks 1 to {n}, "
+                f"the retrieved ranking's bars inside the ideal ranking's (outlined, from {src}), "
+                f"with a dotted line after rank k = {k}. "
+                f"Retrieved: {spoken_list(spoken(x) for x in b['discounted'])}. "
+                f"Ideal: {spoken_list(spoken(x) for x in b['ideal_discounted'])}. "
+                f"DCG@{k} = {spoken(b['dcg_at_k'])}, IDCG@{k} = {spoken(b['idcg_at_k'])}, "
+                f"NDCG@{k} = {spoken(b['ndcg_at_k'])}.")
 
     def update(self):
         """Recompute from the controls and redraw (the controls' callback)."""

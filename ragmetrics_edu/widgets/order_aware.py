@@ -9,7 +9,7 @@ at each relevant rank that Average Precision sums.
 from .. import order_aware as _oa
 from .. import order_unaware as _ou
 from .._validation import check_choice, check_k, check_n_relevant, check_rels
-from ._common import Explorer, FigureView, UpdateGuard, fmt, require_widgets
+from ._common import Explorer, FigureView, UpdateGuard, fmt, require_widgets, spoken, spoken_list
 
 DENOMINATORS = ("all_relevant", "retrieved_relevant", "min_k_relevant")
 
@@ -124,7 +124,8 @@ class AveragePrecisionExplorer(Explorer):
         MRR and MAP, as means of the per-query values.
     view : FigureView
         Bars of RR and AP per query (``rr_bars``, ``ap_bars``) and horizontal
-        lines at MRR and MAP (``mrr_line``, ``map_line``).
+        lines at MRR and MAP (``mrr_line``, ``map_line``); its alt text
+        (:meth:`figure_alt`) gives every bar's value.
     values : dict
         The last result of :func:`order_aware_breakdown`.
     """
@@ -157,7 +158,7 @@ class AveragePrecisionExplorer(Explorer):
         self.summary = w.HTML()
 
         nq = len(queries)
-        self.view = FigureView(figsize=(max(3.2, 1.2 * nq + 2.0), 2.6))
+        self.view = FigureView(figsize=(max(3.2, 1.2 * nq + 2.0), 2.6), alt=self.figure_alt)
         ax = self.view.axes[0]
         xs = list(range(1, nq + 1))
         self.rr_bars = ax.bar([x - 0.18 for x in xs], [0.0] * nq, width=0.36,
@@ -209,6 +210,17 @@ class AveragePrecisionExplorer(Explorer):
         return (f"queries={self.queries}, "
                 f"n_relevants={[n.value for n in self.n_relevants]}, k={self.cutoff}, "
                 f"denominator={self.denominator.value!r}")
+
+    def figure_alt(self):
+        """The figure's alt text: every query's RR and AP, and MRR and MAP."""
+        b = self.values
+        at = "" if self.cutoff is None else f"@{self.cutoff}"
+        bars = "; ".join(f"query {i}: RR{at} {spoken(q['rr'])}, AP{at} {spoken(q['ap'])}"
+                         for i, q in enumerate(b["queries"], start=1))
+        return (f"Bar chart of the reciprocal rank and the average precision of "
+                f"{spoken_list(f'query {i}' for i in range(1, len(b['queries']) + 1))}, "
+                f"with dashed lines at MRR{at} = {spoken(b['mrr'])} and "
+                f"MAP{at} = {spoken(b['map'])}. {bars[0].upper()}{bars[1:]}.")
 
     def update(self):
         """Recompute from the controls and redraw (the controls' callback)."""

@@ -7,11 +7,13 @@ and a plot whose lines are updated in place.
 
 from .. import order_unaware as _ou
 from .._validation import check_k, check_n_relevant, check_rels
-from ._common import Explorer, FigureView, UpdateGuard, fmt, html_table, require_widgets
+from ._common import (Explorer, FigureView, UpdateGuard, fmt, html_table, require_widgets, spoken,
+                      spoken_list)
 
 METRICS = ("precision", "recall", "f1", "hit_rate")
 LABELS = {"precision": "Precision@k", "recall": "Recall@k", "f1": "F1@k",
           "hit_rate": "HitRate@k"}
+SPOKEN = {"precision": "precision", "recall": "recall", "f1": "F1", "hit_rate": "hit rate"}
 
 
 def order_unaware_curves(rels, n_relevant):
@@ -64,7 +66,8 @@ class PrecisionRecallExplorer(Explorer):
         The four metrics at ``k``; the four metrics at every k.
     view : FigureView
         The figure; ``lines[name]`` is the Line2D of each metric, ``cursor``
-        the vertical line at ``k``.
+        the vertical line at ``k``; its alt text (:meth:`figure_alt`) gives
+        the four metrics at ``k``.
     values : dict
         The last result of :func:`order_unaware_curves`, plus ``"at_k"``
         (the four metrics at the chosen k).
@@ -91,7 +94,7 @@ class PrecisionRecallExplorer(Explorer):
                              continuous_update=False)
         self.summary = w.HTML()
         self.table = w.HTML()
-        self.view = FigureView(figsize=(6.4, 3.0))
+        self.view = FigureView(figsize=(6.4, 3.0), alt=self.figure_alt)
         ax = self.view.axes[0]
         ks = list(range(1, n + 1))
         self.lines = {m: ax.plot(ks, [0.0] * n, marker="o", ms=4, label=LABELS[m])[0]
@@ -124,6 +127,15 @@ class PrecisionRecallExplorer(Explorer):
 
     def _describe(self):
         return f"rels={self.rels}, n_relevant={self.n_relevant.value}, k={self.k.value}"
+
+    def figure_alt(self):
+        """The figure's alt text: what it plots and the four metrics at the chosen k."""
+        v = self.values
+        k, n = v["k_chosen"], len(v["k"])
+        at_k = spoken_list(f"{SPOKEN[m]} {spoken(v['at_k'][m])}" for m in METRICS)
+        at_k = at_k.replace(" ", " is ", 1)  # "precision is 0.67, recall 0.2, ..."
+        return (f"Line chart of {spoken_list(LABELS[m] for m in METRICS)} for k = 1 to {n}, "
+                f"with a dotted line at k = {k}, where {at_k}.")
 
     def update(self):
         """Recompute from the controls and redraw (the toggles' callback)."""
