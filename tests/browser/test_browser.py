@@ -159,6 +159,19 @@ def wait_for_text(locator, pattern, timeout=WIDGET_UPDATE):
     pytest.fail(f"{pattern!r} did not appear within {timeout} s; the text is {text!r}")
 
 
+def wait_for_alt(image, text, timeout=WIDGET_UPDATE):
+    """Wait until the alt text of ``image`` (a locator) contains ``text``."""
+    deadline = time.monotonic() + timeout
+    alt = None
+    while time.monotonic() < deadline:
+        alt = image.get_attribute("alt")
+        if alt and text in alt:
+            return alt
+        time.sleep(0.2)
+    pytest.fail(f"{text!r} did not appear in the figure's alt text within {timeout} s; "
+                f"it is {alt!r}")
+
+
 def fmt4(x):
     """A number as the widgets print it: an integer plainly, otherwise 4 decimals."""
     return str(int(x)) if x == int(x) else f"{x:.4f}"
@@ -226,48 +239,66 @@ def test_graded_notebook_slider_and_buttons_update_ndcg(lab, page, artifacts):
     exponential = (31 + 15 / LOG2_3 + 0 / 2) / (31 + 31 / LOG2_3 + 15 / 2)  # 0.6969
     m = wait_for_text(summary, r"\(exponential gain.*NDCG@3 = ([0-9.]+)")
     assert m.group(1) == fmt4(exponential)
+    # the figure's alt text follows, with its numbers rounded to 2 decimals: grades
+    # 5, 4, 0, 0, 2 give the gains 31, 15, 0, 0, 3, discounted to 31, 15/log2(3) = 9.46,
+    # 0, 0, 3/log2(6) = 1.16; NDCG@3 = 0.6969 -> 0.7
+    figure = explorer.locator("img").first
+    wait_for_alt(figure, "Retrieved: 31, 9.46, 0, 0 and 1.16.")
+    alt = figure.get_attribute("alt")
+    assert alt.startswith("Bar chart of the discounted gain (exponential gain) at ranks 1 to 5")
+    assert alt.endswith(f"NDCG@3 = {round(exponential, 2):g}."), alt
 
     time.sleep(0.5)  # let the figure's new PNG paint
     page.screenshot(path=str(artifacts / "03_graded.png"))
     explorer.screenshot(path=str(artifacts / "03_graded_widget.png"))
 
 
-@pytest.mark.xfail(reason="the reworked notebook 04 starts its n-gram widget with a second "
-                   "reference ('six six'); the expected values below are for the single one",
-                   strict=False)
 def test_ngram_notebook_text_box_and_slider_update_bleu(lab, page, artifacts):
     open_notebook(page, lab, "notebooks/04_ngram_overlap.ipynb")
     prompts = run_all_cells(page)
     assert_all_ran(page, prompts)
 
     explorer = widget_output(page, "td[data-key='bleu']")
+    # After Run All the widget is where the lesson's "predict" cell left it: the candidate
+    # "six six six six six" against two references, one per line.
     references = explorer.locator(".widget-textarea textarea").first.input_value()
-    assert references.strip() == "I am thirty six years old"
+    assert references.strip().splitlines() == ["I am thirty six years old", "six six"]
 
     def cell(key):
         return explorer.locator(f"td[data-key='{key}']").first
 
+    # "six" is clipped to its largest count in one reference, 2 ("six six"), not 1 + 2:
+    # 2 of the 5 unigrams count.
+    wait_for_text(cell("clip1"), r"^\s*2\s*$")
+    assert cell("total1").inner_text().strip() == "5"
+
     explorer.locator("select").first.select_option("whitespace")
     # Type a candidate and press Enter.  Whitespace tokens: "I have thirty six years"
-    # (c = 5) against "I am thirty six years old" (r = 6).
+    # (c = 5) against "I am thirty six years old" (6 tokens) and "six six" (2 tokens);
+    # r is the reference length closest to c: |6 - 5| = 1 < |2 - 5| = 3, so r = 6.
     box = explorer.locator(".widget-text", has=page.locator(
         "label", has_text=re.compile(r"^\s*candidate\s*$"))).locator("input").first
     box.fill("I have thirty six years")
     box.press("Enter")
-    # unigrams I, thirty, six, years match: 4 of 5; bigrams "thirty six", "six years":
-    # 2 of 4; no 4-gram matches, so BLEU-4 (no smoothing) is 0.
+    # unigrams I, thirty, six, years match: 4 of 5 ("six" once, within both references'
+    # counts); bigrams "thirty six", "six years": 2 of 4, both from the first reference
+    # ("six six" is not in the candidate); no 4-gram matches, so BLEU-4 (no smoothing) is 0.
     wait_for_text(cell("clip1"), r"^\s*4\s*$")
     assert cell("total1").inner_text().strip() == "5"
     assert cell("p1").inner_text().strip() == "0.8000"
     assert cell("p2").inner_text().strip() == "0.5000"
+    assert cell("p3").inner_text().strip() == f"{1 / 3:.4f}"  # "thirty six years": 1 of 3
     assert (cell("c").inner_text().strip(), cell("r").inner_text().strip()) == ("5", "6")
     bp = math.exp(1 - 6 / 5)  # 0.8187
     assert cell("bp").inner_text().strip() == f"{bp:.4f}"
     assert cell("bleu").inner_text().strip() == "0.0000"
-    # The counts above equal the starting candidate's ("thirty six years have I");
-    # ROUGE-L tells the two apart: LCS "I thirty six years" is 4 of 5 tokens,
-    # where the starting candidate's LCS "thirty six years" was 3 of 5.
+    # The counts above would equal those of "thirty six years have I" (the lesson's first
+    # candidate); ROUGE-L tells the two apart: LCS "I thirty six years" with the first
+    # reference is 4 of 5 tokens (P = 0.8, R = 4/6, F = 0.7273), where "thirty six years
+    # have I" has 3 of 5.  The second reference's LCS is "six", 1 of 5 (F = 0.2857): ROUGE
+    # takes the reference with the best F, the first.
     wait_for_text(cell("rougeL_p"), r"^\s*0\.8000\s*$")
+    assert cell("rougeL_f").inner_text().strip() == f"{2 * 0.8 * (4 / 6) / (0.8 + 4 / 6):.4f}"
 
     # "max n" down to 1 with the keyboard: BLEU-1 = BP * p1 = 0.8187 * 0.8 = 0.6550,
     # not the unigram precision 0.8.
@@ -302,6 +333,8 @@ def test_demo_dashboard_renders_and_responds(voila, page, artifacts):
     page.locator("button.widget-toggle-button", has_text="all judged").click()
     judged = (5 + 3 / LOG2_3 + 5 / 2) / (5 + 5 / LOG2_3 + 5 / 2)  # 0.8816
     wait_for_text(summary, re.escape(f"NDCG@3 = {fmt4(judged)}"))
+    # and the figure's alt text: NDCG@3 = 0.8816, rounded to 0.88
+    wait_for_alt(page.locator(".jupyter-widgets img").first, "NDCG@3 = 0.88.")
     time.sleep(0.5)
     page.screenshot(path=str(artifacts / "demo_03_graded.png"), full_page=True)
 
@@ -329,6 +362,8 @@ def test_demo_dashboard_figure_fits_the_projector_screen(voila, page, artifacts,
     scroll = page.evaluate("() => [window.scrollX, window.scrollY]")
     assert scroll == [0, 0], scroll
     box = figure.bounding_box()
+    if figure.evaluate("e => e.tagName") == "IMG":  # a figure says what it shows
+        assert len(figure.get_attribute("alt") or "") > 20, f"{filename}: no alt text"
     page.screenshot(path=str(artifacts / f"demo_fold_{filename.removesuffix('.ipynb')}.png"))
     assert box["width"] > 200 and box["height"] > 150, f"{filename}: figure too small: {box}"
     assert box["y"] >= 0 and box["y"] + box["height"] <= 800, \
