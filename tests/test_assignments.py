@@ -177,4 +177,6 @@ def test_the_loop_on_a_made_up_lesson(tmp_path):
                            as_version=4)
     assert "a negative number" in graded.cells[3].source
     assert "my_double: right on 2 inputs." in json.dumps(graded.cells[3].outputs)
-    assert (course / "feedback" / "solved" / "01_doubling" / "01_doubling.html").exists()
+    feedback = (course / "feedback" / "solved" / "01_doubling" / "01_doubling.html").read_text()
+    assert "my_double: right on 2 inputs." in feedback
+    assert "HIDDEN" not in feedback and "negative number" not in feedback  # not in feedback either

@@ -27,6 +27,9 @@ appends it to the check inside nbgrader's ``### BEGIN HIDDEN TESTS`` /
 ``### END HIDDEN TESTS`` region: ``nbgrader generate_assignment`` removes the
 region from what students receive, and ``nbgrader autograde`` puts it back, so
 a student cannot pass by returning the values printed in the visible check.
+The course's configuration also removes the region from the feedback
+(``nbgrader generate_feedback``); a failed hidden case's message, in the
+cell's output, still names that one case.
 A check cell may also hold such a region in its own source; it is kept.  The
 lesson notebooks themselves never change.
 
@@ -106,6 +109,10 @@ c.ExecutePreprocessor.timeout = 600
 c.Execute.timeout = 600
 c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplementedError()"}}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+# the feedback a student receives leaves the hidden tests out, as the release does
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import ClearHiddenTests, GetGrades  # noqa: E402
+c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
 '''
 
 
