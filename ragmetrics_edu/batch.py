@@ -971,15 +971,16 @@ def _r_precision(hits, metric, conv):
     return _safe_divide(hits.per_query_sum(hits.query, in_top_r), hits.n_relevant)
 
 
-def _interpolated_precision_at(hits, level, convention):
-    """Interpolated precision at one recall level, for every query.
+def _interpolated_precision_at(hits, levels, convention):
+    """Interpolated precision at recall levels, for every query: an array (level, query).
 
-    The level becomes a number c of relevant documents (trec_eval 9:
+    A level becomes a number c of relevant documents (trec_eval 9:
     ``int(level * R + 0.9)``; trec_eval 10: ``level * R`` rounded half up);
     the value is the best precision ``i / r_i`` of the i-th hit for i >= c
     (precision only rises at a hit), 0 if fewer than c were found or R = 0.
+    Every level of every query is done in one ``np.maximum.reduceat``.
     """
-    x = level * hits.n_relevant
+    x = np.asarray(levels, dtype=np.float64)[:, None] * hits.n_relevant
     if convention == "trec_eval_10":
         needed = np.floor(x)
         needed += (x - needed) >= 0.5
@@ -988,17 +989,18 @@ def _interpolated_precision_at(hits, level, convention):
     needed = np.maximum(needed.astype(np.int64), 1)
     n_hits = np.bincount(hits.query, minlength=hits.n_queries)
     reached = (n_hits >= needed) & (hits.n_relevant > 0)
-    out = np.zeros(hits.n_queries)
+    out = np.zeros(reached.shape)
     if not reached.any():
         return out
     # the maximum of precision[start + needed - 1 : start + n_hits] of each
-    # query reached: one np.maximum.reduceat over (from, to) pairs
+    # (level, query) reached: np.maximum.reduceat over (from, to) pairs,
+    # whose every other result (to, next from) is dropped
     precision = np.append(hits.index / hits.rank, 0.0)  # one extra: "to" may be the end
-    q = np.flatnonzero(reached)
+    level, q = np.nonzero(reached)
     bounds = np.empty(2 * len(q), dtype=np.int64)
-    bounds[0::2] = hits.starts[q] + needed[q] - 1
+    bounds[0::2] = hits.starts[q] + needed[level, q] - 1
     bounds[1::2] = hits.starts[q] + n_hits[q]
-    out[q] = np.maximum.reduceat(precision, bounds)[0::2]
+    out[level, q] = np.maximum.reduceat(precision, bounds)[0::2]
     return out
 
 
@@ -1008,13 +1010,13 @@ def _iprec_convention(conv):
 
 
 def _interpolated_precision(hits, metric, conv):
-    return _interpolated_precision_at(hits, metric.k, _iprec_convention(conv))
+    return _interpolated_precision_at(hits, [metric.k], _iprec_convention(conv))[0]
 
 
 def _eleven_point(hits, metric, conv):
     total = np.zeros(hits.n_queries)
-    for level in ELEVEN_POINTS:
-        total += _interpolated_precision_at(hits, level, _iprec_convention(conv))
+    for at_level in _interpolated_precision_at(hits, ELEVEN_POINTS, _iprec_convention(conv)):
+        total += at_level  # level after level, in trec_eval's order of summing
     return total / len(ELEVEN_POINTS)
 
 
@@ -1116,8 +1118,15 @@ def _aggregate(values, queries, hits, conv):
     """Step 5: the :class:`Report`: values per query, and their means as trec_eval takes them."""
     names = list(values)
     scored = queries.scored
-    columns = [values[name].tolist() for name in names]
-    per_query = dict(zip(scored, map(dict, map(zip, repeat(names), zip(*columns)))))
+    # Every query's dict starts as a copy of one template (a copy shares the
+    # template's key table: much faster than building each dict key by key),
+    # then is filled metric by metric.
+    template = dict.fromkeys(names, 0.0)
+    rows = [template.copy() for _ in scored]
+    for name in names:
+        for row, value in zip(rows, values[name].tolist()):
+            row[name] = value
+    per_query = dict(zip(scored, rows))
     if conv.missing == "zero":
         for qid in queries.missing:
             per_query[qid] = dict.fromkeys(names, 0.0)
@@ -1216,21 +1225,23 @@ def _check_scores(rankings, run_starts, run_sizes, where, dtype=np.float32):
             f"run scores must not be NaN, got NaN for document {docid!r} "
             f"of query {qid!r} ({len(nan)} NaN scores in all)"
         )
-    _refuse_bool_scores(rankings, array, run_starts, where)
+    _refuse_bool_scores(rankings, array, run_starts, run_sizes, where)
     return array
 
 
-def _refuse_bool_scores(rankings, array, run_starts, where):
+def _refuse_bool_scores(rankings, array, run_starts, run_sizes, where):
     """Raise if a score is ``True`` or ``False`` (NumPy read them as 1.0 and 0.0).
 
     Only a score equal to 0 or 1 can be a boolean, so only the queries
     holding one have the types of their scores looked at (in C).
     """
-    candidates = np.flatnonzero((array == 0) | (array == 1))
-    if not len(candidates):
+    is_candidate = (array == 0) | (array == 1)
+    # the queries holding a candidate: one "or" over each query's entries
+    # (the entries of the next query that has any end each one's segment)
+    filled = np.flatnonzero(run_sizes > 0)
+    queries = filled[np.logical_or.reduceat(is_candidate, run_starts[filled])].tolist()
+    if not queries:
         return
-    queries = np.searchsorted(run_starts, candidates, side="right") - 1
-    queries = queries[np.r_[True, queries[1:] != queries[:-1]]].tolist()
     values = chain.from_iterable(map(dict.values, map(rankings.__getitem__, queries)))
     if not any(issubclass(t, (bool, np.bool_)) for t in set(map(type, values))):
         return
@@ -1351,98 +1362,146 @@ def _unique(values):
     return ordered[is_new], inverse
 
 
+def _ranges(starts, sizes):
+    """``starts[i], starts[i] + 1, ..., starts[i] + sizes[i] - 1`` for every ``i``, end to end.
+
+    (One ``np.arange`` shifted by a ``np.repeat``: no Python loop.)
+    """
+    ends = np.cumsum(sizes)
+    total = int(ends[-1]) if len(ends) else 0
+    return np.arange(total) + np.repeat(starts - (ends - sizes), sizes)
+
+
 def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_ids, max_pairs=200_000):
     """For each tied hit, count the documents of its query with the same score and a larger id.
 
     A *tie group* is the set of documents of one query with one score key;
     in the sorted run keys of :func:`_rank_relevant` it fills the slots
-    ``first_equal`` to ``after_equal`` of each of its hits.  Steps: sort
-    the queries concerned again, each score key carrying its document's
-    place in the query, to learn which documents fill those slots; cut
-    their ids out of the joined ids of those queries as 8-byte words
-    (:func:`_utf8_ids`, :func:`_id_words`); compare each hit's id with the
-    ids of its group as C's ``strcmp`` does (:func:`_larger_ids`),
-    ``max_pairs`` comparisons at a time to bound the memory.
+    ``first_equal`` to ``after_equal`` of each of its hits.  The hits come
+    in key order, so the hits of one group are next to each other.  Steps:
+    learn which run entry fills each slot of those groups
+    (:func:`_slot_entries`); cut their ids and the hits' ids out of the
+    joined ids as 8-byte words (:func:`_member_ids`, :func:`_id_words`);
+    compare each hit's id with the ids of its group as C's ``strcmp`` does
+    (:func:`_larger_ids`), ``max_pairs`` comparisons at a time to bound
+    the memory.
     """
-    # 1. the groups, each known by its first slot
-    group_first, group_of_hit = _unique(first_equal)
-    n_groups = len(group_first)
-    group_size = np.zeros(n_groups, dtype=np.int64)
-    group_size[group_of_hit] = after_equal - first_equal
-    group_query = np.zeros(n_groups, dtype=np.int64)
-    group_query[group_of_hit] = hit_query
+    # 1. the groups, each known by its first slot: a new group starts
+    # where the first slot changes
+    is_first_hit = np.empty(len(first_equal), dtype=bool)
+    is_first_hit[:1] = True
+    np.not_equal(first_equal[1:], first_equal[:-1], out=is_first_hit[1:])
+    group_of_hit = np.cumsum(is_first_hit) - 1
+    group_first = first_equal[is_first_hit]
+    group_size = after_equal[is_first_hit] - group_first
+    group_query = hit_query[is_first_hit]
+    queries = group_query[np.r_[True, group_query[1:] != group_query[:-1]]]
 
-    # 2. the documents in those slots: each query concerned sorted again,
-    # its score keys carrying the place of their document in the query
-    queries, query_of_group = _unique(group_query)
-    sizes = data.run_sizes[queries]
-    local_starts = np.cumsum(sizes) - sizes
-    within = np.arange(int(sizes.sum())) - np.repeat(local_starts, sizes)
-    carried = data.score_keys[np.repeat(data.run_starts[queries], sizes) + within]
-    carried = (carried.astype(np.uint64) << np.uint64(32)) | within.astype(np.uint64)
-    _sort_each_query(carried, local_starts, sizes)
-    member_group = np.repeat(np.arange(n_groups), group_size)
+    # 2. the run entries that fill those slots, group after group: the
+    # members of group g are members group_start[g] to group_start[g] + size - 1
+    member_entry = _slot_entries(data, queries, group_first, group_size, group_query)
     group_start = np.cumsum(group_size) - group_size
-    slot = (local_starts[query_of_group] + group_first - data.run_starts[group_query])[member_group]
-    slot += np.arange(len(member_group)) - group_start[member_group]
-    # the member's place among the documents of the queries concerned
-    member_place = local_starts[query_of_group[member_group]] + (
-        carried[slot] & np.uint64(0xFFFFFFFF)).astype(np.int64)
-    del carried, within, slot
 
-    # 3. their ids and the hits' ids, as rows of 8-byte words, cut out of
-    # the run's joined ids if the queries concerned hold most of the run
-    # (heavy ties), else out of those queries' ids joined again
-    n_run = len(data.score_keys)
-    if 2 * int(sizes.sum()) > n_run:
-        member_place += (data.run_starts[queries] - local_starts)[query_of_group[member_group]]
-        joined, dicts = data.run_ids, data.rankings
-    else:
-        dicts = [data.rankings[q] for q in queries.tolist()]  # each has 2 documents or more
-        joined = "\0".join(map("\0".join, dicts))
-    raw, starts, lengths = _utf8_ids(joined, sum(map(len, dicts)),
-                                     lambda: chain.from_iterable(dicts))
+    # 3. their ids and the hits' ids, as rows of 8-byte words
+    raw, starts, lengths = _member_ids(data, queries, member_entry)
     hit_raw, hit_starts, hit_lengths = _utf8_ids("\0".join(hit_ids), len(hit_ids),
                                                  lambda: hit_ids)
-    longest = max(int(lengths[member_place].max(initial=0)), int(hit_lengths.max(initial=0)))
+    longest = max(int(lengths.max(initial=0)), int(hit_lengths.max(initial=0)))
     n_words = max(-(-longest // 8), 1)
-    member_ids = _id_words(raw, starts[member_place], lengths[member_place], n_words)
+    member_words = _id_words(raw, starts, lengths, n_words)
     hit_words = _id_words(hit_raw, hit_starts, hit_lengths, n_words)
-    del raw, starts, lengths, member_place
+    del raw, starts, lengths
 
-    # 4. each hit against each member of its group
-    counts = np.zeros(len(hit_query), dtype=np.int64)
+    # 4. each hit against each member of its group (itself included: not
+    # larger), hits [lo, hi) together, about max_pairs pairs at a time
+    counts = np.zeros(len(first_equal), dtype=np.int64)
     pairs_of_hit = group_size[group_of_hit]
-    # hits [lo, hi) are compared together, about max_pairs pairs at a time
     bounds = np.searchsorted(np.cumsum(pairs_of_hit),
-                             np.arange(max_pairs, pairs_of_hit.sum(), max_pairs))
-    for lo, hi in zip([0, *bounds.tolist()], [*bounds.tolist(), len(hit_query)]):
+                             np.arange(max_pairs, pairs_of_hit.sum(), max_pairs)).tolist()
+    for lo, hi in zip([0, *bounds], [*bounds, len(first_equal)]):
+        if lo == hi:
+            continue
         n = pairs_of_hit[lo:hi]
-        owner = np.repeat(np.arange(lo, hi), n)
-        offset = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
-        member = group_start[group_of_hit[owner]] + offset
-        larger = _larger_ids(member_ids[:, member], hit_words[:, owner])
-        counts[lo:hi] = np.bincount(owner - lo, weights=larger, minlength=hi - lo)
+        member = _ranges(group_start[group_of_hit[lo:hi]], n)
+        larger = _larger_ids(member_words[:, member], np.repeat(hit_words[:, lo:hi], n, axis=1))
+        # the pairs of one hit are consecutive: add them up segment by segment
+        counts[lo:hi] = np.add.reduceat(larger, np.cumsum(n) - n, dtype=np.int64)
     return counts
 
 
-def _utf8_ids(joined, count, ids):
-    """The UTF-8 bytes of ``count`` ids joined by ``"\\0"``, and each id's first byte and length.
+def _slot_entries(data, queries, group_first, group_size, group_query):
+    """The run entry (index in the run arrays) in each slot of the groups, group after group.
 
-    The ``"\\0"`` bytes give where the ids start (UTF-8 writes no other
+    The ``queries`` holding the groups are sorted again, each score key
+    carrying its entry's index in its low 32 bits (a run has fewer than
+    2**32 documents): the sort puts every entry in the slot of its key in
+    the sorted run keys (tied entries in entry order, which is all one
+    here).  If those queries hold most of the run, the whole run is sorted
+    in place of gathering them.
+    """
+    sizes = data.run_sizes[queries]
+    n_run = len(data.score_keys)
+    if 2 * int(sizes.sum()) > n_run:
+        carried = data.score_keys.astype(np.uint64)
+        np.left_shift(carried, np.uint64(32), out=carried)
+        carried |= np.arange(n_run, dtype=np.uint64)
+        _sort_each_query(carried, data.run_starts, data.run_sizes)
+        slot = _ranges(group_first, group_size)
+    else:
+        entries = _ranges(data.run_starts[queries], sizes)
+        carried = data.score_keys[entries].astype(np.uint64)
+        np.left_shift(carried, np.uint64(32), out=carried)
+        carried |= entries.astype(np.uint64)
+        local_starts = np.cumsum(sizes) - sizes
+        _sort_each_query(carried, local_starts, sizes)
+        # slot s of query q is slot s - run_starts[q] of q among ``queries``
+        shift = local_starts[np.searchsorted(queries, group_query)] - data.run_starts[group_query]
+        slot = _ranges(group_first + shift, group_size)
+    return (carried[slot] & np.uint64(0xFFFFFFFF)).astype(np.int64)
+
+
+def _member_ids(data, queries, entries):
+    """The UTF-8 bytes of the ids of run ``entries`` (of ``queries``), each one's first byte and length.
+
+    They are cut out of the run's joined ids if ``queries`` hold most of
+    the run (heavy ties), else out of those queries' ids joined again.
+    """
+    sizes = data.run_sizes[queries]
+    n_run = len(data.score_keys)
+    if 2 * int(sizes.sum()) > n_run:
+        return _utf8_ids(data.run_ids, n_run, lambda: chain.from_iterable(data.rankings),
+                         entries)
+    dicts = [data.rankings[q] for q in queries.tolist()]  # each has 2 documents or more
+    # an entry's place among the entries of ``queries`` (sorted)
+    local = np.searchsorted(_ranges(data.run_starts[queries], sizes), entries)
+    return _utf8_ids("\0".join(map("\0".join, dicts)), int(sizes.sum()),
+                     lambda: chain.from_iterable(dicts), local)
+
+
+def _utf8_ids(joined, count, ids, entries=None):
+    """The UTF-8 bytes of ``count`` ids joined by ``"\\0"``, and the first byte and length of ids ``entries``.
+
+    The ``"\\0"`` bytes give where the ids end (UTF-8 writes no other
     zero byte).  If an id holds a ``"\\0"`` itself, there are too many of
     them: then every id is encoded on its own (``ids()`` gives them again).
     ``"surrogatepass"`` encodes a lone surrogate too, in code point order.
+    ``entries`` (indices of ids, all of them if None) saves working out
+    the places of ids that are not needed.
     """
     raw = joined.encode("utf-8", "surrogatepass")
-    ends = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 0)
-    if len(ends) == count - 1:
-        starts = np.concatenate(([0], ends + 1))
-        lengths = np.append(ends, len(raw)) - starts
-        return raw, starts, lengths
-    encoded = [d.encode("utf-8", "surrogatepass") for d in ids()]
-    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=count)
-    return b"".join(encoded), np.cumsum(lengths) - lengths, lengths
+    separators = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 0)
+    if len(separators) != count - 1:
+        encoded = [d.encode("utf-8", "surrogatepass") for d in ids()]
+        raw = b"\0".join(encoded)
+        separators = np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=count) + 1)
+        separators = separators[:-1] - 1
+    # id i is raw[bounds[i] + 1 : bounds[i + 1]]
+    bounds = np.concatenate(([-1], separators, [len(raw)]))
+    if entries is None:
+        starts = bounds[:-1] + 1
+        return raw, starts, bounds[1:] - starts
+    starts = bounds[entries] + 1
+    return raw, starts, bounds[entries + 1] - starts
 
 
 _KEEP_BYTES = np.array([((1 << 8 * n) - 1) << (64 - 8 * n) for n in range(9)], dtype=np.uint64)
@@ -1469,9 +1528,10 @@ def _id_words(raw, starts, lengths, n_words):
 
 def _larger_ids(a, b):
     """``a > b`` for each column of two word tables (:func:`_id_words`): the first unequal word decides."""
-    larger = np.zeros(a.shape[1], dtype=bool)
-    undecided = np.ones(a.shape[1], dtype=bool)
-    for a_word, b_word in zip(a, b):
-        larger |= undecided & (a_word > b_word)
-        undecided &= a_word == b_word
+    larger = a[0] > b[0]
+    if len(a) > 1:
+        undecided = a[0] == b[0]
+        for a_word, b_word in zip(a[1:], b[1:]):
+            larger |= undecided & (a_word > b_word)
+            undecided &= a_word == b_word
     return larger
