@@ -10,6 +10,7 @@ Usage::
     python benchmarks/bench_retrieval.py --quick   # 1,000 queries x 50
     python benchmarks/bench_retrieval.py --heavy-ties --no-ranx  # scores 0-4
     python benchmarks/bench_retrieval.py --new-measures --no-ranx  # + rprec, iprec, 11pt, bpref
+    python benchmarks/bench_retrieval.py --workloads-only --rounds 11  # the ratios table only
 
 What is timed, in one run:
 
@@ -24,11 +25,19 @@ What is timed, in one run:
   (``rm.precision_at_k`` ...) over every query, the path ``rm.evaluate``
   replaces.
 
+Then a table of ``rm.evaluate`` against pytrec_eval on four workloads,
+each timed in alternating warm calls (rm, pytrec_eval, rm, ...; ``--rounds``
+of each), printed as the median ratio and its range over the rounds: the
+5 measures above; with the new measures (rprec, iprec@0.5, 11pt and bpref
+too: issue 12); with heavy ties (scores 0-4: issue 15); and both.
+Alternating rounds and medians make the ratios steady on a busy machine.
+
 Before any time is printed, the values of ``rm.evaluate``, pytrec_eval and
 the plain loop are checked equal (to 1e-12): the script stops if they are
-not.  Targets: ``rm.evaluate`` at most 0.5x pytrec_eval's time, no first-call
-penalty (first and warm calls about equal), ``import ragmetrics_edu`` under
-0.3 s.  The script prints the figures; it never fails on them.
+not.  Targets: ``rm.evaluate`` at most 0.5x pytrec_eval's time, on every
+workload, no first-call penalty (first and warm calls about equal),
+``import ragmetrics_edu`` under 0.3 s.  The script prints the figures; it
+never fails on them.
 """
 
 import argparse
@@ -45,11 +54,21 @@ import numpy as np
 METRICS = ["P@10", "recall@10", "ndcg@10", "map", "mrr"]
 TREC_MEASURES = {"P_10", "recall_10", "ndcg_cut_10", "map", "recip_rank"}
 TREC_NAMES = dict(zip(METRICS, ["P_10", "recall_10", "ndcg_cut_10", "map", "recip_rank"]))
+BASE_TREC_NAMES = dict(TREC_NAMES)  # (--new-measures extends the three above)
 RANX_METRICS = ["precision@10", "recall@10", "ndcg@10", "map", "mrr"]
 # --new-measures adds issue 12's measures that pytrec_eval computes too
 NEW_METRICS = ["rprec", "iprec@0.5", "11pt", "bpref"]
 NEW_TREC_NAMES = {"rprec": "Rprec", "iprec@0.5": "iprec_at_recall_0.50",
                   "11pt": "11pt_avg", "bpref": "bpref"}
+NEW_TREC_MEASURES = {"Rprec", "iprec_at_recall", "11pt_avg", "bpref"}
+WORKLOADS = [
+    # (name, heavy ties, new measures, the issue whose target it is)
+    ("5 measures", False, False, ""),
+    ("+ new measures (9)", False, True, "issue 12"),
+    ("heavy ties (5 measures)", True, False, "issue 15"),
+    ("heavy ties + new measures", True, True, "issues 12 and 15"),
+]
+"""The workloads of the ratios table (see the module docstring)."""
 TOLERANCE = 1e-12
 """Largest difference allowed between the libraries' per-query values."""
 
@@ -147,21 +166,24 @@ def _evaluator(name, qrels, run):
     return lambda: ranx_evaluate(Qrels(qrels), Run(run), RANX_METRICS)
 
 
-def check_agreement(report, trec, loop=None):
+def check_agreement(report, trec, loop=None, names=None):
     """Raise unless rm, pytrec_eval (and the plain loop) give the same values.
 
-    Returns the largest difference found.
+    ``names`` maps rm's metric names to pytrec_eval's (``TREC_NAMES`` by
+    default; the plain loop computes the 5 base measures only).  Returns the
+    largest difference found.
     """
+    names = TREC_NAMES if names is None else names
     if set(report.per_query) != set(trec):
         raise AssertionError(
             f"rm scored {len(report.per_query)} queries, pytrec_eval {len(trec)}")
     worst = max(abs(report.per_query[q][m] - trec[q][t])
-                for q in trec for m, t in TREC_NAMES.items())
+                for q in trec for m, t in names.items())
     if loop is not None:
         if set(loop) != set(trec):
             raise AssertionError(f"the plain loop scored {len(loop)} queries")
         worst = max(worst, max(abs(loop[q][m] - trec[q][t])
-                               for q in trec for m, t in TREC_NAMES.items()))
+                               for q in trec for m, t in names.items()))
     if not worst <= TOLERANCE:
         raise AssertionError(
             f"the libraries disagree by {worst:.1e} (more than {TOLERANCE:g}): "
@@ -255,7 +277,73 @@ def use_new_measures():
     """
     METRICS.extend(NEW_METRICS)
     TREC_NAMES.update(NEW_TREC_NAMES)
-    TREC_MEASURES.update({"Rprec", "iprec_at_recall", "11pt_avg", "bpref"})
+    TREC_MEASURES.update(NEW_TREC_MEASURES)
+
+
+def workload_measures(new_measures):
+    """``({rm metric: pytrec_eval name}, pytrec_eval's measures)`` of a workload."""
+    names = dict(BASE_TREC_NAMES)
+    measures = set(BASE_TREC_NAMES.values())  # (these name their measure too)
+    if new_measures:
+        names.update(NEW_TREC_NAMES)
+        measures |= NEW_TREC_MEASURES
+    return names, measures
+
+
+def alternate(functions, rounds):
+    """Call the functions in turn, ``rounds`` times; ``{name: [(wall s, CPU s), ...]}``."""
+    times = {name: [] for name in functions}
+    for _ in range(rounds):
+        for name, fn in functions.items():
+            gc.collect()
+            t0, c0 = time.perf_counter(), time.process_time()
+            fn()
+            times[name].append((time.perf_counter() - t0, time.process_time() - c0))
+    return times
+
+
+def _spread(values):
+    """``"median (min-max)"`` of a list of ratios."""
+    values = sorted(values)
+    return f"{values[len(values) // 2]:.2f} ({values[0]:.2f}-{values[-1]:.2f})"
+
+
+def workload_ratios(n_queries, n_retrieved, rounds, data=None):
+    """Print rm.evaluate / pytrec_eval on every workload of ``WORKLOADS``.
+
+    Each workload: its data built (seeded), one call of each library whose
+    values are checked equal (it also warms them up), then ``rounds``
+    alternating warm calls; the ratio of every round's pair of calls, CPU
+    and wall, summed up as median (min-max).  ``data`` maps ``heavy_ties``
+    to ``(qrels, run)`` already built.
+    """
+    import pytrec_eval
+
+    import ragmetrics_edu as rm
+
+    data = dict(data or {})
+    print(f"\nrm.evaluate / pytrec_eval by workload: {n_queries} queries x {n_retrieved}, "
+          f"warm calls, median (min-max) of {rounds} alternating rounds")
+    print(f"  {'workload':28s}{'CPU ratio':>18s}{'wall ratio':>18s}"
+          f"{'rm CPU s':>10s}{'pytrec CPU s':>14s}   target <= 0.5")
+    for name, heavy_ties, new_measures, issue in WORKLOADS:
+        if heavy_ties not in data:
+            data[heavy_ties] = make_data(n_queries, n_retrieved, 10, heavy_ties=heavy_ties)
+        qrels, run = data[heavy_ties]
+        names, measures = workload_measures(new_measures)
+        functions = {
+            "rm": lambda: rm.evaluate(qrels, run, list(names)),
+            "pytrec_eval": lambda: pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run),
+        }
+        check_agreement(functions["rm"](), functions["pytrec_eval"](), names=names)
+        times = alternate(functions, rounds)
+        pairs = list(zip(times["rm"], times["pytrec_eval"]))
+        cpu = [r[1] / p[1] for r, p in pairs]
+        wall = [r[0] / p[0] for r, p in pairs]
+        median_cpu = sorted(c for _, c in times["rm"])[rounds // 2]
+        median_trec = sorted(c for _, c in times["pytrec_eval"])[rounds // 2]
+        print(f"  {name:28s}{_spread(cpu):>18s}{_spread(wall):>18s}"
+              f"{median_cpu:10.3f}{median_trec:14.3f}   {issue}")
 
 
 def main(argv=None):
@@ -268,6 +356,12 @@ def main(argv=None):
     parser.add_argument("--heavy-ties", action="store_true", help="integer scores 0-4 (many ties)")
     parser.add_argument("--new-measures", action="store_true",
                         help="add rprec, iprec@0.5, 11pt and bpref (with --no-ranx --no-loop)")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="alternating rounds of the ratios table (median of)")
+    parser.add_argument("--no-workloads", action="store_true",
+                        help="skip the ratios table (new measures, heavy ties)")
+    parser.add_argument("--workloads-only", action="store_true",
+                        help="print the ratios table only")
     parser.add_argument("--child-memory", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--child-ranx", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -283,6 +377,9 @@ def main(argv=None):
         _child_ranx(int(nq), int(nr), ties == "1")
         return
     n_queries, n_retrieved = (1_000, 50) if args.quick else (10_000, 100)
+    if args.workloads_only:
+        workload_ratios(n_queries, n_retrieved, max(args.rounds, 1))
+        return
 
     print(f"data: {n_queries} queries x {n_retrieved} retrieved, ~10 judged, grades 0-3, "
           f"scores {'0-4 (heavy ties)' if args.heavy_ties else 'rounded to 0.001 in [0, 20)'}")
@@ -351,6 +448,10 @@ def main(argv=None):
         print(f"  rm / ranx, cold first call:     {rm_t[0] / cold['first']:.4f}   (empty numba cache)")
     if "loop" in times:
         print(f"  rm / plain Python loop, wall:   {rm_t[1] / times['loop'][0]:.3f}")
+
+    if not args.no_workloads:
+        workload_ratios(n_queries, n_retrieved, max(args.rounds, 1),
+                        data={args.heavy_ties: (qrels, run)})
 
     t_imp, t_bare = time_import()
     print(f"\npython -c 'import ragmetrics_edu': {t_imp:.3f} s "
