@@ -179,6 +179,46 @@ def test_ties_among_long_and_non_ascii_ids(extra, tied_share):
         assert values["bpref"] == pytest.approx(rm.bpref(graded, n_rel, n_nonrel), abs=1e-12), qid
 
 
+_TREC_NAMES = {
+    "P@10": "P_10", "recall@10": "recall_10", "ndcg@10": "ndcg_cut_10", "map": "map",
+    "mrr": "recip_rank", "rprec": "Rprec", "iprec@0.5": "iprec_at_recall_0.50",
+    "11pt": "11pt_avg", "bpref": "bpref",
+}
+
+
+@pytest.mark.parametrize("fixed_depth", [True, False])
+def test_heavy_ties_equal_pytrec_eval(fixed_depth):
+    # integer scores 0-4, so about a fifth of every ranking shares each
+    # score (the benchmark's --heavy-ties run): every value of every query
+    # must be trec_eval's, as pytrec_eval computes it with trec_eval's C
+    # code, for a run of one depth (one matrix) and for rankings of many
+    # depths; short ids, and ids longer than one 8-byte word that share
+    # their first bytes
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    rng = np.random.default_rng(15)
+    qrels, run = {}, {}
+    for q in range(300):
+        depth = 60 if fixed_depth else int(rng.integers(0, 90))
+        ids = [f"d{d}" if d % 3 else f"clueweb-{d:09d}"
+               for d in rng.choice(5000, size=depth + 12, replace=False).tolist()]
+        run[f"q{q}"] = {d: float(rng.integers(0, 5)) for d in ids[:depth]}
+        judged = [ids[i] for i in rng.choice(len(ids), size=12, replace=False).tolist()]
+        qrels[f"q{q}"] = {d: int(rng.integers(0, 4)) for d in judged}
+    measures = {"P_10", "recall_10", "ndcg_cut_10", "map", "recip_rank", "Rprec",
+                "iprec_at_recall", "11pt_avg", "bpref"}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    ours = evaluate(qrels, run, list(_TREC_NAMES))
+    assert set(ours.per_query) == set(theirs) and len(theirs) == 300
+    for qid, values in theirs.items():
+        for name, measure in _TREC_NAMES.items():
+            if name == "11pt" and not run[qid]:
+                # trec_eval's 11pt_avg of an empty ranking is 0/0, NaN; ours is 0
+                assert math.isnan(values[measure]) and ours.per_query[qid][name] == 0.0
+                continue
+            assert ours.per_query[qid][name] == pytest.approx(
+                values[measure], abs=1e-12), (qid, name)
+
+
 # ---------------------------------------------------------------------------
 # Hand arithmetic
 # ---------------------------------------------------------------------------
