@@ -718,7 +718,7 @@ def _score_keys(values, scores):
     gives the key of scores ``s`` (float64) that occur in the run.
     """
     if scores == "float32":
-        return _sortable(values.copy()), lambda s: _sortable(_to_float32(s))
+        return _sortable(values), lambda s: _sortable(_to_float32(s))  # (values unchanged)
     distinct, keys = _unique(values + 0.0)  # + 0.0: -0.0 and 0.0 are one score
     return keys.astype(np.uint32), lambda s: np.searchsorted(distinct, s + 0.0).astype(np.uint32)
 
@@ -1457,7 +1457,9 @@ def _slot_entries(data, queries, group_first, group_size, group_query):
         # slot s of query q is slot s - run_starts[q] of q among ``queries``
         shift = local_starts[np.searchsorted(queries, group_query)] - data.run_starts[group_query]
         slot = _ranges(group_first + shift, group_size)
-    return (carried[slot] & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    entries = carried[slot]
+    entries &= np.uint64(0xFFFFFFFF)
+    return entries.view(np.int64)  # (below 2**32: the same number)
 
 
 def _member_ids(data, queries, entries):
@@ -1501,7 +1503,7 @@ def _utf8_ids(joined, count, ids, entries=None):
         starts = bounds[:-1] + 1
         return raw, starts, bounds[1:] - starts
     starts = bounds[entries] + 1
-    return raw, starts, bounds[entries + 1] - starts
+    return raw, starts, bounds[1:][entries] - starts
 
 
 _KEEP_BYTES = np.array([((1 << 8 * n) - 1) << (64 - 8 * n) for n in range(9)], dtype=np.uint64)
@@ -1522,7 +1524,9 @@ def _id_words(raw, starts, lengths, n_words):
     windows = np.ndarray(len(padded) - 7, dtype=">u8", buffer=padded, strides=(1,))
     words = np.empty((n_words, len(starts)), dtype=np.uint64)
     for w in range(n_words):
-        words[w] = windows[starts + 8 * w] & _KEEP_BYTES[np.clip(lengths - 8 * w, 0, 8)]
+        bytes_in_word = np.minimum(lengths, 8) if w == 0 else np.clip(lengths - 8 * w, 0, 8)
+        words[w] = windows[starts + 8 * w if w else starts]
+        words[w] &= _KEEP_BYTES[bytes_in_word]
     return words
 
 
