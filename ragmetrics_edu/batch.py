@@ -1463,7 +1463,7 @@ def _slot_entries(data, queries, group_first, group_size, group_query):
 
 
 def _member_ids(data, queries, entries):
-    """The UTF-8 bytes of the ids of run ``entries`` (of ``queries``), each one's first byte and length.
+    """The UTF-8 ids of run ``entries`` (of ``queries``): bytes, each one's first byte and length.
 
     They are cut out of the run's joined ids if ``queries`` hold most of
     the run (heavy ties), else out of those queries' ids joined again.
@@ -1481,7 +1481,7 @@ def _member_ids(data, queries, entries):
 
 
 def _utf8_ids(joined, count, ids, entries=None):
-    """The UTF-8 bytes of ``count`` ids joined by ``"\\0"``, and the first byte and length of ids ``entries``.
+    """The UTF-8 of ``count`` ids joined by ``"\\0"``: bytes, first byte and length of ``entries``.
 
     The ``"\\0"`` bytes give where the ids end (UTF-8 writes no other
     zero byte).  If an id holds a ``"\\0"`` itself, there are too many of
