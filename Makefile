@@ -36,7 +36,7 @@ LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(VENV)/.installed-course
 	$(VENV)/bin/jupyter lab $(LAB_ARGS) notebooks/00_introduction.ipynb
 
-test: test-unit test-notebooks test-colab test-browser test-grading
+test: test-unit test-notebooks test-colab test-browser test-grading test-site
 
 test-unit: $(VENV)/.installed-dev
 	MPLBACKEND=Agg $(PY) -m pytest tests ragmetrics_edu --doctest-modules
