@@ -45,7 +45,7 @@ PORTER_MODES = ("NLTK_EXTENSIONS", "MARTIN_EXTENSIONS", "ORIGINAL_ALGORITHM")
 
 
 def whitespace_tokenize(text):
-    """Split ``text`` on runs of whitespace, keeping case and punctuation.
+    r"""Split ``text`` on runs of whitespace, keeping case and punctuation.
 
     This is Python's ``str.split()`` with no argument: leading and trailing
     whitespace is dropped and any run of whitespace separates two tokens:

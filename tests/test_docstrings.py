@@ -69,6 +69,25 @@ def test_problems_finds_a_broken_table_and_a_substitution():
     assert problems("A :func:`known` role, ``|a|`` in a literal.") == []
 
 
+INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\xa0\u2000-\u200f\u2028\u2029\u202f\ufeff]")
+"""Characters a docstring must write as escapes (``\\xa0``): control characters, no-break
+and zero-width spaces, and the line separators ``str.splitlines`` breaks a line at, which cut
+an inline literal in two when Sphinx reads the docstring."""
+
+
+def invisible(text):
+    """``[(line number, character name)]`` of the characters of :data:`INVISIBLE` in ``text``."""
+    import unicodedata
+    return [(text.count("\n", 0, m.start()) + 1, unicodedata.name(m.group(), hex(ord(m.group()))))
+            for m in INVISIBLE.finditer(text)]
+
+
+def test_invisible_finds_a_no_break_space_and_a_line_separator():
+    assert invisible("space ``\xa0``,\nline ``\u2028``") == [
+        (1, "NO-BREAK SPACE"), (2, "LINE SEPARATOR")]
+    assert invisible(r"space ``\xa0``") == []
+
+
 @pytest.mark.parametrize("module_name", _modules())
 def test_docstrings_are_valid_restructuredtext(module_name):
     try:
@@ -76,4 +95,6 @@ def test_docstrings_are_valid_restructuredtext(module_name):
     except ImportError as exc:  # an optional dependency of that module is missing
         pytest.skip(f"{module_name}: {exc}")
     bad = [f"{name}: {p}" for name, text in _documented(module) for p in problems(text)]
+    bad += [f"{name}: line {line}: {char} (write it as an escape in a raw docstring)"
+            for name, text in _documented(module) for line, char in invisible(text)]
     assert not bad, "\n".join(bad)
