@@ -34,10 +34,13 @@ import numpy as np
 
 from ._validation import check_choice, check_judged_rels, check_k
 
-__all__ = ["bpref", "judged_at_k", "JUDGED_DENOMINATORS"]
+__all__ = ["bpref", "judged_at_k", "BPREF_VARIANTS", "JUDGED_DENOMINATORS"]
 
 JUDGED_DENOMINATORS = ("retrieved", "k")
 """What judged@k divides by (see :func:`judged_at_k`)."""
+
+BPREF_VARIANTS = ("trec_eval", "paper", "old_bpref", "bpref10")
+"""The bpref formulas :func:`bpref` computes (its ``variant=``); the first is the default."""
 
 
 def _check_count(value, name, *, found):
@@ -52,7 +55,7 @@ def _check_count(value, name, *, found):
     return int(value)
 
 
-def bpref(rels, n_relevant, n_nonrelevant):
+def bpref(rels, n_relevant, n_nonrelevant, *, variant="trec_eval"):
     r"""Binary preference (bpref): how often judged relevant documents beat judged non-relevant ones.
 
     Parameters
@@ -68,6 +71,12 @@ def bpref(rels, n_relevant, n_nonrelevant):
     n_nonrelevant : int
         N, the number of judged non-relevant documents of the query (grade
         in [0, 1); negative grades are not counted), retrieved or not.
+    variant : {"trec_eval", "paper", "old_bpref", "bpref10"}, default "trec_eval"
+        Which formula (see Notes): ``"trec_eval"``, trec_eval's ``bpref``
+        since 8.0 (= pytrec_eval, ir_measures); ``"paper"``, Buckley and
+        Voorhees' formula, denominator R; ``"old_bpref"``, trec_eval 7.3's,
+        denominator :math:`\min(N_{ret}, R)`; ``"bpref10"``, bpref-10 as
+        trec_eval 8 corrected it (``bpref_top10pRnonrel``).
 
     Returns
     -------
@@ -97,22 +106,25 @@ def bpref(rels, n_relevant, n_nonrelevant):
     gives the same bpref.  This is trec_eval's ``bpref`` (since version 8.0,
     ``m_bpref.c``), equal to pytrec_eval's.
 
-    The variants found in papers and code:
+    The variants found in papers and code (``variant=``); each term is 1
+    when no judged non-relevant document is above :math:`r`, in every one:
 
-    * **Buckley & Voorhees 2004** (the paper's formula):
+    * ``"paper"``, **Buckley & Voorhees 2004** (the paper's formula):
       :math:`\frac{1}{R}\sum_r (1 - \frac{|n \text{ ranked higher than }
       r|}{R})`, counting only the first R judged non-relevant documents;
       with :math:`N \ge R` it is the formula above.  When N < R it can never
       reach 0 for a relevant document ranked below all of them, which the
       :math:`\min(N, R)` denominator fixes (Soboroff's correction).
-    * **old_bpref** (trec_eval before 8.0, still the measure ``old_bpref``):
+    * ``"old_bpref"`` (trec_eval 7.3, kept in trec_eval 8 as ``old_bpref``):
       :math:`\min(N_{ret}, R)` in the denominator, the judged non-relevant
       documents *retrieved*; it scored a ranking of one non-relevant then
       four relevant documents 0 however many non-relevant documents were
       never retrieved (trec_eval's ``bpref_bug`` note, 2005).
-    * **bpref-10**: :math:`\frac{1}{R}\sum_r (1 - \frac{|n \text{ among
-      the top } 10 + R \text{ non-relevant, above } r|}{10 + R})`, for
-      queries with very few relevant documents.
+    * ``"bpref10"``, **bpref-10**: :math:`\frac{1}{R}\sum_r (1 -
+      \frac{\min(n_r, 10 + R)}{\min(N, 10 + R)})`, the top 10 + R judged
+      non-relevant documents, for queries with very few relevant ones (the
+      paper's version divided by 10 + R; trec_eval 8's
+      ``bpref_top10pRnonrel`` by :math:`\min(N, 10 + R)`, as here).
     * **ir_measures' ``Bpref``** is trec_eval's through pytrec_eval.
 
     References
@@ -136,7 +148,12 @@ def bpref(rels, n_relevant, n_nonrelevant):
     >>> # R = 6 and N = 4 judged in all: (4 * (1 - 1/4) + 2 * 0) / 6
     >>> bpref([0, 1, 1, 1, 1], n_relevant=6, n_nonrelevant=4)
     0.5
+    >>> bpref([0, 1, 1, 1, 1], 6, 4, variant="old_bpref")  # min(N_ret, R) = 1: 4 * (1 - 1/1) / 6
+    0.0
+    >>> round(bpref([0, 1, 1, 1, 1], 6, 4, variant="paper"), 4)  # 4 * (1 - 1/6) / 6
+    0.5556
     """
+    check_choice(variant, BPREF_VARIANTS, name="bpref: variant")
     grades = check_judged_rels(rels)
     judged = ~np.isnan(grades) & (grades >= 0)  # negative: in the pool, unjudged
     relevant = judged & (grades >= 1)
@@ -150,11 +167,26 @@ def bpref(rels, n_relevant, n_nonrelevant):
     # judged non-relevant documents above each rank
     nonrelevant_above = np.cumsum(nonrelevant) - nonrelevant
     n_r = nonrelevant_above[relevant]
+    cap, denominator = _bpref_cap_and_denominator(
+        variant, n_relevant, n_nonrelevant, n_retrieved=int(np.count_nonzero(nonrelevant)))
     terms = np.ones(len(n_r))
-    some_above = n_r > 0  # then N >= 1, so the denominator is at least 1
-    terms[some_above] = 1.0 - (np.minimum(n_r[some_above], n_relevant)
-                               / min(n_nonrelevant, n_relevant))
+    some_above = n_r > 0  # then N and N_ret >= 1, so the denominator is at least 1
+    terms[some_above] = 1.0 - np.minimum(n_r[some_above], cap) / denominator
     return math.fsum(terms.tolist()) / n_relevant
+
+
+def _bpref_cap_and_denominator(variant, n_relevant, n_nonrelevant, n_retrieved):
+    """``(cap, denominator)`` of a term ``1 - min(n_r, cap) / denominator`` of bpref.
+
+    ``n_retrieved`` is :math:`N_{ret}`, the judged non-relevant documents retrieved.
+    """
+    if variant == "paper":
+        return n_relevant, n_relevant
+    if variant == "old_bpref":
+        return n_relevant, min(n_retrieved, n_relevant)
+    if variant == "bpref10":
+        return 10 + n_relevant, min(n_nonrelevant, 10 + n_relevant)
+    return n_relevant, min(n_nonrelevant, n_relevant)
 
 
 def judged_at_k(rels, k=None, *, denominator="retrieved"):

@@ -182,3 +182,34 @@ def test_judged_bad_input():
         judged_at_k([1], 1, denominator="all")
     with pytest.raises(TypeError, match="rank 1"):
         judged_at_k(["x"], 1)
+
+
+def test_bpref_variants_by_hand():
+    # trec_eval's bpref_bug ranking: one judged non-relevant, then four relevant; R = 6, N = 4
+    rels, R, N = [0, 1, 1, 1, 1], 6, 4
+    assert bpref(rels, R, N, variant="trec_eval") == pytest.approx(4 * (1 - 1 / 4) / 6)
+    assert bpref(rels, R, N, variant="paper") == pytest.approx(4 * (1 - 1 / 6) / 6)
+    # N_ret = 1 judged non-relevant retrieved: min(1, 6) = 1, every term 1 - 1/1
+    assert bpref(rels, R, N, variant="old_bpref") == 0.0
+    # bpref-10: min(1, 16) / min(4, 16)
+    assert bpref(rels, R, N, variant="bpref10") == pytest.approx(4 * (1 - 1 / 4) / 6)
+    # where bpref-10 and trec_eval part: R = 1, N = 5, three non-relevant above the relevant one
+    assert bpref([0, 0, 0, 1], 1, 5) == 0.0                                 # 1 - min(3, 1)/min(5, 1)
+    assert bpref([0, 0, 0, 1], 1, 5, variant="bpref10") == pytest.approx(1 - 3 / 5)  # min(3, 11)/min(5, 11)
+    assert bpref([0, 0, 0, 1], 1, 5, variant="paper") == 0.0                # 1 - min(3, 1)/1
+    # no judged non-relevant document above: 1 in every variant, even with N = 0
+    for variant in ("trec_eval", "paper", "old_bpref", "bpref10"):
+        assert bpref([1, None, 1], 2, 0, variant=variant) == 1.0
+    # R = 2, N = 1, the non-relevant one between the two relevant: the second term differs
+    assert bpref([1, 0, 1], 2, 1, variant="trec_eval") == pytest.approx((1 + (1 - 1 / 1)) / 2)
+    assert bpref([1, 0, 1], 2, 1, variant="paper") == pytest.approx((1 + (1 - 1 / 2)) / 2)
+    assert bpref([1, 0, 1], 2, 1, variant="old_bpref") == pytest.approx((1 + (1 - 1 / 1)) / 2)
+    assert bpref([1, 0, 1], 2, 1, variant="bpref10") == pytest.approx((1 + (1 - 1 / 1)) / 2)
+    # unjudged documents are skipped in every variant
+    assert bpref([0, None, 1, -1, 1], 3, 2, variant="old_bpref") == \
+        bpref([0, 1, 1], 3, 2, variant="old_bpref") == pytest.approx(2 * (1 - 1 / 1) / 3)
+
+
+def test_bpref_unknown_variant_is_named():
+    with pytest.raises(ValueError, match=r"bpref: variant must be one of .*'trec_eval'.*got 'trec'"):
+        bpref([1, 0], 1, 1, variant="trec")
