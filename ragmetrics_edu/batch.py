@@ -1186,12 +1186,20 @@ def _check_scores(rankings, run_starts, run_sizes, where, dtype=np.float32):
     as ``"0.5"`` reads as in a run file), then, for float32, rounded to
     32-bit floats as trec_eval 9.x stores them (``1e300`` becomes inf).
     NaN is refused, and so are booleans, which NumPy would read as 1.0 and
-    0.0.
+    0.0.  When every score is a float (as :func:`ragmetrics_edu.trec.read_run`
+    gives them), one pass reads them and proves that none is a boolean
+    (:func:`_read_float_scores`); otherwise a second, general pass reads
+    them and their types are looked at.
     """
+    count = int(run_sizes.sum())
+    array = _read_float_scores(rankings, count, dtype)
+    if array is not None:
+        _refuse_nan_scores(rankings, array, where)
+        return array  # floats only: no boolean among them
     values = chain.from_iterable(map(dict.values, rankings))
     try:
         with np.errstate(over="ignore"):
-            array = np.fromiter(values, dtype=dtype, count=int(run_sizes.sum()))
+            array = np.fromiter(values, dtype=dtype, count=count)
     except (TypeError, ValueError, OverflowError):
         # find the culprit, to name it (the slow loop only runs on error)
         for i, s in enumerate(chain.from_iterable(map(dict.values, rankings))):
@@ -1211,6 +1219,31 @@ def _check_scores(rankings, run_starts, run_sizes, where, dtype=np.float32):
                     f"1e400 is read as infinity, as trec_eval reads it)"
                 ) from None
         raise
+    _refuse_nan_scores(rankings, array, where)
+    _refuse_bool_scores(rankings, array, run_starts, run_sizes, where)
+    return array
+
+
+def _read_float_scores(rankings, count, dtype):
+    """All run scores as ``dtype`` if every one is a float, else None.
+
+    ``float.conjugate`` returns its float unchanged, and raises TypeError
+    for anything that is not a float: an int, a string, and so ``True``
+    and ``False`` (``bool`` is a subclass of ``int``, not of ``float``).
+    Mapped over the scores inside ``np.fromiter``, it checks the type of
+    every score in the same C loop that reads its value, instead of a
+    second loop over a million scores for the types alone.
+    """
+    floats = map(float.conjugate, chain.from_iterable(map(dict.values, rankings)))
+    try:
+        with np.errstate(over="ignore"):
+            return np.fromiter(floats, dtype=dtype, count=count)
+    except TypeError:  # a score that is no float: the general path reads it
+        return None
+
+
+def _refuse_nan_scores(rankings, array, where):
+    """Raise if a score read into ``array`` is NaN, or was None (NumPy reads it as NaN)."""
     nan = np.flatnonzero(np.isnan(array))
     if len(nan):
         i = int(nan[0])
@@ -1225,8 +1258,6 @@ def _check_scores(rankings, run_starts, run_sizes, where, dtype=np.float32):
             f"run scores must not be NaN, got NaN for document {docid!r} "
             f"of query {qid!r} ({len(nan)} NaN scores in all)"
         )
-    _refuse_bool_scores(rankings, array, run_starts, run_sizes, where)
-    return array
 
 
 def _refuse_bool_scores(rankings, array, run_starts, run_sizes, where):

@@ -520,6 +520,27 @@ def test_booleans_are_neither_grades_nor_scores():
     assert evaluate(QRELS, {"q": {"a": 0, "b": 1.0}}, ["mrr"]).mean["mrr"] == 0.5
 
 
+def test_a_boolean_after_many_float_scores_is_refused():
+    # floats are read in one pass that stops at the first score that is no
+    # float; a boolean or None met late in the run is still named
+    run = {f"q{i}": {"a": 1.0, "b": 0.0, "c": 0.5} for i in range(50)}
+    qrels = {qid: {"a": 1} for qid in run}
+    for late, shown in ((True, "True"), (np.False_, "np.False_")):
+        run["q49"]["c"] = late
+        with pytest.raises(TypeError,
+                           match=rf"not booleans, got {shown} for document 'c' of query 'q49'"):
+            evaluate(qrels, run, ["map"])
+    run["q49"]["c"] = None
+    with pytest.raises(TypeError, match=r"got None for document 'c' of query 'q49'"):
+        evaluate(qrels, run, ["map"])
+    run["q49"]["c"] = math.nan
+    with pytest.raises(ValueError, match=r"not be NaN, got NaN for document 'c' of query 'q49'"):
+        evaluate(qrels, run, ["map"])
+    # np.float64 is a float: read by its value, like a float (1.0 = 1.0 ties)
+    run["q49"] = {"a": np.float64(1.0), "b": 1.0, "c": 0.5}
+    assert evaluate(qrels, run, ["mrr"]).per_query["q49"]["mrr"] == 0.5  # b, a, c
+
+
 def test_grades_beyond_64_bits_are_refused():
     # astype(int64) would wrap 10**30 around silently
     for grade, shown in ((10**30, "an integer of about 10**30"),
