@@ -1186,16 +1186,17 @@ def _check_scores(rankings, run_starts, run_sizes, where, dtype=np.float32):
     as ``"0.5"`` reads as in a run file), then, for float32, rounded to
     32-bit floats as trec_eval 9.x stores them (``1e300`` becomes inf).
     NaN is refused, and so are booleans, which NumPy would read as 1.0 and
-    0.0.  When every score is a float (as :func:`ragmetrics_edu.trec.read_run`
-    gives them), one pass reads them and proves that none is a boolean
-    (:func:`_read_float_scores`); otherwise a second, general pass reads
-    them and their types are looked at.
+    0.0.  Only the queries holding a 0 or a 1 need their types looked at
+    (:func:`_refuse_bool_scores`); when most queries hold one (integer
+    scores) and every score is a float, one pass reads the scores and
+    proves that none is a boolean instead (:func:`_read_float_scores`).
     """
     count = int(run_sizes.sum())
-    array = _read_float_scores(rankings, count, dtype)
-    if array is not None:
-        _refuse_nan_scores(rankings, array, where)
-        return array  # floats only: no boolean among them
+    if _most_queries_hold_0_or_1(rankings):
+        array = _read_float_scores(rankings, count, dtype)
+        if array is not None:
+            _refuse_nan_scores(rankings, array, where)
+            return array  # floats only: no boolean among them
     values = chain.from_iterable(map(dict.values, rankings))
     try:
         with np.errstate(over="ignore"):
@@ -1222,6 +1223,26 @@ def _check_scores(rankings, run_starts, run_sizes, where, dtype=np.float32):
     _refuse_nan_scores(rankings, array, where)
     _refuse_bool_scores(rankings, array, run_starts, run_sizes, where)
     return array
+
+
+def _most_queries_hold_0_or_1(rankings, sample=10):
+    """True if most of the first ``sample`` queries hold a float score equal to 0 or 1.
+
+    Only a guess at which way of refusing booleans is faster (either one is
+    exact): :func:`_refuse_bool_scores` looks at the type of every score of
+    the queries holding a 0 or a 1, which costs more than the one-pass read
+    of :func:`_read_float_scores` once most queries hold one.  A score that
+    is no float makes the guess False (the general path reads it).
+    """
+    holding = 0
+    for ranking in islice(rankings, sample):
+        try:
+            first = np.fromiter(map(float.conjugate, ranking.values()), dtype=np.float64,
+                                count=len(ranking))
+        except TypeError:
+            return False
+        holding += bool(np.any((first == 0) | (first == 1)))
+    return 2 * holding > min(len(rankings), sample)
 
 
 def _read_float_scores(rankings, count, dtype):
