@@ -1253,7 +1253,8 @@ def _read_float_scores(rankings, count, dtype):
     and ``False`` (``bool`` is a subclass of ``int``, not of ``float``).
     Mapped over the scores inside ``np.fromiter``, it checks the type of
     every score in the same C loop that reads its value, instead of a
-    second loop over a million scores for the types alone.
+    second loop over a million scores for the types alone.  (A float
+    subclass such as ``np.float64`` is read by its float value.)
     """
     floats = map(float.conjugate, chain.from_iterable(map(dict.values, rankings)))
     try:

@@ -536,6 +536,9 @@ def test_a_boolean_after_many_float_scores_is_refused():
     run["q49"]["c"] = math.nan
     with pytest.raises(ValueError, match=r"not be NaN, got NaN for document 'c' of query 'q49'"):
         evaluate(qrels, run, ["map"])
+    # a numeric string met late is read as float() reads it, as before
+    run["q49"]["c"] = "0.5"
+    assert evaluate(qrels, run, ["mrr"]).per_query["q49"]["mrr"] == 1.0  # a, c, b
     # np.float64 is a float: read by its value, like a float (1.0 = 1.0 ties)
     run["q49"] = {"a": np.float64(1.0), "b": 1.0, "c": 0.5}
     assert evaluate(qrels, run, ["mrr"]).per_query["q49"]["mrr"] == 0.5  # b, a, c
