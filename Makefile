@@ -136,6 +136,7 @@ bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/bench_retrieval.py
 	$(PY) benchmarks/bench_cli.py
 	$(PY) benchmarks/bench_generation.py --bertscore
+	$(PY) benchmarks/bench_minilm.py
 	$(PY) benchmarks/bench_chrf.py
 	$(PY) benchmarks/bench_judge_parsing.py
 	$(PY) benchmarks/bench_lab.py
