@@ -88,6 +88,21 @@ def check_k_text(text, *, metric, name="k"):
         raise ValueError(f"{error} in metric {shorten(metric)}") from None
 
 
+def _check_ranking_shape(rels, name, what):
+    """Raise unless ``rels`` is a 1-D ordered sequence (``what``: "sequence of ...")."""
+    if isinstance(rels, (str, bytes)) or not hasattr(rels, "__len__"):
+        raise TypeError(f"{name} must be a {what}, got {rels!r}")
+    if isinstance(rels, (collections.abc.Set, collections.abc.Mapping)):
+        # a set has no rank order (and merges equal grades); a dict would be
+        # read by its keys
+        raise TypeError(f"{name} must be a {what}, got a {type(rels).__name__}: {rels!r}")
+    if isinstance(rels, np.ndarray) and rels.ndim != 1:
+        raise ValueError(
+            f"{name} must be a 1-D {what}, got a {rels.ndim}-D array of shape "
+            f"{rels.shape}: {rels!r}"
+        )
+
+
 def check_rels(rels, *, name="rels", allow_negative=False):
     """Return the grades ``rels`` as a 1-D float64 array, or raise.
 
@@ -97,22 +112,7 @@ def check_rels(rels, *, name="rels", allow_negative=False):
     grades of a query (in TREC qrels, -1 or -2 mark junk); the caller says
     what they mean.
     """
-    if isinstance(rels, (str, bytes)) or not hasattr(rels, "__len__"):
-        raise TypeError(
-            f"{name} must be a sequence of grades in rank order, got {rels!r}"
-        )
-    if isinstance(rels, (collections.abc.Set, collections.abc.Mapping)):
-        # a set has no rank order (and merges equal grades); a dict would be
-        # read by its keys
-        raise TypeError(
-            f"{name} must be a sequence of grades in rank order, got a "
-            f"{type(rels).__name__}: {rels!r}"
-        )
-    if isinstance(rels, np.ndarray) and rels.ndim != 1:
-        raise ValueError(
-            f"{name} must be a 1-D sequence of grades in rank order, got a "
-            f"{rels.ndim}-D array of shape {rels.shape}: {rels!r}"
-        )
+    _check_ranking_shape(rels, name, "sequence of grades in rank order")
     values = list(rels.tolist() if isinstance(rels, np.ndarray) else rels)
     for i, g in enumerate(values):
         if isinstance(g, bool) or not isinstance(g, numbers.Real):
@@ -160,16 +160,8 @@ def check_judged_rels(rels, name="rels"):
     A grade is a finite real number (negative allowed); ``None`` or ``nan``
     marks a document without a judgement.
     """
-    if isinstance(rels, (str, bytes)) or not hasattr(rels, "__len__") \
-            or isinstance(rels, (set, frozenset, dict)):
-        raise TypeError(
-            f"{name} must be a sequence of grades in rank order (None for an "
-            f"unjudged document), got {rels!r}"
-        )
-    if isinstance(rels, np.ndarray) and rels.ndim != 1:
-        raise ValueError(
-            f"{name} must be 1-D, got an array of shape {rels.shape}"
-        )
+    _check_ranking_shape(rels, name, "sequence of grades in rank order "
+                                     "(None for an unjudged document)")
     values = rels.tolist() if isinstance(rels, np.ndarray) else list(rels)
     out = []
     for i, g in enumerate(values):
