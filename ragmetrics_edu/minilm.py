@@ -535,22 +535,33 @@ def attention_weights(q, k, mask):
     return scores
 
 
-def self_attention(x, mask, p, heads):
+def self_attention(x, mask, p, heads, keep_weights=True):
     """Multi-head self-attention: every piece mixes the value vectors of all pieces.
 
     Returns the output (b, n, d), before the residual, and the weights
-    (b, H, n, n).
+    (b, H, n, n), or None for the weights if ``keep_weights`` is False.
     """
     q = split_heads(linear(x, p["attention.self.query.weight"], p["attention.self.query.bias"]), heads)
     k = split_heads(linear(x, p["attention.self.key.weight"], p["attention.self.key.bias"]), heads)
     v = split_heads(linear(x, p["attention.self.value.weight"], p["attention.self.value.bias"]), heads)
-    a = attention_weights(q, k, mask)                             # (b, H, n, n)
+    b, _, n, _ = q.shape
+    context = np.empty(q.shape, dtype=q.dtype)                    # (b, H, n, dh)
+    weights = np.empty((b, heads, n, n), dtype=q.dtype) if keep_weights else None
+
+    def one_text(i):
+        a = attention_weights(q[i:i + 1], k[i:i + 1], mask[i:i + 1])   # (1, H, n, n)
+        context[i:i + 1] = a @ v[i:i + 1]                              # (1, H, n, dh)
+        if keep_weights:
+            weights[i] = a[0]
+
+    # One text at a time: its (H, n, n) weights stay in the CPU cache through
+    # the softmax's passes, where a whole batch's would not (32 texts of 256
+    # pieces: 100 MB). The texts go to every core at once.
     with one_blas_thread():
-        context = a @ v                                           # (b, H, n, dh)
-    b, _, n, _ = context.shape
+        list(_workers().map(one_text, range(b)))
     context = context.transpose(0, 2, 1, 3).reshape(b, n, -1)     # heads side by side: (b, n, d)
     out = linear(context, p["attention.output.dense.weight"], p["attention.output.dense.bias"])
-    return out, a
+    return out, weights
 
 
 def feed_forward(x, p):
@@ -559,13 +570,14 @@ def feed_forward(x, p):
     return linear(h, p["output.dense.weight"], p["output.dense.bias"])                # (b, n, d)
 
 
-def transformer_layer(x, mask, p, config):
+def transformer_layer(x, mask, p, config, keep_weights=True):
     """One encoder layer: attention, add & norm, feed-forward, add & norm.
 
-    Returns the new hidden states (b, n, d) and the attention weights.
+    Returns the new hidden states (b, n, d) and the attention weights
+    (None if ``keep_weights`` is False).
     """
     eps = config.layer_norm_eps
-    attended, weights = self_attention(x, mask, p, config.num_attention_heads)
+    attended, weights = self_attention(x, mask, p, config.num_attention_heads, keep_weights)
     x = layer_norm(x + attended, p["attention.output.LayerNorm.weight"],
                    p["attention.output.LayerNorm.bias"], eps)     # residual, then norm
     x = layer_norm(x + feed_forward(x, p), p["output.LayerNorm.weight"],
@@ -629,7 +641,8 @@ def forward(model, batch_ids, output_attentions=False, layers=None):
         x = embed(model, ids)
         hidden, attentions = [x], []
         for i in range(n_layers):
-            x, a = transformer_layer(x, mask, model.layer(i), model.config)
+            x, a = transformer_layer(x, mask, model.layer(i), model.config,
+                                     keep_weights=output_attentions)
             hidden.append(x)
             attentions.append(a)
     return (hidden, attentions) if output_attentions else hidden
