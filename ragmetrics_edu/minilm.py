@@ -412,13 +412,14 @@ def normal_tail(u):
     1e-19). Whole arrays at a time, in NumPy: about twice as fast as
     ``scipy.special.erf``, which computes one number after the other.
     """
-    t = u * u.dtype.type(0.25)
-    t += 1
-    np.reciprocal(t, out=t)
-    p = np.full_like(t, _TAIL_POLY[0])
-    for c in _TAIL_POLY[1:]:                        # Horner: p = p t + c
+    f = u.dtype.type
+    t = u + f(4)
+    np.divide(f(4), t, out=t)                       # t = 1 / (1 + u / 4)
+    p = t * f(_TAIL_POLY[0])
+    p += f(_TAIL_POLY[1])
+    for c in _TAIL_POLY[2:]:                        # Horner: p = p t + c
         p *= t
-        p += u.dtype.type(c)
+        p += f(c)
     half_square = u * u
     half_square *= 0.5
     p -= half_square
@@ -427,7 +428,7 @@ def normal_tail(u):
     return p
 
 
-def gelu(x):
+def gelu(x, out=None):
     r"""BERT's GELU, exact (with the error function, not the tanh approximation).
 
     .. math:: \mathrm{GELU}(x) = x\,\Phi(x) = \frac{x}{2} \left(1 + \mathrm{erf}\frac{x}{\sqrt 2}\right)
@@ -436,9 +437,15 @@ def gelu(x):
     (:math:`\Phi` the standard normal distribution function; the last form
     follows from :math:`\Phi(x) = 1 - P(Z > x)` and :math:`\Phi(-x) = P(Z > x)`.)
     The tail comes from :func:`normal_tail`, as accurate as float32 holds.
+    ``out`` (an array of ``x``'s shape and type, ``x`` itself allowed) saves
+    allocating the result.
     """
     x = np.asarray(x, dtype=np.result_type(x, np.float32))   # float32 stays float32
-    out = np.empty(x.shape, dtype=x.dtype)
+    if out is None:
+        out = np.empty(x.shape, dtype=x.dtype)
+    elif out.shape != x.shape or out.dtype != x.dtype or not out.flags.c_contiguous:
+        raise ValueError(f"out must be a contiguous {x.dtype} array of shape {x.shape}, "
+                         f"got {out.dtype} {out.shape}")
     flat, flat_out = x.reshape(-1), out.reshape(-1)
 
     def chunk(start):
@@ -566,7 +573,8 @@ def self_attention(x, mask, p, heads, keep_weights=True):
 
 def feed_forward(x, p):
     """Widen to 1536, GELU, back to d: the same two dense layers at every position."""
-    h = gelu(linear(x, p["intermediate.dense.weight"], p["intermediate.dense.bias"]))  # (b, n, 1536)
+    h = linear(x, p["intermediate.dense.weight"], p["intermediate.dense.bias"])        # (b, n, 1536)
+    gelu(h, out=h)                                                  # in place: h is large
     return linear(h, p["output.dense.weight"], p["output.dense.bias"])                # (b, n, d)
 
 

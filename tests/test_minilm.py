@@ -226,6 +226,19 @@ def test_gelu_is_within_float32_rounding_of_math_erf():
     np.testing.assert_allclose(ints, [-0.15865525393145707, 0.0, 1.9544997361036416], rtol=1e-7)
 
 
+def test_gelu_in_place_gives_the_same_values():
+    x = np.linspace(-6.0, 6.0, 70_007, dtype=np.float32).reshape(7, -1)  # two chunks
+    want = [v * 0.5 * math.erfc(-v / math.sqrt(2)) for v in x.ravel().tolist()]
+    copy = x.copy()
+    assert minilm.gelu(copy, out=copy) is copy
+    np.testing.assert_array_equal(copy, minilm.gelu(x))
+    np.testing.assert_allclose(copy.ravel(), want, rtol=2e-6, atol=3e-7)
+    with pytest.raises(ValueError, match="out must be a contiguous float32 array of shape"):
+        minilm.gelu(x, out=np.empty(x.shape, dtype=np.float64))
+    with pytest.raises(ValueError, match=r"shape \(7, 10001\)"):
+        minilm.gelu(x, out=np.empty((7, 10000), dtype=np.float32))
+
+
 def test_layer_norm_by_hand():
     x = np.array([[1.0, 2.0, 3.0, 6.0]], dtype=np.float32)   # mean 3, variance 3.5
     out = minilm.layer_norm(x, np.ones(4, np.float32), np.zeros(4, np.float32), 0.0)
