@@ -12,7 +12,9 @@ inserted), so that higher-order n-grams match as in real system output.
   ``RougeScorer(["rouge1", "rouge2", "rougeL"]).score`` (our tokenizer
   ``rouge_tokenize``).  Target: at most 0.5x rouge-score's time.
 * BERTScore on 1,000 pairs vs bert-score with the same model on the CPU
-  (``benchmarks/bench_bertscore.py``).  Target: at most 1.0x.
+  (``benchmarks/bench_bertscore.py``).  Target: at most 1.5x: ours runs the
+  transformer in NumPy, bert-score in PyTorch (1.5x is the bound set for the
+  NumPy transformer against torch; it was 1.0x when ours ran on torch too).
 
 The scores are compared too, so a fast wrong answer cannot pass unnoticed.
 The three ratios are printed again at the end.
@@ -179,7 +181,7 @@ def main(argv=None):
     ratios = [("corpus BLEU / sacrebleu", bench_bleu(n_bleu), 1.0),
               ("ROUGE-1/2/L / rouge-score", bench_rouge(n_rouge), 0.5)]
     if args.bertscore:
-        ratios.append(("BERTScore / bert-score", run_bertscore(args.quick), 1.0))
+        ratios.append(("BERTScore / bert-score", run_bertscore(args.quick), 1.5))
     print("\nratios (time of ours / time of the reference library)")
     for name, ratio, target in ratios:
         print(f"  {name:<28}{ratio:6.2f}x  (target <= {target:.1f}x) "
