@@ -542,6 +542,9 @@ def attention_weights(q, k, mask):
     return scores
 
 
+_ATTENTION_CACHE = 1 << 18   # attention weights worked on at once: 1 MB of float32
+
+
 def self_attention(x, mask, p, heads, keep_weights=True):
     """Multi-head self-attention: every piece mixes the value vectors of all pieces.
 
@@ -555,17 +558,19 @@ def self_attention(x, mask, p, heads, keep_weights=True):
     context = np.empty(q.shape, dtype=q.dtype)                    # (b, H, n, dh)
     weights = np.empty((b, heads, n, n), dtype=q.dtype) if keep_weights else None
 
-    def one_text(i):
-        a = attention_weights(q[i:i + 1], k[i:i + 1], mask[i:i + 1])   # (1, H, n, n)
-        context[i:i + 1] = a @ v[i:i + 1]                              # (1, H, n, dh)
+    def some_texts(texts):
+        a = attention_weights(q[texts], k[texts], mask[texts])         # (t, H, n, n)
+        np.matmul(a, v[texts], out=context[texts])                     # (t, H, n, dh)
         if keep_weights:
-            weights[i] = a[0]
+            weights[texts] = a
 
-    # One text at a time: its (H, n, n) weights stay in the CPU cache through
-    # the softmax's passes, where a whole batch's would not (32 texts of 256
-    # pieces: 100 MB). The texts go to every core at once.
+    # A few texts at a time: their weights stay in the CPU cache through the
+    # softmax's passes, where a whole batch's would not (32 texts of 256
+    # pieces: 100 MB). The groups go to every core at once.
+    workers = os.cpu_count() or 1
+    per_group = max(1, min(-(-b // workers), _ATTENTION_CACHE // (heads * n * n)))
     with one_blas_thread():
-        list(_workers().map(one_text, range(b)))
+        list(_workers().map(some_texts, [slice(i, i + per_group) for i in range(0, b, per_group)]))
     context = context.transpose(0, 2, 1, 3).reshape(b, n, -1)     # heads side by side: (b, n, d)
     out = linear(context, p["attention.output.dense.weight"], p["attention.output.dense.bias"])
     return out, weights
