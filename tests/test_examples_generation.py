@@ -72,7 +72,7 @@ def test_stated_vs_correct_and_errata(key):
 def test_label_errata(key):
     ex = BY_KEY[key]
     if key in LABEL_ERRATA:
-        assert "Num unigrams in reference" in ex.label_erratum and "ERRATA 3" in ex.label_erratum
+        assert "Num unigrams in reference" in ex.label_erratum
         assert ex.label_erratum.endswith(".") and len(ex.label_erratum) < 300
     else:
         assert ex.label_erratum is None

@@ -1,11 +1,11 @@
-"""Every worked example of the seed documents, as data.
+"""Every worked example of the seed documents (the course's sources), as data.
 
 A number is written once, here; notebooks and tests read it from this
 module.  Each :class:`SeedExample` records where the example comes from
 (seed file and slide or section), its inputs, the value the seed states,
 the value computed right, a one-line ``erratum`` where the two differ, and a
 one-line ``label_erratum`` where the seed's wording slips although its number
-is right (see the seeds' ERRATA.md).
+is right.
 
 >>> from ragmetrics_edu import examples
 >>> ex = examples.get("precision_at_2")

@@ -36,7 +36,7 @@ _BLEU_WHERE = "Generation Evaluations > BLEU-N"
 
 _LABEL_BLEU_DENOMINATOR = (
     "The slide's formula labels the denominator 'Num unigrams in reference'; modified "
-    "precision divides by the candidate's n-grams, as the numbers shown do (ERRATA 3)."
+    "precision divides by the candidate's n-grams, as the numbers shown do."
 )
 _ROUGE_WHERE = "Generation Evaluations > ROUGE"
 
@@ -83,7 +83,7 @@ EXAMPLES = [
         erratum=(
             "The slides show p1 = 4/5 as BLEU-1; the score multiplies it by the brevity "
             "penalty exp(1 - 6/5) = 0.8187 (5 candidate vs 6 reference tokens): "
-            "BLEU-1 = 0.6550 (ERRATA 10)."
+            "BLEU-1 = 0.6550."
         ),
     ),
     SeedExample(
@@ -132,7 +132,7 @@ EXAMPLES = [
         label_erratum=(
             "The slide writes 0/5 under a 'Num unigram matches' / 'Num unigrams in "
             "reference' label, but a 5-token candidate has two 4-grams: p4 = 0/2 "
-            "(the value 0 is right; ERRATA 3)."
+            "(the value 0 is right)."
         ),
     ),
     # --------------------------------------------------------------- ROUGE
@@ -159,7 +159,7 @@ EXAMPLES = [
         compute=_rouge,
         erratum=(
             "The slide swaps recall and precision: recall divides by the reference's 6 "
-            "unigrams, 6/6 = 1, not 6/7 (ERRATA 2)."
+            "unigrams, 6/6 = 1, not 6/7."
         ),
     ),
     SeedExample(
@@ -174,7 +174,7 @@ EXAMPLES = [
         compute=_rouge,
         erratum=(
             "The slide swaps recall and precision: precision divides by the summary's 7 "
-            "unigrams, 6/7 = 0.857, not 6/6 (ERRATA 2)."
+            "unigrams, 6/7 = 0.857, not 6/6."
         ),
     ),
     SeedExample(
@@ -189,7 +189,7 @@ EXAMPLES = [
         compute=_rouge_matches,
         erratum=(
             "The ROUGE-1 slide prints the reference as 'I love reading the Hunger Games', "
-            "which shares only 5 unigrams; 'love' is a typo for 'loved' (ERRATA 2)."
+            "which shares only 5 unigrams; 'love' is a typo for 'loved'."
         ),
     ),
     SeedExample(

@@ -98,11 +98,11 @@ _L5 = log2(5)  # log2(4 + 1), rank 4
 _L6 = log2(6)  # log2(5 + 1), rank 5
 
 _LABEL_MAP = ("It is labelled MAP but is the Average Precision of one query; MAP "
-              "is the mean of AP over queries (ERRATA 4).")
-_LABEL_IDGC = "The table writes 'IDGC' for IDCG, the ideal DCG (ERRATA 6)."
+              "is the mean of AP over queries.")
+_LABEL_IDGC = "The table writes 'IDGC' for IDCG, the ideal DCG."
 _LABEL_NDCG = ("Only the name slips, not this number: the slides' list of rank-based "
                "metrics calls NDCG 'Normal Discounted Cumulative Gain'; it is "
-               "Normalized DCG (ERRATA 7).")
+               "Normalized DCG.")
 
 
 def _ex(key, seed, where, metric, compute, inputs, stated, correct, tolerance, erratum=None,
@@ -133,7 +133,7 @@ EXAMPLES = [
         "F1@3", f1_at_k,
         {"rels": SLIDES_RELS, "k": 3, "n_relevant": SLIDES_N_RELEVANT},
         0.29, 2 * (2 / 3) * (2 / 10) / ((2 / 3) + (2 / 10)), 0.005,
-        erratum="It uses Precision@3 = 0.5 instead of 2/3; with 2/3 and "
+        erratum="The slide takes Precision@3 = 0.5 where it is 2/3; with 2/3 and "
                 "Recall@3 = 0.2, F1@3 = 2*(2/3)*0.2/(2/3 + 0.2) = 0.308, not 0.29."),
     _ex("rr_slides_q1", "slides", "Mean Reciprocal Rank: 'our very first document is relevant'",
         "Reciprocal rank", reciprocal_rank, {"rels": SLIDES_MRR[0]},
@@ -196,7 +196,7 @@ EXAMPLES = [
         erratum="The same 9.40 as on the slide before: DCG@3 = 9.39, and 9.40 "
                 "only with log2(3) rounded to 1.58.",
         label_erratum="The formula's numerators must be the grades 5, 3, 5, not 1: "
-                      "as written, 1/1 + 1/1.58 + 1/2 is 2.13, not 9.40 (ERRATA 5)."),
+                      "as written, 1/1 + 1/1.58 + 1/2 is 2.13, not 9.40."),
     _ex("dcg_at_5", "slides",
         "Discounted Cumulative Gain: 'DCG@5 = 5/1 + 3/1.58 + 5/2 + 0/2.32 + 2/2.58 = 10.17'",
         "DCG@5", dcg_at_k, {"rels": SLIDES_GRADES, "k": 5},
@@ -304,7 +304,7 @@ EXAMPLES = [
         0.57, (1 / 2 + 1 / 1 + 1 / 5) / 3, 0.005,
         label_erratum="The article's code takes actual_relevant[i][0], the id of the "
                       "first relevant image, as its rank; it prints 0.57 only because "
-                      "the ids 1-8 equal the ranks here (ERRATA 9)."),
+                      "the ids 1-8 equal the ranks here."),
     _ex("ap_at_8_article_q1", "article_ir",
         "Mean Average Precision: 'AP@8_1 = (0.5 + 0.5 + 0.6 + 0.57)/4 = 0.54'",
         "AP@8", average_precision,
@@ -368,7 +368,7 @@ EXAMPLES = [
         0.41, (0 / 1 + 7 / _L3) / (7 / 1 + 6 / _L3), 0.005,
         label_erratum="The article gives 0.41 as the NDCG of the example it just "
                       "scored 2.52/6.52 = 0.39; 0.41 belongs to its code's relevance "
-                      "list, graded 0 to 7 while its text grades 0 to 4 (ERRATA 8)."),
+                      "list, graded 0 to 7 while its text grades 0 to 4."),
 ]
 """Every retrieval worked example of the seeds (see the module docstring)."""
 
