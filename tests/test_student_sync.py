@@ -99,6 +99,40 @@ def test_differences_reports_a_changed_source():
 
 # ---- the repository's notebooks ----------------------------------------------
 
+def test_write_joins_printed_text_cut_into_pieces(tmp_path):
+    """The kernel flushes a cell's prints in pieces that vary from run to run:
+    the saved notebook holds each stream's text whole, and nothing else moves."""
+    nb = new_notebook(cells=[new_code_cell("for i in range(3): print(i)")])
+    nb.cells[0].outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="0\n"),
+        nbformat.v4.new_output("stream", name="stdout", text="1\n2\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="warning\n"),
+        nbformat.v4.new_output("stream", name="stdout", text="3\n"),
+        nbformat.v4.new_output("execute_result", data={"text/plain": "4"}, execution_count=1),
+        nbformat.v4.new_output("stream", name="stdout", text="5\n"),
+    ]
+    ms.write(nb, tmp_path / "nb.ipynb")
+    outputs = nbformat.read(str(tmp_path / "nb.ipynb"), as_version=4).cells[0].outputs
+    assert [(o.output_type, o.get("name"), o.get("text")) for o in outputs] == [
+        ("stream", "stdout", "0\n1\n2\n"), ("stream", "stderr", "warning\n"),
+        ("stream", "stdout", "3\n"), ("execute_result", None, None),
+        ("stream", "stdout", "5\n")]
+
+
+def test_writing_a_written_notebook_changes_nothing(tmp_path):
+    """Widget ids renamed once stay put: a second write gives the same bytes
+    (the renaming must never rename an id it has just written)."""
+    with_widgets = [p for p in SOLUTIONS if ms.WIDGET_STATE in p.read_text(encoding="utf-8")]
+    assert with_widgets
+    name = with_widgets[0].name  # (the new ids are made from the file's name)
+    first, second = tmp_path / "first" / name, tmp_path / "second" / name
+    ms.write(ms.read(with_widgets[0]), first)
+    ms.write(ms.read(first), second)
+    assert first.read_bytes() == second.read_bytes()
+    state = ms.read(second).metadata["widgets"][ms.WIDGET_STATE]["state"]
+    assert all(model["model_name"] for model in state.values())
+
+
 def test_there_are_solved_notebooks():
     assert SOLUTIONS, "solutions/ holds no notebook"
 

@@ -199,18 +199,42 @@ def stable_widget_ids(nb, name):
     if not state:
         nb.metadata.pop("widgets", None)
         return nb
-    text = json.dumps(nb)
-    for i, old in enumerate(list(state)):
-        new = hashlib.sha1(f"{name}:{i}".encode()).hexdigest()[:32]
-        text = text.replace(old, new)
+    new_ids = {old: hashlib.sha1(f"{name}:{i}".encode()).hexdigest()[:32]
+               for i, old in enumerate(state)}
+    if set(new_ids) == set(new_ids.values()):
+        return nb  # written before: its ids are stable already
+    # one pass, so that an id just written is never renamed again
+    pattern = re.compile("|".join(map(re.escape, new_ids)))
+    text = pattern.sub(lambda m: new_ids[m.group(0)], json.dumps(nb))
     return nbformat.from_dict(json.loads(text))
 
 
+def merge_streams(outputs):
+    """``outputs`` with each run of printed text (one stream, stdout or stderr) as one output.
+
+    The kernel sends what a cell prints in pieces, cut wherever it happened
+    to flush: the same cell can come back as one output or as three. Joined,
+    the saved notebook is the same from one run to the next.
+    """
+    merged = []
+    for out in outputs:
+        last = merged[-1] if merged else None
+        if (out.get("output_type") == "stream" and last is not None
+                and last.get("output_type") == "stream" and last.get("name") == out.get("name")):
+            last["text"] = last["text"] + out["text"]
+        else:
+            merged.append(out)
+    return merged
+
+
 def write(nb, path):
-    """Write ``nb`` without run-to-run noise (execution timestamps, random widget ids)."""
+    """Write ``nb`` without run-to-run noise (execution timestamps, random widget ids,
+    printed text cut into pieces)."""
     nb = stable_widget_ids(nb, Path(path).stem)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        if "outputs" in cell:
+            cell.outputs = merge_streams(cell.outputs)
     nbformat.validate(nb)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8", newline="\n") as f:
