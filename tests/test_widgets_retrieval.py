@@ -529,6 +529,8 @@ def test_seed_table_collapsed_folds_into_details_with_the_notes():
     # ap_slides_q1's 0.226 is 2.2667/10 cut, not rounded: the note says so.
     assert "Cut, not rounded" in page and "Cut, not rounded" in repr(table)
     assert repr(table).startswith("Checking the sources:")
+    assert "(2 numbers from the sources)" in page
+    assert "(1 number from the sources)" in seed_table("ap_slides_q1", collapsed=True)._repr_html_()
     # Open by default, as before, and without the notes.
     assert "<details>" not in seed_table("ap_slides_q1")._repr_html_()
     assert "Cut, not rounded" not in repr(seed_table("ap_slides_q1"))

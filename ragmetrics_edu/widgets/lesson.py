@@ -134,7 +134,8 @@ class SeedTable:
         body = "".join(out + boxes)
         if self.collapsed:
             return (f"<details><summary><b>{html.escape(self.summary)}</b> "
-                    f"({len(self.rows)} numbers from the sources)</summary>{body}</details>")
+                    f"({len(self.rows)} number{'' if len(self.rows) == 1 else 's'} "
+                    f"from the sources)</summary>{body}</details>")
         return body
 
 
