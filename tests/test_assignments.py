@@ -7,6 +7,7 @@ scores are known by construction (every check passes on the solved notebook;
 none on the untouched release version).
 """
 
+import ast
 import importlib.util
 import json
 import sys
@@ -133,6 +134,27 @@ def test_every_solved_check_that_shows_its_answers_has_hidden_tests():
             hidden = "\n".join(hidden)
         # the hidden cases are a check of their own, run by the autograder
         assert "check_function(" in hidden or "check_number(" in hidden, (stem, hidden)
+
+
+# Checks that compare the answer on inputs written in their own code, not through
+# check_function or check_number: needs_hidden_tests cannot see them, yet a lookup
+# of those inputs would pass them.
+CUSTOM_CHECKS = {"08_conventions": ['"""Check exercise 5:', '"""Check exercise A:']}
+
+
+def test_custom_checks_a_lookup_could_pass_rerun_their_own_check_on_hidden_cases():
+    for stem, starts in CUSTOM_CHECKS.items():
+        cells = nbformat.read(ROOT / "solutions" / f"{stem}.ipynb", as_version=4).cells
+        for start in starts:
+            (cell,) = [c for c in cells if c.source.startswith(start)]
+            hidden = cell.metadata.get("hidden_tests", "")
+            assert hidden, f"{stem}: {start} has no hidden tests"
+            defined = {node.name for node in ast.parse(cell.source).body
+                       if isinstance(node, ast.FunctionDef)}
+            called = {node.func.id for node in ast.walk(ast.parse(hidden))
+                      if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+            # the hidden cases go through the visible check's own function, not a copy of it
+            assert defined & called, (stem, start, sorted(defined), sorted(called))
 
 
 def test_bad_points_are_named():
