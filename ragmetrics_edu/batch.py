@@ -658,6 +658,7 @@ class _Flat:
     key_of: object            # maps more scores of this run to their keys
     scores: str               # "float32" or "float64"
     run_ids: str = ""         # every run document id, "\0" between two, in entry order
+    judged_ids: str = ""      # every judged document id, likewise
 
     @property
     def n_queries(self):
@@ -698,8 +699,10 @@ def _flatten(qrels, run, queries, scores):
     )
     # Document ids must be strings, as in a TREC file: a run's 7 would
     # silently never match a judged "7".  Every id is checked.
-    _check_all_docids(judgements, scored, "qrels")
-    data.run_ids = _joined_ids(rankings, scored, "run")  # kept: ties are broken by id
+    # (both kept: ties are broken by comparing the ids of a hit and of the
+    # documents that share its score)
+    data.judged_ids = _joined_ids(judgements, scored, "qrels")
+    data.run_ids = _joined_ids(rankings, scored, "run")
     values = _check_scores(rankings, data.run_starts, run_sizes, data.run_where,
                            np.float32 if scores == "float32" else np.float64)
     data.score_keys, data.key_of = _score_keys(values, scores)
@@ -830,7 +833,7 @@ def _rank_relevant(data, judged=False):
     if tied.any():
         found_ranks[tied] += _count_larger_ids(
             data, found_query[tied], first_equal[tied], after_equal[tied],
-            [ids[i] for i in which[tied].tolist()],
+            found_positions[tied],
         )
 
     # Sort by (query, rank): bincount then adds them in rank order, the
@@ -1425,7 +1428,8 @@ def _ranges(starts, sizes):
     return np.arange(total) + np.repeat(starts - (ends - sizes), sizes)
 
 
-def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_ids, max_pairs=200_000):
+def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_positions,
+                      max_pairs=200_000):
     """For each tied hit, count the documents of its query with the same score and a larger id.
 
     A *tie group* is the set of documents of one query with one score key;
@@ -1450,15 +1454,16 @@ def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_ids, max_pa
     group_query = hit_query[is_first_hit]
     queries = group_query[np.r_[True, group_query[1:] != group_query[:-1]]]
 
-    # 2. the run entries that fill those slots, group after group: the
-    # members of group g are members group_start[g] to group_start[g] + size - 1
-    member_entry = _slot_entries(data, queries, group_first, group_size, group_query)
-    group_start = np.cumsum(group_size) - group_size
+    # 2. the run entries that fill those slots: the members of group g are
+    # members group_start[g] to group_start[g] + size - 1
+    member_entry, group_start = _slot_entries(data, queries, group_first, group_size,
+                                              group_query)
 
     # 3. their ids and the hits' ids, as rows of 8-byte words
     raw, starts, lengths = _member_ids(data, queries, member_entry)
-    hit_raw, hit_starts, hit_lengths = _utf8_ids("\0".join(hit_ids), len(hit_ids),
-                                                 lambda: hit_ids)
+    hit_raw, hit_starts, hit_lengths = _utf8_ids(
+        data.judged_ids, len(data.grades), lambda: chain.from_iterable(data.judgements),
+        hit_positions)
     longest = max(int(lengths.max(initial=0)), int(hit_lengths.max(initial=0)))
     n_words = max(-(-longest // 8), 1)
     member_words = _id_words(raw, starts, lengths, n_words)
@@ -1476,30 +1481,33 @@ def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_ids, max_pa
             continue
         n = pairs_of_hit[lo:hi]
         member = _ranges(group_start[group_of_hit[lo:hi]], n)
-        larger = _larger_ids(member_words[:, member], np.repeat(hit_words[:, lo:hi], n, axis=1))
+        larger = _larger_ids(member_words, member, hit_words, np.repeat(np.arange(lo, hi), n))
         # the pairs of one hit are consecutive: add them up segment by segment
         counts[lo:hi] = np.add.reduceat(larger, np.cumsum(n) - n, dtype=np.int64)
     return counts
 
 
 def _slot_entries(data, queries, group_first, group_size, group_query):
-    """The run entry (index in the run arrays) in each slot of the groups, group after group.
+    """The run entry (index in the run arrays) of each group member, and where each group starts.
 
     The ``queries`` holding the groups are sorted again, each score key
     carrying its entry's index in its low 32 bits (a run has fewer than
     2**32 documents): the sort puts every entry in the slot of its key in
     the sorted run keys (tied entries in entry order, which is all one
-    here).  If those queries hold most of the run, the whole run is sorted
-    in place of gathering them.
+    here).  The members are those of the groups' slots, group after group,
+    and group ``g``'s start among them is returned with them.  If those
+    queries hold most of the run, the whole run is sorted in place of
+    gathering them, and every slot is a member: a group starts at its first
+    slot.
     """
     sizes = data.run_sizes[queries]
     n_run = len(data.score_keys)
     if 2 * int(sizes.sum()) > n_run:
-        carried = data.score_keys.astype(np.uint64)
-        np.left_shift(carried, np.uint64(32), out=carried)
-        carried |= np.arange(n_run, dtype=np.uint64)
-        _sort_each_query(carried, data.run_starts, data.run_sizes)
-        slot = _ranges(group_first, group_size)
+        entries = data.score_keys.astype(np.uint64)
+        np.left_shift(entries, np.uint64(32), out=entries)
+        entries |= np.arange(n_run, dtype=np.uint64)
+        _sort_each_query(entries, data.run_starts, data.run_sizes)
+        group_start = group_first
     else:
         entries = _ranges(data.run_starts[queries], sizes)
         carried = data.score_keys[entries].astype(np.uint64)
@@ -1509,10 +1517,10 @@ def _slot_entries(data, queries, group_first, group_size, group_query):
         _sort_each_query(carried, local_starts, sizes)
         # slot s of query q is slot s - run_starts[q] of q among ``queries``
         shift = local_starts[np.searchsorted(queries, group_query)] - data.run_starts[group_query]
-        slot = _ranges(group_first + shift, group_size)
-    entries = carried[slot]
+        entries = carried[_ranges(group_first + shift, group_size)]
+        group_start = np.cumsum(group_size) - group_size
     entries &= np.uint64(0xFFFFFFFF)
-    return entries.view(np.int64)  # (below 2**32: the same number)
+    return entries.view(np.int64), group_start  # (below 2**32: the same number)
 
 
 def _member_ids(data, queries, entries):
@@ -1564,31 +1572,53 @@ _KEEP_BYTES = np.array([((1 << 8 * n) - 1) << (64 - 8 * n) for n in range(9)], d
 
 
 def _id_words(raw, starts, lengths, n_words):
-    """Ids as rows of 64-bit words: row ``w`` holds bytes ``8w`` to ``8w + 7`` of each id.
+    """Ids as rows of 64-bit words: row ``w < n_words`` holds bytes ``8w`` to ``8w + 7`` of each id.
 
     Each word is read big-endian, so comparing the words of two ids in
     turn, as unsigned integers, compares their bytes in turn, as ``strcmp``
     does; bytes past an id's end are 0, so ``"ab"`` < ``"abc"``.  The words
     are read straight from the bytes: ``windows[i]`` is the 8 bytes that
     start at byte ``i`` (a view with a stride of one byte, no copy), which
-    is much faster than cutting a fixed-width table out of the bytes.
+    is much faster than cutting a fixed-width table out of the bytes.  A
+    word that would run past the last byte is read from the last 8 bytes
+    and shifted into place (only the last few ids have one).  A last row
+    holds each id's length in bytes: two ids equal but for trailing zero
+    bytes (``"a"`` and ``"a\\0"``) are ordered by length, as ``sorted``
+    orders them (trec_eval's ``strcmp`` would find them equal).
     """
-    padded = raw + bytes(8 * n_words)  # words read past the last id stay in the buffer
-    windows = np.ndarray(len(padded) - 7, dtype=">u8", buffer=padded, strides=(1,))
-    words = np.empty((n_words, len(starts)), dtype=np.uint64)
+    if len(raw) < 8:
+        raw = raw + bytes(8 - len(raw))
+    last = len(raw) - 8  # the last byte a word can start at
+    windows = np.ndarray(last + 1, dtype=">u8", buffer=raw, strides=(1,))
+    words = np.empty((n_words + 1, len(starts)), dtype=np.uint64)
+    words[n_words] = lengths
     for w in range(n_words):
+        first = starts + 8 * w if w else starts
         bytes_in_word = np.minimum(lengths, 8) if w == 0 else np.clip(lengths - 8 * w, 0, 8)
-        words[w] = windows[starts + 8 * w if w else starts]
+        past = np.flatnonzero(first > last)
+        if len(past):
+            first = first.copy()
+            first[past] = last
+        words[w] = windows[first]
+        if len(past):  # drop the bytes before the word's first one
+            words[w, past] <<= (8 * np.minimum(starts[past] + 8 * w - last, 8)).astype(np.uint64)
         words[w] &= _KEEP_BYTES[bytes_in_word]
     return words
 
 
-def _larger_ids(a, b):
-    """``a > b`` for each column of two word tables (:func:`_id_words`): the first unequal word decides."""
-    larger = a[0] > b[0]
-    if len(a) > 1:
-        undecided = a[0] == b[0]
-        for a_word, b_word in zip(a[1:], b[1:]):
-            larger |= undecided & (a_word > b_word)
-            undecided &= a_word == b_word
+def _larger_ids(a, a_columns, b, b_columns):
+    """``a[:, i] > b[:, j]`` for each pair ``i, j`` of columns of two word tables (:func:`_id_words`).
+
+    The first unequal row decides.  Most pairs of ids differ in their first
+    8 bytes, so each further row is read for the pairs still equal only.
+    """
+    first_a, first_b = a[0, a_columns], b[0, b_columns]
+    larger = first_a > first_b
+    undecided = np.flatnonzero(first_a == first_b)
+    for row in range(1, len(a)):
+        if not len(undecided):
+            break
+        a_word, b_word = a[row, a_columns[undecided]], b[row, b_columns[undecided]]
+        larger[undecided] = a_word > b_word
+        undecided = undecided[a_word == b_word]
     return larger

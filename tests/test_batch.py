@@ -146,7 +146,7 @@ _AWKWARD_IDS = [
 ]
 
 
-@pytest.mark.parametrize("extra", [[], ["x\0y", "x\0z", "x"]])  # an id holding "\0"
+@pytest.mark.parametrize("extra", [[], ["x\0y", "x\0z", "x", "x\0"]])  # ids holding "\0"
 @pytest.mark.parametrize("tied_share", [1.0, 0.2])  # ties in every query, or in a few
 def test_ties_among_long_and_non_ascii_ids(extra, tied_share):
     # tied documents are ordered by id, descending, byte by byte as C's
@@ -265,6 +265,22 @@ def test_ties_go_to_the_larger_document_id(first, second):
     run = {"q": {second: 1.0, first: 1.0}}
     assert first > second  # string order, e.g. "9" > "10"
     assert evaluate(qrels, run, ["mrr"]).per_query["q"]["mrr"] == 0.5  # relevant at rank 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(ids=st.lists(st.text(alphabet="ab\0\xe9\U0001f600", max_size=20), min_size=1,
+                    max_size=30, unique=True),
+       pick=st.integers(min_value=0))
+def test_every_tied_rank_follows_sorted(ids, pick):
+    # one score for every document: the relevant one's rank is its place in
+    # the ids sorted descending, whatever their bytes: ids of 0 to 80 bytes
+    # (several 8-byte words, the last id of the run included), prefixes of
+    # one another, and ids that differ only by trailing "\0" ("a" < "a\0")
+    relevant = ids[pick % len(ids)]
+    run = {"q": dict.fromkeys(ids, 1.0)}
+    expected = sorted(ids, reverse=True).index(relevant) + 1
+    report = evaluate({"q": {relevant: 1}}, run, ["mrr"])
+    assert report.per_query["q"]["mrr"] == 1 / expected
 
 
 def test_scores_equal_as_float32_are_ties():
