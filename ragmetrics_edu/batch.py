@@ -1454,10 +1454,10 @@ def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_positions,
     group_query = hit_query[is_first_hit]
     queries = group_query[np.r_[True, group_query[1:] != group_query[:-1]]]
 
-    # 2. the run entries that fill those slots: the members of group g are
-    # members group_start[g] to group_start[g] + size - 1
-    member_entry, group_start = _slot_entries(data, queries, group_first, group_size,
-                                              group_query)
+    # 2. the run entries that fill those slots, group after group: the
+    # members of group g are members group_start[g] to group_start[g] + size - 1
+    member_entry = _slot_entries(data, queries, group_first, group_size, group_query)
+    group_start = np.cumsum(group_size) - group_size
 
     # 3. their ids and the hits' ids, as rows of 8-byte words
     raw, starts, lengths = _member_ids(data, queries, member_entry)
@@ -1488,26 +1488,23 @@ def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_positions,
 
 
 def _slot_entries(data, queries, group_first, group_size, group_query):
-    """The run entry (index in the run arrays) of each group member, and where each group starts.
+    """The run entry (index in the run arrays) in each slot of the groups, group after group.
 
     The ``queries`` holding the groups are sorted again, each score key
     carrying its entry's index in its low 32 bits (a run has fewer than
     2**32 documents): the sort puts every entry in the slot of its key in
     the sorted run keys (tied entries in entry order, which is all one
-    here).  The members are those of the groups' slots, group after group,
-    and group ``g``'s start among them is returned with them.  If those
-    queries hold most of the run, the whole run is sorted in place of
-    gathering them, and every slot is a member: a group starts at its first
-    slot.
+    here).  If those queries hold most of the run, the whole run is sorted
+    in place of gathering them.
     """
     sizes = data.run_sizes[queries]
     n_run = len(data.score_keys)
     if 2 * int(sizes.sum()) > n_run:
-        entries = data.score_keys.astype(np.uint64)
-        np.left_shift(entries, np.uint64(32), out=entries)
-        entries |= np.arange(n_run, dtype=np.uint64)
-        _sort_each_query(entries, data.run_starts, data.run_sizes)
-        group_start = group_first
+        carried = data.score_keys.astype(np.uint64)
+        np.left_shift(carried, np.uint64(32), out=carried)
+        carried |= np.arange(n_run, dtype=np.uint64)
+        _sort_each_query(carried, data.run_starts, data.run_sizes)
+        slot = _ranges(group_first, group_size)
     else:
         entries = _ranges(data.run_starts[queries], sizes)
         carried = data.score_keys[entries].astype(np.uint64)
@@ -1517,10 +1514,10 @@ def _slot_entries(data, queries, group_first, group_size, group_query):
         _sort_each_query(carried, local_starts, sizes)
         # slot s of query q is slot s - run_starts[q] of q among ``queries``
         shift = local_starts[np.searchsorted(queries, group_query)] - data.run_starts[group_query]
-        entries = carried[_ranges(group_first + shift, group_size)]
-        group_start = np.cumsum(group_size) - group_size
+        slot = _ranges(group_first + shift, group_size)
+    entries = carried[slot]
     entries &= np.uint64(0xFFFFFFFF)
-    return entries.view(np.int64), group_start  # (below 2**32: the same number)
+    return entries.view(np.int64)  # (below 2**32: the same number)
 
 
 def _member_ids(data, queries, entries):
