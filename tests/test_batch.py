@@ -577,6 +577,18 @@ def test_grades_beyond_64_bits_are_refused():
     assert r.mean["dcg@1"] == 2.0**60
 
 
+def test_a_bad_score_or_id_met_while_looking_up_the_relevant_documents_is_named():
+    # the relevant documents are looked up in the run while its ids are
+    # read, before the scores are checked: what fails there is named too
+    with pytest.raises(TypeError, match=r"scores must be numbers, got 'high' for document 'a' "
+                                        r"of query 'q'"):
+        evaluate(QRELS, {"q": {"b": 0.5, "a": "high"}}, ["map"])
+    with pytest.raises(ValueError, match=r"fit in a float, .* for document 'a' of query 'q'"):
+        evaluate(QRELS, {"q": {"b": 0.5, "a": 10**400}}, ["map"])
+    with pytest.raises(TypeError, match=r"run document ids must be strings .*got 7 in query 'q'"):
+        evaluate(QRELS, {"q": {"a": 1.0, 7: 0.5}}, ["map"])
+
+
 def test_huge_integer_score_names_the_document():
     # float(10**400) raises OverflowError; a float string "1e400" reads as inf
     with pytest.raises(ValueError, match=r"scores must fit in a float, got an integer of about "
