@@ -141,6 +141,7 @@ import numpy as np
 
 from ._report import Report
 from ._validation import check_choice, check_k_text, describe_int, shorten
+from ._words import id_words as _id_words
 from .conventions import PRESETS, evaluate_as, get_preset
 from .graded import _dcg_overflow, _gains
 from .order_aware import ELEVEN_POINTS
@@ -1586,45 +1587,6 @@ def _utf8_ids(joined, count, ids, entries=None):
         return raw, starts, bounds[1:] - starts
     starts = bounds[entries] + 1
     return raw, starts, bounds[1:][entries] - starts
-
-
-_KEEP_BYTES = np.array([((1 << 8 * n) - 1) << (64 - 8 * n) for n in range(9)], dtype=np.uint64)
-"""``_KEEP_BYTES[n]`` keeps the first ``n`` bytes of a big-endian 64-bit word, zeroes the rest."""
-
-
-def _id_words(raw, starts, lengths, n_words):
-    """Ids as rows of 64-bit words: row ``w < n_words`` holds bytes ``8w`` to ``8w + 7`` of each id.
-
-    Each word is read big-endian, so comparing the words of two ids in
-    turn, as unsigned integers, compares their bytes in turn, as ``strcmp``
-    does; bytes past an id's end are 0, so ``"ab"`` < ``"abc"``.  The words
-    are read straight from the bytes: ``windows[i]`` is the 8 bytes that
-    start at byte ``i`` (a view with a stride of one byte, no copy), which
-    is much faster than cutting a fixed-width table out of the bytes.  A
-    word that would run past the last byte is read from the last 8 bytes
-    and shifted into place (only the last few ids have one).  A last row
-    holds each id's length in bytes: two ids equal but for trailing zero
-    bytes (``"a"`` and ``"a\\0"``) are ordered by length, as ``sorted``
-    orders them (trec_eval's ``strcmp`` would find them equal).
-    """
-    if len(raw) < 8:
-        raw = raw + bytes(8 - len(raw))
-    last = len(raw) - 8  # the last byte a word can start at
-    windows = np.ndarray(last + 1, dtype=">u8", buffer=raw, strides=(1,))
-    words = np.empty((n_words + 1, len(starts)), dtype=np.uint64)
-    words[n_words] = lengths
-    for w in range(n_words):
-        first = starts + 8 * w if w else starts
-        bytes_in_word = np.minimum(lengths, 8) if w == 0 else np.clip(lengths - 8 * w, 0, 8)
-        past = np.flatnonzero(first > last)
-        if len(past):
-            first = first.copy()
-            first[past] = last
-        words[w] = windows[first]
-        if len(past):  # drop the bytes before the word's first one
-            words[w, past] <<= (8 * np.minimum(starts[past] + 8 * w - last, 8)).astype(np.uint64)
-        words[w] &= _KEEP_BYTES[bytes_in_word]
-    return words
 
 
 def _larger_ids(a, a_columns, b, b_columns):

@@ -51,6 +51,8 @@ from operator import ne
 
 import numpy as np
 
+from ._words import id_words
+
 __all__ = ["read_qrels", "read_run", "write_run", "trec_order", "read_qrels_slowly",
            "read_run_slowly", "parse_integer", "parse_number"]
 
@@ -298,11 +300,13 @@ def _split_block(block, kind):
     left out) the index of its first field and its number of fields.
     """
     b = np.frombuffer(block, dtype=np.uint8)
-    # C's isspace: ' ' and \t \n \v \f \r (9-13; in uint8, b - 9 wraps below 9)
-    space = (b == 32) | ((b - 9) <= 4)
-    edges = np.flatnonzero(space[1:] != space[:-1]) + 1  # where a field starts or ends
-    if not space[0]:
-        edges = np.concatenate(([0], edges))
+    # C's isspace: ' ' and \t \n \v \f \r (9-13; in uint8, b - 9 wraps below 9),
+    # after a space put before the block (space[i + 1] is byte i's)
+    space = np.empty(len(b) + 1, dtype=bool)
+    space[0] = True
+    np.equal(b, 32, out=space[1:])
+    space[1:] |= (b - 9) <= 4
+    edges = np.flatnonzero(space[1:] != space[:-1])  # where a field starts or ends
     starts, ends = edges[0::2], edges[1::2]  # the block ends with "\n": every field ends
     newlines = np.flatnonzero(b == 10)
     upto = np.searchsorted(starts, newlines)  # fields that start before each line's end
@@ -318,12 +322,25 @@ def _split_block(block, kind):
     return starts, ends, first[keep], count[keep]
 
 
-def _tokens(block, text, starts, ends):
-    """The fields from ``starts`` to ``ends`` as str (``text`` is the decoded
-    block when it is ASCII, so that byte and character offsets agree)."""
-    if text is not None:
-        return [text[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
-    return [block[s:e].decode("utf-8") for s, e in zip(starts.tolist(), ends.tolist())]
+def _tokens(b, starts, ends):
+    """The fields ``b[start:end]`` of a block (``b``: its bytes as uint8) as str.
+
+    Cutting a million str out of the text one by one is the slowest part of
+    reading a run, so it is done in C: every field's bytes and the byte
+    after it (a space, a tab or its line's end: every field of a block ends
+    before a whitespace byte) are gathered into one buffer, that byte is
+    made a ``"\\n"``, and one ``split("\\n")`` of the decoded buffer makes
+    every str.  No field holds a ``"\\n"``, and each is whole UTF-8.
+    """
+    if len(starts) == 0:
+        return []
+    spans = ends - starts + 1
+    offsets = np.cumsum(spans)
+    gathered = b[np.arange(int(offsets[-1])) + np.repeat(starts - (offsets - spans), spans)]
+    gathered[offsets - 1] = 10
+    fields = gathered.tobytes().decode("utf-8").split("\n")
+    fields.pop()  # (the empty str after the last newline)
+    return fields
 
 
 def _raw(block, starts, ends):
@@ -397,13 +414,19 @@ def _decimals(padded):
     return values, plain
 
 
-def _query_changes(b, starts, ends):
+def _query_changes(block, starts, ends, max_width=64):
     """Indices of the lines whose query id differs from the line before's
-    (None when an id is too long to compare this way)."""
-    padded = _padded(b, starts, ends)
-    if padded is None:
+    (None when an id is longer than ``max_width`` bytes).
+
+    Each id is read as 8-byte words and its length (:func:`id_words`), and
+    the words of each line are compared with the line before's.
+    """
+    lengths = ends - starts
+    longest = int(lengths.max())
+    if longest > max_width:
         return None
-    return np.flatnonzero(np.any(padded[1:] != padded[:-1], axis=1)) + 1
+    words = id_words(block, starts, lengths, -(-longest // 8))
+    return np.flatnonzero(np.any(words[:, 1:] != words[:, :-1], axis=0)) + 1
 
 
 def _read_fast(path, kind):
@@ -420,10 +443,9 @@ def _read_fast(path, kind):
         if b"\0" in block:
             raise _Unusual
         try:
-            decoded = block.decode("utf-8")
+            block.decode("utf-8")
         except UnicodeDecodeError:
             raise _Unusual from None
-        text = decoded if block.isascii() else None
         b = np.frombuffer(block, dtype=np.uint8)
         starts, ends, first, count = _split_block(block, kind)
         if kind == "qrels" and np.any(count != n_fields):
@@ -434,7 +456,7 @@ def _read_fast(path, kind):
             continue
         if kind == "run" and not _all_integers(b, starts[first + 3], ends[first + 3]):
             raise _Unusual  # the rank
-        docids = _tokens(block, text, starts[first + 2], ends[first + 2])
+        docids = _tokens(b, starts[first + 2], ends[first + 2])
         value_starts, value_ends = starts[first + value_field], ends[first + value_field]
         if kind == "qrels":
             values = _numbers(_raw(block, value_starts, value_ends),
@@ -450,14 +472,14 @@ def _read_fast(path, kind):
                                          b"0123456789+-.eE", np.float64, float)
             values = values.tolist()
         # the lines of one query are usually together: add them in runs
-        changes = _query_changes(b, starts[first], ends[first])
+        changes = _query_changes(block, starts[first], ends[first])
         if changes is None:
-            qids = _tokens(block, text, starts[first], ends[first])
+            qids = _tokens(b, starts[first], ends[first])
             changes = np.flatnonzero(np.fromiter(map(ne, qids[1:], qids[:-1]), dtype=bool,
                                                  count=len(qids) - 1)) + 1
         bounds = [0, *changes.tolist(), len(first)]
         lows = np.array(bounds[:-1])
-        qids = _tokens(block, text, starts[first[lows]], ends[first[lows]])
+        qids = _tokens(b, starts[first[lows]], ends[first[lows]])
         for qid, lo, hi in zip(qids, bounds[:-1], bounds[1:]):
             nested.setdefault(qid, {}).update(zip(docids[lo:hi], values[lo:hi]))
             sizes[qid] = sizes.get(qid, 0) + hi - lo
