@@ -369,9 +369,10 @@ def _padded(b, starts, ends, max_width=64):
     if width > max_width:
         return None
     columns = np.arange(width)
-    inside = columns < lengths[:, None]
-    padded = np.zeros((len(starts), width), dtype=np.uint8)
-    padded[inside] = b[(starts[:, None] + columns)[inside]]
+    # ``width`` bytes from each start (clipped at the block's end), then
+    # zeros past each field's end
+    padded = b.take(starts[:, None] + columns, mode="clip")
+    padded *= columns < lengths[:, None]
     return padded
 
 
@@ -386,30 +387,39 @@ def _all_integers(b, starts, ends):
     return bool(np.all(digit | (padded == 0)))
 
 
-def _decimals(padded):
+def _decimals(padded, lengths):
     """The values of plain decimals (``"-12.50"``), and which rows are plain.
 
-    A row of ``padded`` (a field, zero-padded) is plain when it is an
-    optional sign, at most 15 ASCII digits and at most one ``.``.  Then its
-    digits read as one integer ``m`` (below 10**15 < 2**53, so exact in a
-    float) and ``f`` of them follow the point (``f <= 15``, and 10**f is exact
-    too): ``m / 10**f`` is one correctly rounded division, the float nearest
-    the decimal, which is what ``strtod`` returns (Clinger's fast path).
-    Other rows (an exponent, ``inf``, more digits) are left to ``float()``.
+    A row of ``padded`` (a field of ``lengths`` bytes, zero-padded) is plain
+    when it is an optional sign, at most 15 ASCII digits and at most one
+    ``.``.  Then its digits read as one integer ``m`` (below 10**15 < 2**53,
+    so exact in a float) and ``f`` of them follow the point (``f <= 15``, and
+    10**f is exact too): ``m / 10**f`` is one correctly rounded division,
+    the float nearest the decimal, which is what ``strtod`` returns
+    (Clinger's fast path).  Other rows (an exponent, ``inf``, more digits)
+    are left to ``float()``.
     """
     digit = (padded - 48) <= 9  # uint8: bytes below "0" wrap to large values
     point = padded == ord(".")
-    sign = np.zeros_like(digit)
-    sign[:, 0] = (padded[:, 0] == ord("+")) | (padded[:, 0] == ord("-"))
-    n_digits = digit.sum(axis=1)
-    plain = (np.all(digit | point | sign | (padded == 0), axis=1)
-             & (point.sum(axis=1) <= 1) & (n_digits >= 1) & (n_digits <= 15))
+    signed = (padded[:, 0] == ord("+")) | (padded[:, 0] == ord("-"))
+    allowed = digit | point | (padded == 0)
+    allowed[:, 0] |= signed
+    # (sums and "all" over a row of a few bytes: faster column by column)
+    n_points = point[:, 0].astype(np.int64)
+    plain = allowed[:, 0].copy()
+    for column in range(1, padded.shape[1]):
+        n_points += point[:, column]
+        plain &= allowed[:, column]
+    n_digits = lengths - n_points - signed
+    plain &= (n_points <= 1) & (n_digits >= 1) & (n_digits <= 15)
     mantissa = np.zeros(len(padded), dtype=np.int64)
-    for column in range(padded.shape[1]):  # a few columns, each over every row
-        d = digit[:, column]
-        mantissa[d] = mantissa[d] * 10 + (padded[d, column] - 48)
-    after_point = (digit & (np.cumsum(point, axis=1) > 0)).sum(axis=1)
-    values = mantissa / 10.0 ** after_point
+    for column in padded.T:  # a few columns, each over every row
+        d = column - 48  # (uint8: a byte below "0" wraps to a large value)
+        is_digit = d <= 9
+        mantissa = np.where(is_digit, mantissa * 10 + d, mantissa)
+    # in a plain row, every byte after the point is a digit
+    after_point = np.where(n_points == 1, lengths - 1 - point.argmax(axis=1), 0)
+    values = mantissa / 10.0 ** np.minimum(after_point, 15)
     values[padded[:, 0] == ord("-")] *= -1
     return values, plain
 
@@ -465,7 +475,7 @@ def _read_fast(path, kind):
             padded = _padded(b, value_starts, value_ends)
             if padded is None:
                 raise _Unusual  # a score over 64 characters
-            values, plain = _decimals(padded)
+            values, plain = _decimals(padded, value_ends - value_starts)
             if not np.all(plain):  # exponents and the like: float() reads them
                 other = np.flatnonzero(~plain)
                 values[other] = _numbers(_raw(block, value_starts[other], value_ends[other]),
