@@ -49,3 +49,40 @@ def test_functions_keep_their_names_after_any_import():
         "print([isinstance(f, types.FunctionType) for f in (rm.bleu, rm.bertscore, rm.rouge_n)])"
     )
     assert _run(code) == "[True, True, True]"
+
+
+def _module_level_imports(path):
+    """The package modules a module imports at load time (its top-level ``from .x`` lines)."""
+    import ast
+
+    found = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module:
+                found.add(node.module.split(".")[0])
+            else:
+                found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_no_module_imports_itself_in_a_circle():
+    """Loading any module never needs a module that needs it back: batch and conventions
+    once imported each other, so which one was loaded first decided what worked."""
+    from pathlib import Path
+
+    folder = Path(rm.__file__).parent
+    graph = {path.stem: _module_level_imports(path) for path in folder.glob("*.py")}
+    assert "conventions" in graph["batch"] and "batch" not in graph["conventions"]
+
+    def reaches(start, goal, seen):
+        for name in graph.get(start, ()):
+            if name == goal:
+                return True
+            if name not in seen:
+                seen.add(name)
+                if reaches(name, goal, seen):
+                    return True
+        return False
+
+    circles = sorted(name for name in graph if name != "__init__" and reaches(name, name, set()))
+    assert circles == []
