@@ -31,7 +31,10 @@ trec_eval's own C code.
 3. **Ties are broken by document id, in descending string order.**  Among
    equal scores, ``"b"`` comes before ``"a"`` and ``"9"`` before ``"10"``
    (strings are compared character by character: ``"9" > "1"``).  The order
-   in which the documents were written does not matter.
+   in which the documents were written does not matter.  (Two ids equal but
+   for trailing ``"\0"``, such as ``"a"`` and ``"a\0"``, are ordered as
+   Python's ``sorted`` orders them; C's ``strcmp`` finds them equal, so
+   trec_eval's order for them is whatever its sort leaves.)
 4. **Relevant means grade >= 1.**  Grades are integers.  Grade 0 is judged
    not relevant; a negative grade (some TREC collections use -1 or -2 for
    spam or junk) is also not relevant and brings no gain to DCG.  A document
