@@ -854,6 +854,7 @@ def _rank_relevant(data, judged=False):
     found_query = judged_query[found_positions]
     first_equal = np.searchsorted(run_keys, found_keys, side="left")
     after_equal = np.searchsorted(run_keys, found_keys, side="right")
+    del run_keys  # (8 bytes a document: not kept through the tie step)
     query_end = data.run_starts[found_query] + data.run_sizes[found_query]
     found_ranks = 1 + (query_end - after_equal)  # 1 + number of higher scores
     # Tied scores: documents with a larger id come first (trec_eval).
@@ -1515,6 +1516,10 @@ def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_positions,
     return counts
 
 
+_CHUNK = 1 << 16
+"""Entries filled at a time where a temporary array would otherwise be as long as the run."""
+
+
 def _slot_entries(data, queries, group_first, group_size, group_query):
     """The run entry (index in the run arrays) in each slot of the groups, group after group.
 
@@ -1530,7 +1535,8 @@ def _slot_entries(data, queries, group_first, group_size, group_query):
     if 2 * int(sizes.sum()) > n_run:
         carried = data.score_keys.astype(np.uint64)
         np.left_shift(carried, np.uint64(32), out=carried)
-        carried |= np.arange(n_run, dtype=np.uint64)
+        for lo in range(0, n_run, _CHUNK):  # (no second array of the run's size)
+            carried[lo:lo + _CHUNK] |= np.arange(lo, min(lo + _CHUNK, n_run), dtype=np.uint64)
         _sort_each_query(carried, data.run_starts, data.run_sizes)
         slot = _ranges(group_first, group_size)
     else:
@@ -1577,14 +1583,34 @@ def _utf8_ids(joined, count, ids, entries=None):
     the places of ids that are not needed.
     """
     raw = joined.encode("utf-8", "surrogatepass")
-    separators = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 0)
-    if len(separators) != count - 1:
-        encoded = [d.encode("utf-8", "surrogatepass") for d in ids()]
-        raw = b"\0".join(encoded)
-        separators = np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=count) + 1)
-        separators = separators[:-1] - 1
-    # id i is raw[bounds[i] + 1 : bounds[i + 1]]
-    bounds = np.concatenate(([-1], separators, [len(raw)]))
+    # id i is raw[bounds[i] + 1 : bounds[i + 1]]: the separators, found a
+    # piece of the bytes at a time (no bool array as long as the bytes)
+    bounds = np.empty(count + 1, dtype=np.int64)
+    bounds[0], bounds[count] = -1, len(raw)
+    found, octets = 0, np.frombuffer(raw, dtype=np.uint8)
+    for lo in range(0, len(raw), _SCAN):
+        separators = np.flatnonzero(octets[lo:lo + _SCAN] == 0)
+        if found + len(separators) > count - 1:
+            break
+        np.add(separators, lo, out=bounds[1 + found:1 + found + len(separators)])
+        found += len(separators)
+    else:
+        if found == count - 1:
+            return _places(raw, bounds, entries)
+    encoded = [d.encode("utf-8", "surrogatepass") for d in ids()]
+    raw = b"\0".join(encoded)
+    ends = np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=count) + 1) - 1
+    bounds[1:count] = ends[:-1]
+    bounds[count] = len(raw)
+    return _places(raw, bounds, entries)
+
+
+_SCAN = 1 << 20
+"""Bytes looked at a time for the separators of joined ids."""
+
+
+def _places(raw, bounds, entries):
+    """``raw``, and the first byte and length of ids ``entries`` (all if None) from their bounds."""
     if entries is None:
         starts = bounds[:-1] + 1
         return raw, starts, bounds[1:] - starts
