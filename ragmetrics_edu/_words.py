@@ -2,7 +2,9 @@
 
 Used to order tied documents by id (:mod:`ragmetrics_edu.batch`) and to
 find where the query id changes in a block of a TREC file
-(:mod:`ragmetrics_edu.trec`), without making a Python string of each.
+(:mod:`ragmetrics_edu.trec`), without making a Python string of each; and
+:func:`ranges`, the indices of many slices end to end, which both use to
+gather the pieces of an array.
 """
 
 import numpy as np
@@ -44,3 +46,13 @@ def id_words(raw, starts, lengths, n_words):
             words[w, past] <<= (8 * np.minimum(starts[past] + 8 * w - last, 8)).astype(np.uint64)
         words[w] &= _KEEP_BYTES[bytes_in_word]
     return words
+
+
+def ranges(starts, sizes):
+    """``starts[i], starts[i] + 1, ..., starts[i] + sizes[i] - 1`` for every ``i``, end to end.
+
+    (One ``np.arange`` shifted by a ``np.repeat``: no Python loop.)
+    """
+    ends = np.cumsum(sizes)
+    total = int(ends[-1]) if len(ends) else 0
+    return np.arange(total) + np.repeat(starts - (ends - sizes), sizes)

@@ -145,6 +145,7 @@ import numpy as np
 from ._report import Report
 from ._validation import check_choice, check_k_text, describe_int, shorten
 from ._words import id_words as _id_words
+from ._words import ranges as _ranges
 from .conventions import PRESETS, evaluate_as, get_preset
 from .graded import _dcg_overflow, _gains
 from .order_aware import ELEVEN_POINTS
@@ -1445,16 +1446,6 @@ def _unique(values):
     inverse = np.empty(len(values), dtype=np.int64)
     inverse[order] = np.cumsum(is_new) - 1
     return ordered[is_new], inverse
-
-
-def _ranges(starts, sizes):
-    """``starts[i], starts[i] + 1, ..., starts[i] + sizes[i] - 1`` for every ``i``, end to end.
-
-    (One ``np.arange`` shifted by a ``np.repeat``: no Python loop.)
-    """
-    ends = np.cumsum(sizes)
-    total = int(ends[-1]) if len(ends) else 0
-    return np.arange(total) + np.repeat(starts - (ends - sizes), sizes)
 
 
 def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_positions,
