@@ -39,7 +39,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import ragmetrics_edu as rm  # noqa: E402
-from ragmetrics_edu import _models  # noqa: E402
+from ragmetrics_edu.models import loading as _models  # noqa: E402
 
 CRANFIELD = ROOT / "ragmetrics_edu" / "data" / "cranfield" / "cran.all.1400"
 

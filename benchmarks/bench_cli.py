@@ -5,7 +5,7 @@ script: a run of 20,000 queries x 100 documents (2,000,000 lines) with many
 tied scores (two decimals), and qrels of about 18 judged documents per query
 (grades 0-3).  ir_measures reads the files and scores them with pytrec_eval
 (trec_eval's C code); ``ragmetrics_edu`` reads them with its checked readers
-(:mod:`ragmetrics_edu.trec`) and scores them with ``rm.evaluate``.
+(:mod:`ragmetrics_edu.retrieval.trec`) and scores them with ``rm.evaluate``.
 
 Usage::
 

@@ -42,7 +42,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import ragmetrics_edu as rm  # noqa: E402
-from ragmetrics_edu.rouge import rouge_scores  # noqa: E402
+from ragmetrics_edu.generation.rouge import rouge_scores  # noqa: E402
 
 SEED = 20240607
 VOCAB_SIZE = 5000

@@ -67,8 +67,8 @@ def main(argv=None):
 
     import_s = time.perf_counter() - start
     import ragmetrics_edu as rm
-    from ragmetrics_edu.datasets import load_cranfield
-    from ragmetrics_edu.retrievers import bm25_run, dense_run, rrf
+    from ragmetrics_edu.lab.datasets import load_cranfield
+    from ragmetrics_edu.lab.retrievers import bm25_run, dense_run, rrf
 
     load_s, cran = best_of(args.repeat, load_cranfield)
     print(f"load_cranfield (parse 3 files)        {load_s:8.3f} s")
@@ -97,7 +97,7 @@ def main(argv=None):
     print("  RRF:    " + ", ".join(f"{m} {fused_report.mean[m]:.4f}" for m in metrics))
 
     if not args.no_encode:
-        from ragmetrics_edu import _models
+        from ragmetrics_edu.models import loading as _models
 
         start = time.perf_counter()
         _models.load_model()

@@ -51,7 +51,7 @@ def _median_ms(fn, repeat):
 
 def widget_cases():
     """(name, explorer, function that changes one control) for each widget."""
-    from ragmetrics_edu import widgets as W
+    from ragmetrics_edu.course import widgets as W
 
     cases = []
     pr = W.precision_recall_explorer([1, 0, 1, 0, 1, 0, 0, 1, 0, 1], n_relevant=10, k=5)

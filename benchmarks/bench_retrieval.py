@@ -387,7 +387,7 @@ def main(argv=None):
 
     t0 = time.perf_counter()
     import ragmetrics_edu as rm
-    from ragmetrics_edu import batch  # noqa: F401 (the module behind rm.evaluate)
+    from ragmetrics_edu.retrieval.batch import evaluator  # noqa: F401 (the module behind rm.evaluate)
     t_import = time.perf_counter() - t0
     print(f"import ragmetrics_edu + batch (in this process): {t_import:.3f} s")
 

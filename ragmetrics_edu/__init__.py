@@ -7,35 +7,27 @@ The public names below are loaded on first use, so ``import ragmetrics_edu``
 needs numpy only and stays fast; matplotlib, ipywidgets and the model are
 imported by the functions that need them, when they are first called.
 
-One module per notebook family:
+The package is the course, one part per folder (each imports only the
+parts above it in this list, and ``_validation``):
 
-=====================  ==========================================  ==========
-module                 what it holds                               notebook
-=====================  ==========================================  ==========
-``order_unaware``      Precision@k, Recall@k, F1@k, HitRate@k      01
-``order_aware``        RR, MRR, AP, MAP, R-prec, PR curve, 11pt    02
-``graded``             CG, DCG, IDCG, NDCG                         03
-``user_models``        ERR, RBP and its residual                   03
-``incomplete``         bpref, judged@k (unjudged documents)        07
-``batch``              ``evaluate`` over many queries              01-03, 07
-``trec``               TREC qrels and run files                    07
-``text``               whitespace / rouge-score tokenizers         04
-``bleu_score``         n-grams, clipped precision, BP, BLEU        04
-``rouge``              ROUGE-N, ROUGE-L, ROUGE-Lsum                04
-``chrf_score``         chrF and chrF++ (character n-gram F)        04
-``qa``                 SQuAD exact match and token F1              04, 09
-``semantic``           BERTScore with a real transformer           05
-``minilm``             the transformer (BERT, MiniLM) in NumPy     05
-``judge``              LLM as a judge, rubrics, agreement          06
-``rag``                RAG metrics from judge verdicts             06
-``datasets``           the Cranfield 1400 collection               07
-``significance``       bootstrap, paired t-test, randomization     07
-``retrievers``         BM25, dense retrieval, rank fusion          07
-``answer``             extractive and generative answerers         09
-``conventions``        presets: trec_eval, ranx, sklearn, ragas    08
-``examples``           every worked example of the seeds           all
-``exercises``          the exercises' check cells                  all
-=====================  ==========================================  ==========
+==============  ===========================================================  ==========
+part            what it holds                                                notebooks
+==============  ===========================================================  ==========
+``models``      the transformer in NumPy (``minilm``) and its loading        05
+``retrieval``   order_unaware, order_aware, graded, user_models,             01-03, 07,
+                incomplete; ``batch`` (``evaluate`` over many queries),      08
+                ``trec`` files, ``conventions`` of other libraries
+``generation``  text (tokenizers), bleu_stats, bleu_score, rouge,            04, 05, 09
+                chrf_score, qa, semantic (BERTScore)
+``judge``       LLM as a judge, rubrics, agreement; ``rag`` (RAG metrics     06
+                from verdicts)
+``lab``         datasets (Cranfield), retrievers, answer, significance,      07, 09
+                power
+``course``      examples, exercises, widgets                                 all
+==============  ===========================================================  ==========
+
+``rm.retrieval.incomplete.bpref`` names a function where it lives; the
+public names below (``rm.bpref``) are the same objects.
 """
 
 from importlib import import_module as _import_module
@@ -45,77 +37,73 @@ __version__ = "0.1.0"
 # public name -> submodule that defines it
 _EXPORTS = {
     # 01 order-unaware
-    "precision_at_k": "order_unaware",
-    "recall_at_k": "order_unaware",
-    "f1_at_k": "order_unaware",
-    "hit_rate_at_k": "order_unaware",
+    "precision_at_k": "retrieval.order_unaware",
+    "recall_at_k": "retrieval.order_unaware",
+    "f1_at_k": "retrieval.order_unaware",
+    "hit_rate_at_k": "retrieval.order_unaware",
     # 02 order-aware
-    "reciprocal_rank": "order_aware",
-    "mean_reciprocal_rank": "order_aware",
-    "average_precision": "order_aware",
-    "mean_average_precision": "order_aware",
-    "r_precision": "order_aware",
-    "interpolated_precision": "order_aware",
-    "eleven_point_average_precision": "order_aware",
-    "precision_recall_curve": "order_aware",
+    "reciprocal_rank": "retrieval.order_aware",
+    "mean_reciprocal_rank": "retrieval.order_aware",
+    "average_precision": "retrieval.order_aware",
+    "mean_average_precision": "retrieval.order_aware",
+    "r_precision": "retrieval.order_aware",
+    "interpolated_precision": "retrieval.order_aware",
+    "eleven_point_average_precision": "retrieval.order_aware",
+    "precision_recall_curve": "retrieval.order_aware",
     # 03 graded
-    "cumulative_gain": "graded",
-    "dcg_at_k": "graded",
-    "idcg_at_k": "graded",
-    "ndcg_at_k": "graded",
-    "err_at_k": "user_models",
-    "rank_biased_precision": "user_models",
-    "rbp_residual": "user_models",
+    "cumulative_gain": "retrieval.graded",
+    "dcg_at_k": "retrieval.graded",
+    "idcg_at_k": "retrieval.graded",
+    "ndcg_at_k": "retrieval.graded",
+    "err_at_k": "retrieval.user_models",
+    "rank_biased_precision": "retrieval.user_models",
+    "rbp_residual": "retrieval.user_models",
     # 07 incomplete judgements
-    "bpref": "incomplete",
-    "judged_at_k": "incomplete",
+    "bpref": "retrieval.incomplete",
+    "judged_at_k": "retrieval.incomplete",
     # many queries, TREC files
-    "evaluate": "batch",
-    "Report": "batch",
-    "read_qrels": "trec",
-    "read_run": "trec",
-    "write_run": "trec",
+    "evaluate": "retrieval.batch",
+    "Report": "retrieval.batch",
+    "read_qrels": "retrieval.trec",
+    "read_run": "retrieval.trec",
+    "write_run": "retrieval.trec",
     # 04 n-gram overlap
-    "whitespace_tokenize": "text",
-    "rouge_tokenize": "text",
-    "ngrams": "bleu_score",
-    "modified_precision": "bleu_score",
-    "brevity_penalty": "bleu_score",
-    "bleu": "bleu_score",
-    "corpus_bleu": "bleu_score",
-    "rouge_n": "rouge",
-    "rouge_l": "rouge",
-    "rouge_lsum": "rouge",
-    "chrf": "chrf_score",
-    "sentence_chrf": "chrf_score",
+    "whitespace_tokenize": "generation.text",
+    "rouge_tokenize": "generation.text",
+    "ngrams": "generation.bleu_stats",
+    "modified_precision": "generation.bleu_stats",
+    "brevity_penalty": "generation.bleu_stats",
+    "bleu": "generation.bleu_score",
+    "corpus_bleu": "generation.bleu_score",
+    "rouge_n": "generation.rouge",
+    "rouge_l": "generation.rouge",
+    "rouge_lsum": "generation.rouge",
+    "chrf": "generation.chrf_score",
+    "sentence_chrf": "generation.chrf_score",
     # QA answers (SQuAD)
-    "normalize_answer": "qa",
-    "exact_match": "qa",
-    "token_f1": "qa",
-    "corpus_exact_match": "qa",
-    "corpus_token_f1": "qa",
+    "normalize_answer": "generation.qa",
+    "exact_match": "generation.qa",
+    "token_f1": "generation.qa",
+    "corpus_exact_match": "generation.qa",
+    "corpus_token_f1": "generation.qa",
     # 05
-    "bertscore": "semantic",
+    "bertscore": "generation.semantic",
     # 07: a real collection and significance
-    "load_cranfield": "datasets",
-    "load_cranfield_qa": "datasets",
-    "ExtractiveAnswerer": "answer",
-    "GenerativeAnswerer": "answer",
-    "bootstrap_ci": "significance",
-    "paired_t_test": "significance",
-    "randomization_test": "significance",
-    "compare_systems": "significance",
-    "adjust_pvalues": "significance",
-    "paired_effect_size": "significance",
-    "queries_needed": "significance",
+    "load_cranfield": "lab.datasets",
+    "load_cranfield_qa": "lab.datasets",
+    "ExtractiveAnswerer": "lab.answer",
+    "GenerativeAnswerer": "lab.answer",
+    "bootstrap_ci": "lab.significance",
+    "paired_t_test": "lab.significance",
+    "randomization_test": "lab.significance",
+    "compare_systems": "lab.significance",
+    "adjust_pvalues": "lab.power",
+    "paired_effect_size": "lab.power",
+    "queries_needed": "lab.power",
 }
 
-_SUBMODULES = {
-    "order_unaware", "order_aware", "graded", "user_models", "incomplete",
-    "batch", "trec", "text",
-    "bleu_score", "rouge", "semantic", "judge", "rag", "datasets", "significance",
-    "examples", "widgets", "conventions", "retrievers", "chrf_score", "qa", "exercises", "answer",
-}
+_PARTS = {"models", "retrieval", "generation", "judge", "lab", "online", "course"}
+"""The course's parts, each a subpackage, imported on first use."""
 
 __all__ = sorted(_EXPORTS)
 
@@ -125,10 +113,17 @@ def __getattr__(name):
         value = getattr(_import_module(f".{_EXPORTS[name]}", __name__), name)
         globals()[name] = value
         return value
-    if name in _SUBMODULES:
-        return _import_module(f".{name}", __name__)
+    if name in _PARTS:
+        try:
+            return _import_module(f".{name}", __name__)
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS) | _SUBMODULES)
+    from importlib.util import find_spec
+
+    parts = {name for name in _PARTS if find_spec(f".{name}", __name__) is not None}
+    return sorted(set(globals()) | set(_EXPORTS) | parts)

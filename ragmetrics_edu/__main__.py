@@ -6,8 +6,8 @@
     python -m ragmetrics_edu compare QRELS RUN_A RUN_B [RUN_C ...] --metric ndcg@10
 
 ``ragmetrics-edu`` (installed with the package) is the same program. Files are
-TREC qrels and run files (see :mod:`ragmetrics_edu.trec`); the numbers are
-trec_eval's (see :mod:`ragmetrics_edu.batch`).
+TREC qrels and run files (see :mod:`ragmetrics_edu.retrieval.trec`); the numbers are
+trec_eval's (see :mod:`ragmetrics_edu.retrieval.batch`).
 
 Exit status: 0 on success, 2 on a usage error, an unknown metric, or a missing
 or malformed file (the message, on stderr, names the file and the line).  When
@@ -50,7 +50,7 @@ PROG = "ragmetrics-edu"
 DEFAULT_METRICS = ("P@10", "ndcg@10", "map", "mrr")
 FORMATS = ("table", "json", "csv")
 PRESET_NAMES = ("trec_eval", "trec_eval_c", "trec_eval10", "ranx", "sklearn", "seeds", "ragas")
-"""The keys of ragmetrics_edu.conventions.PRESETS (not imported here: startup stays light)."""
+"""The keys of ragmetrics_edu.retrieval.conventions.PRESETS (not imported here: startup stays light)."""
 
 MAX_RESAMPLES = 10_000_000
 """Largest ``--n-resamples``: the bootstrap keeps one float per resample (80 MB
@@ -183,8 +183,8 @@ def _build_parser():
 # ----------------------------------------------------------------- evaluate
 
 def _evaluate_report(qrels_path, run_path, metrics, missing, conventions=None, qrels=None):
-    from .batch import evaluate
-    from .trec import read_qrels, read_run
+    from .retrieval.batch import evaluate
+    from .retrieval.trec import read_qrels, read_run
 
     if qrels is None:
         qrels = read_qrels(qrels_path)
@@ -208,7 +208,7 @@ RANX_STABLE_UP_TO = 15
 
 
 def _ranx_tie_note(run, run_path):
-    """A note when ranx's own tie order cannot be reproduced (see conventions.py)."""
+    """A note when ranx's own tie order cannot be reproduced (see retrieval/conventions.py)."""
     risky = [qid for qid, docs in run.items()
              if len(docs) > RANX_STABLE_UP_TO and len(set(docs.values())) < len(docs)]
     if not risky:
@@ -268,12 +268,12 @@ def _cmd_evaluate(args, out):
 # ----------------------------------------------------------------- compare
 
 def _cmd_compare(args, out):
-    from .significance import compare_systems
+    from .lab.significance import compare_systems
 
     if len(args.runs) < 2:
         raise _UsageError("compare needs at least two runs (the first is the baseline)")
     _check_metric_names([args.metric], "--metric")
-    from .trec import read_qrels
+    from .retrieval.trec import read_qrels
 
     qrels = read_qrels(args.qrels)  # read once for every run
     reports = [_evaluate_report(args.qrels, path, [args.metric], args.missing, qrels=qrels)

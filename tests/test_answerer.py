@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from ragmetrics_edu.answer import (
+from ragmetrics_edu.lab.answer import (
     ANSWER_TEMPLATE,
     Answer,
     ExtractiveAnswerer,
@@ -32,7 +32,7 @@ def test_split_abstract_keeps_decimals_and_abbreviations():
 
 
 def test_cranfield_sentences_cover_every_abstract():
-    from ragmetrics_edu.datasets import load_cranfield
+    from ragmetrics_edu.lab.datasets import load_cranfield
 
     docs = load_cranfield().docs
     ids, sentences = cranfield_sentences(docs)
@@ -146,7 +146,7 @@ def cranfield_answerer():
 
 
 def test_shipped_sentence_vectors_are_used_and_match_fresh_encodings(cranfield_answerer):
-    from ragmetrics_edu._models import encode_sentences
+    from ragmetrics_edu.models.loading import encode_sentences
 
     # the cache was loaded for every document at construction
     assert len(cranfield_answerer._vectors) == 1400
@@ -159,7 +159,7 @@ def test_shipped_sentence_vectors_are_used_and_match_fresh_encodings(cranfield_a
 
 def test_extractive_answers_on_the_qa_set_with_the_supporting_document(cranfield_answerer):
     """Given the supporting abstract, the chosen sentence holds the evidence for most questions."""
-    from ragmetrics_edu.datasets import load_cranfield_qa
+    from ragmetrics_edu.lab.datasets import load_cranfield_qa
 
     qa = load_cranfield_qa()
     cranfield_answerer.prepare([item.question for item in qa])
@@ -229,7 +229,7 @@ def test_generative_answerer_bad_input():
 def test_sentence_cache_metadata_matches_the_splitter():
     from importlib.resources import files
 
-    from ragmetrics_edu.answer import SENTENCES_META, _digest
+    from ragmetrics_edu.lab.answer import SENTENCES_META, _digest
 
     meta = json.loads(files("ragmetrics_edu").joinpath("data", "cranfield", SENTENCES_META)
                       .read_text(encoding="utf-8"))

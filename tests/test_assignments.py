@@ -32,7 +32,7 @@ make_student = _load("make_student_tool", ROOT / "tools" / "make_student.py")
 
 SOLUTION = "def my_double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION"
 CHECK = ('"""Check exercise 1: my_double on written values."""\n'
-         'from ragmetrics_edu.exercises import check_function\n'
+         'from ragmetrics_edu.course.exercises import check_function\n'
          'check_function("my_double", [((1,), 2, "one"), ((3,), 6, "three")])')
 HIDDEN = 'check_function("my_double", [((-4,), -8, "a negative number"), ((0,), 0, "zero")])'
 ANSWER = "### BEGIN SOLUTION\nDoubling keeps the order of the inputs.\n### END SOLUTION"
@@ -96,12 +96,12 @@ def test_which_checks_need_hidden_tests():
 
     # the expected values are in the cell: a hard-coded answer could return them
     assert assignments.needs_hidden_tests(check('check_function("f", [((1,), 2)])'))
-    assert assignments.needs_hidden_tests(check('rm.exercises.check_number("x", 0.25)'))
+    assert assignments.needs_hidden_tests(check('rm.course.exercises.check_number("x", 0.25)'))
     assert assignments.needs_hidden_tests(check('check_number("x", expected=1 / 4)'))
     # a fingerprint, or a property of the student's own answers: nothing to hard-code
     assert not assignments.needs_hidden_tests(check('check_number("x", digest_="1d1645fe778c")'))
     assert not assignments.needs_hidden_tests(
-        check('a, b = rm.exercises.answers("a", "b")\nif not a > b:\n    raise ValueError'))
+        check('a, b = rm.course.exercises.answers("a", "b")\nif not a > b:\n    raise ValueError'))
     # not a check cell at all
     assert not assignments.needs_hidden_tests(
         nbformat.v4.new_code_cell('check_function("f", [((1,), 2)])'))

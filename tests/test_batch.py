@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ragmetrics_edu as rm
-from ragmetrics_edu.batch import METRICS, evaluate
-from ragmetrics_edu.graded import dcg_at_k, ndcg_at_k
-from ragmetrics_edu.order_aware import average_precision, reciprocal_rank
-from ragmetrics_edu.order_unaware import (
+from ragmetrics_edu.retrieval.batch import METRICS, evaluate
+from ragmetrics_edu.retrieval.graded import dcg_at_k, ndcg_at_k
+from ragmetrics_edu.retrieval.order_aware import average_precision, reciprocal_rank
+from ragmetrics_edu.retrieval.order_unaware import (
     f1_at_k,
     hit_rate_at_k,
     precision_at_k,
@@ -123,7 +123,7 @@ def test_every_query_is_sorted_whatever_the_depths(sizes):
 def test_tie_resolution_in_small_chunks(monkeypatch):
     # the tie counting works a bounded number of comparisons at a time;
     # chunks of 3 pairs must give the same ranks as the readable path
-    from ragmetrics_edu import batch
+    from ragmetrics_edu.retrieval.batch import _engine as batch
 
     monkeypatch.setattr(batch._count_larger_ids, "__defaults__", (3,))
     qrels, run = _random_collection(11, n_queries=60)

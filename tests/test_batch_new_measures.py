@@ -24,13 +24,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ragmetrics_edu as rm
-from ragmetrics_edu.incomplete import bpref, judged_at_k
-from ragmetrics_edu.order_aware import (
+from ragmetrics_edu.retrieval.incomplete import bpref, judged_at_k
+from ragmetrics_edu.retrieval.order_aware import (
     eleven_point_average_precision,
     interpolated_precision,
     r_precision,
 )
-from ragmetrics_edu.user_models import err_at_k, rank_biased_precision, rbp_residual
+from ragmetrics_edu.retrieval.user_models import err_at_k, rank_biased_precision, rbp_residual
 
 POOL = [str(i) for i in range(1, 40)] + list("abcdefgh") + ["A", "B", "d1", "d10", "d9"]
 LEVELS = [0.0, 0.05, 0.1, 0.3, 0.5, 0.75, 1.0]

@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ragmetrics_edu as rm
-from ragmetrics_edu.bleu_score import (
-    SMOOTHING, _ngram_counter, closest_reference_length, score_from_stats, segment_stats,
+from ragmetrics_edu.generation.bleu_score import SMOOTHING, score_from_stats
+from ragmetrics_edu.generation.bleu_stats import (
+    _ngram_counter, closest_reference_length, segment_stats,
 )
 
 REF = "I am thirty six years old"

@@ -1,4 +1,4 @@
-"""chrF and chrF++ (ragmetrics_edu.chrf_score) against sacrebleu's CHRF.
+"""chrF and chrF++ (ragmetrics_edu.generation.chrf_score) against sacrebleu's CHRF.
 
 Corpus and sentence scores equal sacrebleu's ``score / 100`` to 1e-9 on
 random texts that exercise its rules (whitespace of every kind, punctuation
@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ragmetrics_edu as rm
-from ragmetrics_edu import chrf_score
+from ragmetrics_edu.generation import chrf_score
 
 sacrebleu_chrf = pytest.importorskip("sacrebleu.metrics.chrf")
 CHRF = sacrebleu_chrf.CHRF
@@ -285,7 +285,7 @@ def test_import_is_light_and_chrf_stays_a_function():
     import sys
 
     code = (
-        "import sys, types, ragmetrics_edu as rm, ragmetrics_edu.chrf_score, ragmetrics_edu.qa\n"
+        "import sys, types, ragmetrics_edu as rm, ragmetrics_edu.generation.chrf_score, ragmetrics_edu.generation.qa\n"
         "heavy = ('torch', 'sacrebleu', 'nltk', 'torchmetrics', 'matplotlib', 'scipy')\n"
         "print(sorted(m for m in heavy if m in sys.modules),"
         " isinstance(rm.chrf, types.FunctionType), isinstance(rm.exact_match, types.FunctionType))"

@@ -14,8 +14,8 @@ from scipy import stats
 
 import ragmetrics_edu as rm
 from ragmetrics_edu.__main__ import main
-from ragmetrics_edu.datasets import load_cranfield
-from ragmetrics_edu.retrievers import bm25_run
+from ragmetrics_edu.lab.datasets import load_cranfield
+from ragmetrics_edu.lab.retrievers import bm25_run
 
 # our name -> pytrec_eval's measure
 TREC_NAMES = {
@@ -26,7 +26,7 @@ TREC_NAMES = {
 
 
 def _parse_qrels(path):
-    """The qrels file read independently of ragmetrics_edu.trec."""
+    """The qrels file read independently of ragmetrics_edu.retrieval.trec."""
     qrels = {}
     for line in open(path):
         q, _, d, g = line.split()
@@ -178,7 +178,7 @@ def test_ranx_conventions_warn_about_ties_ranx_reorders(tmp_path, capsys):
 
 def test_conventions_choices_are_the_presets():
     from ragmetrics_edu.__main__ import PRESET_NAMES
-    from ragmetrics_edu.conventions import PRESETS
+    from ragmetrics_edu.retrieval.conventions import PRESETS
 
     assert PRESET_NAMES == tuple(PRESETS)
 

@@ -1,4 +1,4 @@
-"""The presets of ragmetrics_edu.conventions against the libraries they are named after.
+"""The presets of ragmetrics_edu.retrieval.conventions against the libraries they are named after.
 
 * ``"trec_eval"`` against pytrec_eval (trec_eval's own C code) and against
   ``rm.evaluate``; ``"trec_eval_c"`` against ``rm.evaluate(missing="zero")``.
@@ -27,7 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ragmetrics_edu as rm
-from ragmetrics_edu.conventions import PRESETS, Conventions, compare, evaluate_as, get_preset, rank
+from ragmetrics_edu.retrieval.conventions import PRESETS, Conventions, compare, evaluate_as, get_preset, rank
 
 pytestmark = pytest.mark.filterwarnings("ignore:unsafe cast:UserWarning")
 
@@ -484,7 +484,7 @@ def _read_trec_eval10_case():
     near_ties.qrels near_ties.run``.  The run's scores are equal as 32-bit
     floats and different as doubles (1.0 and 1.0 + 1e-9, 1e-40 and
     2e-40, ...).  The files are split here by hand, independently of
-    ragmetrics_edu.trec.
+    ragmetrics_edu.retrieval.trec.
     """
     qrels, run, expected = {}, {}, {}
     for line in (TREC_EVAL10_DIR / "near_ties.qrels").read_text().splitlines():

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from ragmetrics_edu.datasets import (
+from ragmetrics_edu.lab.datasets import (
     QA_ANSWER_TYPES,
     QAItem,
     load_cranfield,

@@ -36,8 +36,8 @@ import numpy as np
 import pytest
 
 import ragmetrics_edu as rm
-from ragmetrics_edu.rouge import rouge_scores
-from ragmetrics_edu.text import rouge_tokenize_stemmed
+from ragmetrics_edu.generation.rouge import rouge_scores
+from ragmetrics_edu.generation.text import rouge_tokenize_stemmed
 
 sacrebleu = pytest.importorskip("sacrebleu")
 nltk_bleu = pytest.importorskip("nltk.translate.bleu_score")
@@ -496,7 +496,7 @@ def test_bertscore_truncation_as_bert_score_within_positions(monkeypatch):
     """
     pytest.importorskip("torch")
     bert_utils = pytest.importorskip("bert_score.utils")
-    from ragmetrics_edu import _models
+    from ragmetrics_edu.models import loading as _models
 
     tokenizer, encoder = _models.load_model()
     long_text = " ".join(["word"] * 1000)   # 1,000 word pieces + [CLS] + [SEP]
@@ -518,7 +518,7 @@ def test_bertscore_length_limit_counts_roberta_padding_offset():
     transformers = pytest.importorskip("transformers")
     from types import SimpleNamespace
 
-    from ragmetrics_edu._models import _max_input_length
+    from ragmetrics_edu.models.loading import _max_input_length
 
     no_length = SimpleNamespace(model_max_length=int(1e30))
     small = dict(vocab_size=50, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,

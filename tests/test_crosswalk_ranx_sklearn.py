@@ -46,9 +46,9 @@ import pytest
 ranx = pytest.importorskip("ranx")
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 
-from ragmetrics_edu.graded import dcg_at_k, ndcg_at_k  # noqa: E402
-from ragmetrics_edu.order_aware import average_precision, reciprocal_rank  # noqa: E402
-from ragmetrics_edu.order_unaware import (  # noqa: E402
+from ragmetrics_edu.retrieval.graded import dcg_at_k, ndcg_at_k  # noqa: E402
+from ragmetrics_edu.retrieval.order_aware import average_precision, reciprocal_rank  # noqa: E402
+from ragmetrics_edu.retrieval.order_unaware import (  # noqa: E402
     f1_at_k,
     hit_rate_at_k,
     precision_at_k,

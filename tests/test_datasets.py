@@ -7,7 +7,7 @@ from importlib.resources import files
 
 import pytest
 
-from ragmetrics_edu.datasets import CLEVERDON_CODES, Cranfield, load_cranfield
+from ragmetrics_edu.lab.datasets import CLEVERDON_CODES, Cranfield, load_cranfield
 
 DATA = files("ragmetrics_edu").joinpath("data", "cranfield")
 

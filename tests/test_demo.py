@@ -76,7 +76,7 @@ def test_dashboard_is_a_title_and_one_widget_cell_without_outputs():
         assert [c.cell_type for c in nb.cells] == ["markdown", "code"]
         assert nb.cells[0].source.startswith(f"# {d.title}\n")
         assert nb.cells[1].outputs == []
-        assert "rm.widgets." in nb.cells[1].source
+        assert "rm.course.widgets." in nb.cells[1].source
         assert nb.metadata.kernelspec.name == "python3"
 
 

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from ragmetrics_edu.examples import SEEDS, SeedExample, generation
+from ragmetrics_edu.course.examples import SEEDS, SeedExample, generation
 
 BY_KEY = {ex.key: ex for ex in generation.EXAMPLES}
 
@@ -113,7 +113,7 @@ def test_examples_use_the_slides_texts_and_cite_the_slide(ex):
 
 def test_registry_finds_generation_examples():
     """The package-wide registry lists every generation example, as the same objects."""
-    from ragmetrics_edu import examples
+    from ragmetrics_edu.course import examples
 
     every = examples.all_examples()
     for key in HAND:

@@ -20,8 +20,8 @@ from fractions import Fraction as F
 
 import pytest
 
-from ragmetrics_edu.examples import SEEDS, SeedExample
-from ragmetrics_edu.examples.retrieval import EXAMPLES, ROUNDING_NOTES, UNREBUILDABLE_NOTES
+from ragmetrics_edu.course.examples import SEEDS, SeedExample
+from ragmetrics_edu.course.examples.retrieval import EXAMPLES, ROUNDING_NOTES, UNREBUILDABLE_NOTES
 
 
 def lg(x):
@@ -361,7 +361,7 @@ def test_map_label_keeps_its_capitals_and_is_said_once():
 
 
 def test_errata_lists_number_and_label_slips():
-    from ragmetrics_edu import examples
+    from ragmetrics_edu.course import examples
 
     listed = {ex.key for ex in examples.errata()}
     every = examples.all_examples().values()

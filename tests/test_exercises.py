@@ -4,7 +4,7 @@ and a check that runs on its own when its exercise is open."""
 import pytest
 
 import ragmetrics_edu as rm
-from ragmetrics_edu import exercises as ex
+from ragmetrics_edu.course import exercises as ex
 
 
 def my_ap(rels, n_relevant):
@@ -42,7 +42,7 @@ def test_a_library_one_liner_is_refused():
 
 
 def test_an_alias_of_the_library_function_is_refused():
-    f = rm.order_aware.average_precision
+    f = rm.retrieval.order_aware.average_precision
 
     def aliased(rels, n_relevant):
         return f(rels, n_relevant)
@@ -64,14 +64,14 @@ def test_an_open_exercise_is_not_attempted():
 def test_check_number_does_not_give_the_answer_away(capsys):
     ns = {"ap_by_hand": 0.58}
     with pytest.raises(ex.ExerciseFailed) as info:
-        exec("from ragmetrics_edu.exercises import check_number\n"
+        exec("from ragmetrics_edu.course.exercises import check_number\n"
              "check_number('ap_by_hand', 7 / 12, hint='divide by all relevant documents')", ns)
     assert "0.583" not in str(info.value) and "divide by all" in str(info.value)
     ns["ap_by_hand"] = 0.5833
-    exec("from ragmetrics_edu.exercises import check_number\ncheck_number('ap_by_hand', 7 / 12)", ns)
+    exec("from ragmetrics_edu.course.exercises import check_number\ncheck_number('ap_by_hand', 7 / 12)", ns)
     assert "ap_by_hand: right" in capsys.readouterr().out
     with pytest.raises(ex.NotAttempted):
-        exec("from ragmetrics_edu.exercises import check_number\ncheck_number('other', 1.0)", ns)
+        exec("from ragmetrics_edu.course.exercises import check_number\ncheck_number('other', 1.0)", ns)
 
 
 def test_check_number_by_digest_hides_the_answer(capsys):
@@ -82,26 +82,26 @@ def test_check_number_by_digest_hides_the_answer(capsys):
     assert ex.digest(7 / 12) == fp
     for typed in (0.583, 0.5833, 7 / 12, 0.584, 0.582):  # one unit either side: hand rounding
         ns = {"ap": typed}
-        exec(f"from ragmetrics_edu.exercises import check_number\ncheck_number('ap', digest_={fp!r})", ns)
+        exec(f"from ragmetrics_edu.course.exercises import check_number\ncheck_number('ap', digest_={fp!r})", ns)
     for typed in (0.58, 0.59, 2 / 3, float("nan")):
         ns = {"ap": typed}
         with pytest.raises(ex.ExerciseFailed):
-            exec(f"from ragmetrics_edu.exercises import check_number\n"
+            exec(f"from ragmetrics_edu.course.exercises import check_number\n"
                  f"check_number('ap', digest_={fp!r})", ns)
     with pytest.raises(TypeError):
         ex.check_number("ap")
 
 
 def test_a_dotted_library_name_is_refused_and_restored():
-    from ragmetrics_edu import semantic
+    from ragmetrics_edu.generation import semantic
 
     original = semantic.score_from_similarity
 
     def via_module(sim):
         return semantic.score_from_similarity(sim)
-    with pytest.raises(ex.LibraryCallRefused, match="rm.semantic.score_from_similarity"):
+    with pytest.raises(ex.LibraryCallRefused, match="rm.generation.semantic.score_from_similarity"):
         ex.check_function(via_module, [(([[1.0]],), 1.0)],
-                          forbid=["semantic.score_from_similarity"])
+                          forbid=["generation.semantic.score_from_similarity"])
     assert semantic.score_from_similarity is original
 
 

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from ragmetrics_edu.graded import cumulative_gain, dcg_at_k, idcg_at_k, ndcg_at_k
+from ragmetrics_edu.retrieval.graded import cumulative_gain, dcg_at_k, idcg_at_k, ndcg_at_k
 
 
 def lg(x):

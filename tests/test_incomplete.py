@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragmetrics_edu.incomplete import bpref, judged_at_k
+from ragmetrics_edu.retrieval.incomplete import bpref, judged_at_k
 
 from ._random_judged import graded_ranking, random_collection, trec_eval_order
 

@@ -13,7 +13,7 @@ from ragmetrics_edu.judge import (
     load_eval_set,
     parse_verdict,
 )
-from ragmetrics_edu.rag import build_relevance_prompt, build_support_prompt, judged_context_precision  # noqa: E402
+from ragmetrics_edu.judge.rag import build_relevance_prompt, build_support_prompt, judged_context_precision  # noqa: E402
 
 STAND_IN = "embedding-similarity stand-in, not an LLM"
 
@@ -94,7 +94,7 @@ def test_refuses_a_custom_criterion_about_the_writing(judge):
 
 
 def test_relevance_compares_the_answer_with_the_question_not_the_context(judge):
-    from ragmetrics_edu._models import encode_sentences
+    from ragmetrics_edu.models.loading import encode_sentences
     from ragmetrics_edu.judge import cosine_to_rating
 
     question = "How does the density scale height vary in the upper atmosphere?"
@@ -134,7 +134,7 @@ def test_on_the_labelled_set(judge):
 
 
 def test_import_is_light():
-    code = ("import sys, ragmetrics_edu.judge, ragmetrics_edu.rag; "
+    code = ("import sys, ragmetrics_edu.judge, ragmetrics_edu.judge.rag; "
             "heavy = [m for m in ('torch', 'transformers', 'scipy', 'sklearn', 'pandas') if m in sys.modules]; "
             "print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

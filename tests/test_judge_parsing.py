@@ -16,7 +16,7 @@ from ragmetrics_edu.judge import (
     parse_verdict,
     strip_sections,
 )
-from ragmetrics_edu.rag import build_relevance_prompt, build_support_prompt
+from ragmetrics_edu.judge.rag import build_relevance_prompt, build_support_prompt
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -13,7 +13,7 @@ from ragmetrics_edu.judge import (
     majority_vote,
     resolve_swap,
 )
-from ragmetrics_edu.rag import split_claims
+from ragmetrics_edu.judge.rag import split_claims
 
 
 def test_ready_rubrics():
@@ -118,7 +118,7 @@ def test_eval_set_is_well_formed():
 
 
 def test_eval_set_matches_the_cranfield_files():
-    from ragmetrics_edu.datasets import load_cranfield
+    from ragmetrics_edu.lab.datasets import load_cranfield
 
     c = load_cranfield(grades="raw")
     for r in load_eval_set():

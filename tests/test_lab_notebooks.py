@@ -15,8 +15,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ragmetrics_edu import conventions as rc
-from ragmetrics_edu.datasets import load_cranfield
+from ragmetrics_edu.retrieval import conventions as rc
+from ragmetrics_edu.lab.datasets import load_cranfield
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = ROOT / "solutions" / "07_rag_lab.ipynb"

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragmetrics_edu import _models, minilm
+from ragmetrics_edu.models import loading as _models; from ragmetrics_edu.models import minilm
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

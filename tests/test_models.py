@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from ragmetrics_edu import _models
+from ragmetrics_edu.models import loading as _models
 
 
 SENTENCES = [
@@ -54,7 +54,7 @@ def test_load_model_is_cached_and_in_eval_mode():
     assert enc.config.num_hidden_layers == 6
     assert _models.num_layers() == 6
     # the default is the NumPy encoder; the torch one is a separate entry
-    from ragmetrics_edu import minilm
+    from ragmetrics_edu.models import minilm
 
     assert isinstance(enc, minilm.MiniLM)
     with pytest.raises(ValueError, match="backend must be one of .*got 'tf'"):
@@ -209,7 +209,7 @@ def test_token_embeddings_layers_and_batching():
 
 def test_importing_models_does_not_import_torch():
     code = (
-        "import sys, ragmetrics_edu._models as m; m.default_model_path(); "
+        "import sys, ragmetrics_edu.models.loading as m; m.default_model_path(); "
         "print('torch' in sys.modules, 'transformers' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

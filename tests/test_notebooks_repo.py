@@ -183,10 +183,10 @@ def test_student_notebooks_hold_no_solution(path):
 
 def test_seed_example_keys_used_in_notebooks_exist():
     try:
-        from ragmetrics_edu import examples
+        from ragmetrics_edu.course import examples
         known = set(examples.all_examples())
     except ImportError as exc:  # a module of examples is not written yet
-        pytest.skip(f"ragmetrics_edu.examples not importable: {exc}")
+        pytest.skip(f"ragmetrics_edu.course.examples not importable: {exc}")
     missing = []
     for path in ALL:
         for i, cell in enumerate(_read(path).cells):

@@ -5,7 +5,7 @@ Every expected value is hand arithmetic, written beside it.
 
 import pytest
 
-from ragmetrics_edu.order_aware import (
+from ragmetrics_edu.retrieval.order_aware import (
     average_precision,
     mean_average_precision,
     mean_reciprocal_rank,

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from ragmetrics_edu.order_unaware import (
+from ragmetrics_edu.retrieval.order_unaware import (
     f1_at_k,
     hit_rate_at_k,
     precision_at_k,

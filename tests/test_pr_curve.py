@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ragmetrics_edu as rm
-from ragmetrics_edu.order_aware import (
+from ragmetrics_edu.retrieval.order_aware import (
     ELEVEN_POINTS,
     eleven_point_average_precision,
     interpolated_precision,

@@ -5,14 +5,14 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragmetrics_edu.graded import cumulative_gain, dcg_at_k, idcg_at_k, ndcg_at_k
-from ragmetrics_edu.order_aware import (
+from ragmetrics_edu.retrieval.graded import cumulative_gain, dcg_at_k, idcg_at_k, ndcg_at_k
+from ragmetrics_edu.retrieval.order_aware import (
     average_precision,
     mean_average_precision,
     mean_reciprocal_rank,
     reciprocal_rank,
 )
-from ragmetrics_edu.order_unaware import f1_at_k, hit_rate_at_k, precision_at_k, recall_at_k
+from ragmetrics_edu.retrieval.order_unaware import f1_at_k, hit_rate_at_k, precision_at_k, recall_at_k
 
 SETTINGS = settings(max_examples=150, deadline=None)
 

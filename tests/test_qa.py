@@ -1,4 +1,4 @@
-"""Exact match and token F1 (ragmetrics_edu.qa) against SQuAD's rules.
+"""Exact match and token F1 (ragmetrics_edu.generation.qa) against SQuAD's rules.
 
 The reference implementation is torchmetrics' ``SQuAD`` (SQuAD v1.1's
 normalization and F1, with v2's rule for empty answers), run here in
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ragmetrics_edu as rm
-from ragmetrics_edu import qa
+from ragmetrics_edu.generation import qa
 
 torch = pytest.importorskip("torch")
 tm_squad = pytest.importorskip("torchmetrics.functional.text.squad")

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import ragmetrics_edu as rm
 from ragmetrics_edu.judge import CachedJudge, extract_sections, load_eval_set
-from ragmetrics_edu.rag import (
+from ragmetrics_edu.judge.rag import (
     answer_relevancy,
     build_question_generation_prompt,
     context_precision,

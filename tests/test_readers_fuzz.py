@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragmetrics_edu import trec
-from ragmetrics_edu.trec import read_qrels, read_qrels_slowly, read_run, read_run_slowly
+from ragmetrics_edu.retrieval import trec
+from ragmetrics_edu.retrieval.trec import read_qrels, read_qrels_slowly, read_run, read_run_slowly
 
 # Pieces a hostile or careless file is made of: ids, numbers in every spelling
 # C and Python disagree on, C's whitespace and Python-only whitespace, comment

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragmetrics_edu import retrievers
-from ragmetrics_edu.datasets import load_cranfield
-from ragmetrics_edu.retrievers import bm25_run, dense_run, document_embeddings, rrf
+from ragmetrics_edu.lab import retrievers
+from ragmetrics_edu.lab.datasets import load_cranfield
+from ragmetrics_edu.lab.retrievers import bm25_run, dense_run, document_embeddings, rrf
 
 DATA = files("ragmetrics_edu").joinpath("data", "cranfield")
 
@@ -205,7 +205,7 @@ def test_shipped_embeddings_match_the_texts(cran):
 
 def test_cached_rows_equal_fresh_encodings(cran):
     pytest.importorskip("tokenizers")  # the NumPy MiniLM: no torch needed
-    from ragmetrics_edu._models import encode_sentences
+    from ragmetrics_edu.models.loading import encode_sentences
 
     cached = document_embeddings(cran.docs)  # the shipped file
     cached_q = document_embeddings(cran.queries, kind="queries")
@@ -224,7 +224,7 @@ def test_cache_is_used_only_for_the_cranfield_texts(cran, monkeypatch):
         calls.append(list(texts))
         return np.ones((len(texts), 384), dtype=np.float32) / math.sqrt(384)
 
-    import ragmetrics_edu._models as models
+    import ragmetrics_edu.models.loading as models
 
     monkeypatch.setattr(models, "encode_sentences", fake_encode)
     document_embeddings(cran.docs)

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ragmetrics_edu as rm
-from ragmetrics_edu.rouge import _lcs_indices, _lcs_table, lcs_length, rouge_scores
+from ragmetrics_edu.generation.rouge import _lcs_indices, _lcs_table, lcs_length, rouge_scores
 
 CAND = "I really loved reading the Hunger Games"
 REF = "I loved reading the Hunger Games"

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
 
-from ragmetrics_edu.significance import (
+from ragmetrics_edu.lab.significance import (
     _betainc,
     _randomization_reference,
     bootstrap_ci,

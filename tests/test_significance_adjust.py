@@ -13,13 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragmetrics_edu.significance import (
+from ragmetrics_edu.lab.power import adjust_pvalues, paired_effect_size, queries_needed
+from ragmetrics_edu.lab.significance import (
     MAX_RESAMPLES,
-    adjust_pvalues,
     bootstrap_ci,
     compare_systems,
-    paired_effect_size,
-    queries_needed,
     randomization_test,
 )
 

@@ -1,4 +1,4 @@
-"""Tokenizers of ragmetrics_edu.text, checked against str.split and rouge-score."""
+"""Tokenizers of ragmetrics_edu.generation.text, checked against str.split and rouge-score."""
 
 import functools
 import random
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ragmetrics_edu as rm
-from ragmetrics_edu import text
+from ragmetrics_edu.generation import text
 
 rouge_tokenize_ref = pytest.importorskip("rouge_score.tokenize").tokenize
 porter = pytest.importorskip("nltk.stem.porter")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import ragmetrics_edu as rm
-from ragmetrics_edu.trec import read_qrels, read_run, trec_order, write_run
+from ragmetrics_edu.retrieval.trec import read_qrels, read_run, trec_order, write_run
 
 
 def _write(tmp_path, name, text):
@@ -131,7 +131,7 @@ def test_a_byte_order_mark_is_skipped(tmp_path):
 
 # ------------------------------------------------ the fast and the readable reader
 
-from ragmetrics_edu.trec import read_qrels_slowly, read_run_slowly  # noqa: E402
+from ragmetrics_edu.retrieval.trec import read_qrels_slowly, read_run_slowly  # noqa: E402
 
 
 def _both_qrels(path):
@@ -151,7 +151,7 @@ def _both_run(path):
 
 def test_fast_reader_equals_the_readable_one_on_a_large_random_file(tmp_path, monkeypatch):
     # small blocks, so that lines and queries straddle block boundaries
-    monkeypatch.setattr(rm.trec, "BLOCK", 1000)
+    monkeypatch.setattr(rm.retrieval.trec, "BLOCK", 1000)
     rng = np.random.default_rng(5)
     lines, qrels_lines = [], []
     for q in rng.permutation(300):

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragmetrics_edu.user_models import err_at_k, rank_biased_precision, rbp_residual
+from ragmetrics_edu.retrieval.user_models import err_at_k, rank_biased_precision, rbp_residual
 
 from ._random_judged import graded_ranking, random_collection, score_order
 
@@ -195,7 +195,7 @@ def test_rbp_bad_input():
 
 
 def test_err_refuses_a_max_grade_whose_power_overflows():
-    from ragmetrics_edu.user_models import err_at_k
+    from ragmetrics_edu.retrieval.user_models import err_at_k
 
     with pytest.raises(ValueError, match="max_grade must be at most 1023"):
         err_at_k([1, 2], max_grade=2000)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragmetrics_edu.widgets import ngram as ng
+from ragmetrics_edu.course.widgets import ngram as ng
 
 REF_36 = "I am thirty six years old"
 
@@ -300,7 +300,7 @@ def _hand_matches():
     """A hand-made pair: candidate [CLS] a b [SEP], reference [CLS] x y [SEP]."""
     import numpy as np
 
-    from ragmetrics_edu.semantic import TokenMatches
+    from ragmetrics_edu.generation.semantic import TokenMatches
 
     sim = np.array([
         #  [CLS]  x     y    [SEP]
@@ -314,7 +314,7 @@ def _hand_matches():
 
 
 def test_heatmap_data_by_hand():
-    from ragmetrics_edu.widgets import bertscore as bw
+    from ragmetrics_edu.course.widgets import bertscore as bw
 
     d = bw.heatmap_data(_hand_matches())
     assert d.candidate_tokens == ("a", "b") and d.reference_tokens == ("x", "y")
@@ -334,8 +334,8 @@ def test_heatmap_data_by_hand():
 def test_heatmap_best_similarities_are_floored_like_the_scores():
     import numpy as np
 
-    from ragmetrics_edu.semantic import TokenMatches
-    from ragmetrics_edu.widgets import bertscore as bw
+    from ragmetrics_edu.generation.semantic import TokenMatches
+    from ragmetrics_edu.course.widgets import bertscore as bw
 
     # candidate [CLS] a b [SEP]; b is unlike everything (best -0.2)
     sim = np.array([[1.0, 0.1, 0.2], [0.1, 0.9, 0.3], [-0.5, -0.2, -0.4], [0.3, 0.5, 1.0]])
@@ -350,7 +350,7 @@ def test_heatmap_best_similarities_are_floored_like_the_scores():
 
 
 def test_heatmap_data_with_special_tokens():
-    from ragmetrics_edu.widgets import bertscore as bw
+    from ragmetrics_edu.course.widgets import bertscore as bw
 
     d = bw.heatmap_data(_hand_matches(), show_special=True)
     assert d.candidate_tokens == ("[CLS]", "a", "b", "[SEP]")
@@ -362,7 +362,7 @@ def test_heatmap_data_with_special_tokens():
 
 
 def test_matches_html_names_the_partners_and_scores():
-    from ragmetrics_edu.widgets import bertscore as bw
+    from ragmetrics_edu.course.widgets import bertscore as bw
 
     t = bw.matches_html(bw.heatmap_data(_hand_matches()))
     assert (shown(t, "precision"), shown(t, "recall"), shown(t, "f1")) == (
@@ -373,7 +373,7 @@ def test_matches_html_names_the_partners_and_scores():
 def test_heatmap_alt_names_tokens_matches_and_scores_by_hand():
     from types import SimpleNamespace
 
-    from ragmetrics_edu.widgets import bertscore as bw
+    from ragmetrics_edu.course.widgets import bertscore as bw
 
     d = bw.heatmap_data(_hand_matches())
     alt = bw.heatmap_alt(d, SimpleNamespace(layer=3, model="tiny"))
@@ -400,7 +400,7 @@ def _img_alt(view):
 def heatmap():
     pytest.importorskip("ipywidgets")
     pytest.importorskip("tokenizers")  # the NumPy MiniLM: no torch needed
-    from ragmetrics_edu.widgets import bertscore as bw
+    from ragmetrics_edu.course.widgets import bertscore as bw
 
     return bw.bertscore_heatmap("The aircraft landed safely.",
                                 "The plane touched down safely.")
@@ -455,7 +455,7 @@ def test_heatmap_explorer_updates_its_artists_in_place(heatmap):
 
 def test_heatmap_rejects_a_bad_layer():
     pytest.importorskip("tokenizers")  # the NumPy MiniLM: no torch needed
-    from ragmetrics_edu.widgets import bertscore as bw
+    from ragmetrics_edu.course.widgets import bertscore as bw
 
     with pytest.raises(ValueError, match="layer must be an integer from 0 to 6"):
         bw.bertscore_heatmap(layer=7)
@@ -468,7 +468,7 @@ def test_static_heatmap_is_a_picture_not_a_pyplot_figure():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ragmetrics_edu.widgets import bertscore as bw
+    from ragmetrics_edu.course.widgets import bertscore as bw
 
     before = plt.get_fignums()
     h = bw.bertscore_heatmap("A cat sat.", "A cat sat down.", interactive=False)
@@ -505,7 +505,7 @@ class WordCountJudge:
 
 
 def test_playground_state_sends_what_the_rubric_reads():
-    from ragmetrics_edu.widgets import judge_playground_state
+    from ragmetrics_edu.course.widgets import judge_playground_state
 
     judge = WordCountJudge()
     s = judge_playground_state(judge, "faithfulness", "Lift grows with speed",
@@ -523,7 +523,7 @@ def test_playground_state_sends_what_the_rubric_reads():
 
 
 def test_playground_state_reports_replies_it_cannot_read_and_judges_that_refuse():
-    from ragmetrics_edu.widgets import judge_playground_state
+    from ragmetrics_edu.course.widgets import judge_playground_state
 
     s = judge_playground_state(lambda p: "Score: 9", "relevance", "x", question="q")
     assert s.score is None and s.reply == "Score: 9" and "9" in s.error  # off the 1-5 scale
@@ -545,7 +545,7 @@ def test_playground_state_reports_replies_it_cannot_read_and_judges_that_refuse(
 
 def test_playground_updates_as_you_type_and_escapes_html():
     pytest.importorskip("ipywidgets")
-    from ragmetrics_edu.widgets import judge_playground
+    from ragmetrics_edu.course.widgets import judge_playground
 
     judge = WordCountJudge()
     p = judge_playground(judge, question="Why does the flow separate?",
@@ -568,7 +568,7 @@ def test_playground_updates_as_you_type_and_escapes_html():
 
 
 def test_playground_rejects_bad_arguments():
-    from ragmetrics_edu.widgets import judge_playground
+    from ragmetrics_edu.course.widgets import judge_playground
 
     with pytest.raises(ValueError, match="rubrics must name ready rubrics .*got \\['tone'\\]"):
         judge_playground(lambda p: "Score: 1", question="q", context=["c"], rubrics=["tone"])

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
-from ragmetrics_edu.widgets import (  # noqa: E402
+from ragmetrics_edu.course.widgets import (  # noqa: E402
     average_precision_explorer,
     graded_breakdown,
     ndcg_explorer,
@@ -64,7 +64,7 @@ def shown_png(view):
 # ---------------------------------------------------------------- imports
 
 def test_importing_the_widgets_package_loads_neither_matplotlib_nor_ipywidgets():
-    code = ("import sys, ragmetrics_edu.widgets as w; w.order_unaware_curves; "
+    code = ("import sys, ragmetrics_edu.course.widgets as w; w.order_unaware_curves; "
             "print('matplotlib' in sys.modules, 'ipywidgets' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -72,7 +72,7 @@ def test_importing_the_widgets_package_loads_neither_matplotlib_nor_ipywidgets()
 
 
 def test_unknown_name_raises_attribute_error():
-    import ragmetrics_edu.widgets as w
+    import ragmetrics_edu.course.widgets as w
 
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         w.nope
@@ -447,7 +447,7 @@ def test_every_retrieval_figure_has_its_own_alt_text(make):
 
 
 def test_figure_view_alt_text_string_callable_default_and_escaping():
-    from ragmetrics_edu.widgets._common import FigureView
+    from ragmetrics_edu.course.widgets._common import FigureView
 
     view = FigureView(figsize=(2, 1), alt='Bars "a" < "b" & more')
     view.refresh()
@@ -471,7 +471,7 @@ def test_figure_view_alt_text_string_callable_default_and_escaping():
 @pytest.mark.parametrize("alt, error", [
     ("  ", ValueError), (lambda: "", ValueError), (lambda: 3, ValueError), (3, TypeError)])
 def test_figure_view_rejects_an_empty_or_wrong_alt(alt, error):
-    from ragmetrics_edu.widgets._common import FigureView
+    from ragmetrics_edu.course.widgets._common import FigureView
 
     with pytest.raises(error, match="alt must"):
         FigureView(figsize=(2, 1), alt=alt).refresh()
@@ -480,7 +480,7 @@ def test_figure_view_rejects_an_empty_or_wrong_alt(alt, error):
 # ------------------------------------------------- seed tables and exercise checks
 
 def test_seed_table_shows_the_seed_beside_ours_with_the_erratum():
-    from ragmetrics_edu.widgets import seed_table
+    from ragmetrics_edu.course.widgets import seed_table
 
     t = seed_table("precision_at_2", "f1_at_3")
     p2, f1 = t.rows
@@ -496,7 +496,7 @@ def test_seed_table_shows_the_seed_beside_ours_with_the_erratum():
 
 
 def test_seed_table_fractions_and_missing_values():
-    from ragmetrics_edu.widgets import seed_table
+    from ragmetrics_edu.course.widgets import seed_table
 
     mrr, blog = seed_table("mrr_slides", "dcg_at_5_blog").rows
     assert mrr["stated"] == "3/4" and mrr["agrees"] is True  # 3/4 = (1/1 + 1/2) / 2
@@ -509,8 +509,8 @@ def test_seed_table_fractions_and_missing_values():
 
 def test_seed_table_shows_a_number_it_cannot_rebuild():
     """The blog's DCG@4 = 28.19 comes from grades shown only in a picture."""
-    from ragmetrics_edu import examples
-    from ragmetrics_edu.widgets import seed_table
+    from ragmetrics_edu.course import examples
+    from ragmetrics_edu.course.widgets import seed_table
 
     (row,) = seed_table("dcg_at_4_blog").rows
     assert row["stated"] == 28.19 and row["ours"] is None and row["agrees"] is None
@@ -521,7 +521,7 @@ def test_seed_table_shows_a_number_it_cannot_rebuild():
 
 
 def test_seed_table_collapsed_folds_into_details_with_the_notes():
-    from ragmetrics_edu.widgets import seed_table
+    from ragmetrics_edu.course.widgets import seed_table
 
     table = seed_table("ap_slides_q1", "precision_at_2", collapsed=True)
     page = table._repr_html_()
@@ -537,7 +537,7 @@ def test_seed_table_collapsed_folds_into_details_with_the_notes():
 
 
 def test_seed_table_says_a_shared_wording_slip_once():
-    from ragmetrics_edu.widgets import seed_table
+    from ragmetrics_edu.course.widgets import seed_table
 
     # Both of the slides' "MAP" examples are one query's AP: one slip, said once.
     table = seed_table("ap_slides_q1", "ap_slides_q2")

@@ -43,7 +43,7 @@ by returning them.  That is a check cell calling
   ``expected=``), not its fingerprint ``digest_=``.
 
 A ``check_number(..., digest_=...)`` check never shows the value, and a
-counterexample check (the student's answers from ``rm.exercises.answers``,
+counterexample check (the student's answers from ``rm.course.exercises.answers``,
 then a property computed on them) verifies a property, not a value: neither
 needs hidden tests.  ``check_hidden`` lists the checks that need hidden tests
 and have none.
@@ -229,7 +229,7 @@ def _called_name(call):
 def shows_expected_values(code):
     """True if ``code`` calls ``check_function``, or ``check_number`` with the value itself.
 
-    >>> shows_expected_values('rm.exercises.check_function("f", [((1,), 2)])')
+    >>> shows_expected_values('rm.course.exercises.check_function("f", [((1,), 2)])')
     True
     >>> shows_expected_values('check_number("my_ap", 0.25)')
     True
@@ -237,7 +237,7 @@ def shows_expected_values(code):
     True
     >>> shows_expected_values('check_number("my_ap", digest_="1d1645fe778c")')
     False
-    >>> shows_expected_values('a, b = rm.exercises.answers("a", "b")\\nassert a > b')
+    >>> shows_expected_values('a, b = rm.course.exercises.answers("a", "b")\\nassert a > b')
     False
     """
     try:

@@ -2,7 +2,7 @@
 
 Voilà runs a notebook and shows only its outputs (no code), so each
 dashboard of ``demo/`` is a title, one line saying what to try, and one widget
-of :mod:`ragmetrics_edu.widgets`.  The page uses the ``projector`` template
+of :mod:`ragmetrics_edu.course.widgets`.  The page uses the ``projector`` template
 (``demo/share/voila/templates/projector``): Voilà's lab template with large
 fonts, large controls and the tables enlarged, for the back of a lecture hall.
 
@@ -85,7 +85,7 @@ DASHBOARDS = (
         "stays, precision falls. Lower *relevant in all* from 10 to 3: recall jumps, "
         "precision does not move.",
         "import ragmetrics_edu as rm\n\n"
-        "rm.widgets.precision_recall_explorer([1, 0, 1, 0, 1], n_relevant=10, k=3)",
+        "rm.course.widgets.precision_recall_explorer([1, 0, 1, 0, 1], n_relevant=10, k=3)",
         "01_order_unaware",
     ),
     Dashboard(
@@ -94,7 +94,7 @@ DASHBOARDS = (
         "Unmark rank 1 of query 1: its reciprocal rank falls from 1 to 1/3. Mark rank 4 "
         "of query 2 relevant: its reciprocal rank, and so MRR, do not move; AP does.",
         "import ragmetrics_edu as rm\n\n"
-        "rm.widgets.average_precision_explorer([(1, 0, 1, 0, 1), (0, 1, 1, 0, 0)])",
+        "rm.course.widgets.average_precision_explorer([(1, 0, 1, 0, 1), (0, 1, 1, 0, 0)])",
         "02_order_aware",
     ),
     Dashboard(
@@ -103,7 +103,7 @@ DASHBOARDS = (
         "Swap two grades: CG stays, DCG changes. Set every grade to 1: NDCG is still 1. "
         "Switch *IDCG from* to *all judged*: the missed grade-5 document lowers NDCG.",
         "import ragmetrics_edu as rm\n\n"
-        "rm.widgets.ndcg_explorer([5, 3, 5, 0, 2], unretrieved=[5], k=3)",
+        "rm.course.widgets.ndcg_explorer([5, 3, 5, 0, 2], unretrieved=[5], k=3)",
         "03_graded",
     ),
     Dashboard(
@@ -113,7 +113,7 @@ DASHBOARDS = (
         "one *six*. Shorten the candidate: the brevity penalty falls. Set *max n* to 1: "
         "BLEU-1 is not plain unigram precision.",
         "import ragmetrics_edu as rm\n\n"
-        'rm.widgets.ngram_overlap_explorer("thirty six years have I",\n'
+        'rm.course.widgets.ngram_overlap_explorer("thirty six years have I",\n'
         '                                  ["I am thirty six years old"], max_n=4)',
         "04_ngram_overlap",
     ),
@@ -124,7 +124,7 @@ DASHBOARDS = (
         "the brightest cell. Set the layer to 0: without context, each token matches "
         "on its word piece alone.",
         "import ragmetrics_edu as rm\n\n"
-        'rm.widgets.bertscore_heatmap("The aircraft landed safely.",\n'
+        'rm.course.widgets.bertscore_heatmap("The aircraft landed safely.",\n'
         '                             "The plane touched down safely.")',
         "05_bertscore",
     ),
@@ -137,7 +137,7 @@ DASHBOARDS = (
         "an LLM.",
         "import ragmetrics_edu as rm\n\n"
         "record = rm.judge.load_eval_set()[0]\n"
-        "rm.widgets.judge_playground(question=record[\"question\"],\n"
+        "rm.course.widgets.judge_playground(question=record[\"question\"],\n"
         "                            context=[c[\"text\"] for c in record[\"chunks\"]],\n"
         "                            answer=record[\"answers\"][1][\"text\"])",
         "06_llm_as_judge",

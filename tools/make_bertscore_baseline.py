@@ -18,7 +18,7 @@ abstracts (aeronautics, 1960s English):
    whose two sentences come from different documents.
 4. Embed every drawn sentence once with the model, keeping all hidden layers
    (0 = embeddings ... L), and score each pair at each layer with
-   :func:`ragmetrics_edu.semantic.score_from_similarity`, no IDF, best
+   :func:`ragmetrics_edu.generation.semantic.score_from_similarity`, no IDF, best
    similarities floored at 0 (``clip_at_zero=True``, as bert-score scores).
 5. Write the mean P, R, F of each layer in bert-score's baseline format
    (``LAYER,P,R,F``, comma-separated, one row per layer), so the file also
@@ -42,8 +42,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ragmetrics_edu import _models  # noqa: E402
-from ragmetrics_edu.semantic import baseline_path, score_from_similarity  # noqa: E402
+from ragmetrics_edu.models import loading as _models  # noqa: E402
+from ragmetrics_edu.generation.semantic import baseline_path, score_from_similarity  # noqa: E402
 
 SEED = 20200214  # any fixed number; the date of the BERTScore ICLR version
 N_SENTENCES = 2000
@@ -90,7 +90,7 @@ def sentences(abstracts):
 def all_layer_vectors(texts, model, batch_size=64):
     """Unit-length token vectors of every text at every layer: list over texts
     of arrays (n_layers + 1, n_tokens, dim).  Runs the NumPy encoder (no torch)."""
-    from ragmetrics_edu import minilm
+    from ragmetrics_edu.models import minilm
 
     tokenizer, encoder = _models.load_model(model)
     ids = _models.encode_ids(texts, model)

@@ -3,9 +3,9 @@
     python tools/make_cranfield_embeddings.py
 
 Encoding the 1,400 abstracts takes minutes on a laptop CPU, so
-``ragmetrics_edu.retrievers.dense_run`` reads these files instead when it is
+``ragmetrics_edu.lab.retrievers.dense_run`` reads these files instead when it is
 given exactly the Cranfield texts. Run this script again whenever the
-encoder (``ragmetrics_edu._models.encode_sentences``), the model or the
+encoder (``ragmetrics_edu.models.loading.encode_sentences``), the model or the
 loader changes; tests/test_retrievers.py checks that a few stored rows equal
 fresh encodings.
 
@@ -28,9 +28,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ragmetrics_edu import _models  # noqa: E402
-from ragmetrics_edu.datasets import load_cranfield  # noqa: E402
-from ragmetrics_edu.retrievers import (  # noqa: E402
+from ragmetrics_edu.models import loading as _models  # noqa: E402
+from ragmetrics_edu.lab.datasets import load_cranfield  # noqa: E402
+from ragmetrics_edu.lab.retrievers import (  # noqa: E402
     EMBEDDINGS_FILES, EMBEDDINGS_META, _digest, _texts,
 )
 
@@ -44,7 +44,7 @@ def main():
     cran = load_cranfield()
     meta = {
         "model": _models.short_model_name(),
-        "recipe": "ragmetrics_edu._models.encode_sentences: mean pooling of the last "
+        "recipe": "ragmetrics_edu.models.loading.encode_sentences: mean pooling of the last "
                   "layer, L2-normalised, max_seq_length word pieces",
         "dim": None,
         "torch": torch.__version__,

@@ -2,12 +2,12 @@
 
     python tools/make_cranfield_sentence_embeddings.py
 
-``ragmetrics_edu.answer.ExtractiveAnswerer`` picks the sentence of the
+``ragmetrics_edu.lab.answer.ExtractiveAnswerer`` picks the sentence of the
 retrieved abstracts closest to the question; encoding the 9,482 sentences
 of the collection takes minutes, so a notebook reads these files instead
 and only embeds its questions. Run this script again whenever the sentence
-splitter (``ragmetrics_edu.answer.split_abstract``), the encoder
-(``ragmetrics_edu._models.encode_sentences``), the model or the loader
+splitter (``ragmetrics_edu.lab.answer.split_abstract``), the encoder
+(``ragmetrics_edu.models.loading.encode_sentences``), the model or the loader
 changes: the answerer checks the digest below and ignores stale vectors.
 
 Writes, in ragmetrics_edu/data/cranfield/:
@@ -30,8 +30,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ragmetrics_edu import _models  # noqa: E402
-from ragmetrics_edu.answer import (  # noqa: E402
+from ragmetrics_edu.models import loading as _models  # noqa: E402
+from ragmetrics_edu.lab.answer import (  # noqa: E402
     SENTENCES_FILE, SENTENCES_META, _digest, cranfield_sentences,
 )
 
@@ -49,7 +49,7 @@ def main():
         counts[d] = counts.get(d, 0) + 1
     meta = {
         "model": _models.short_model_name(),
-        "recipe": "ragmetrics_edu._models.encode_sentences of ragmetrics_edu.answer.split_abstract "
+        "recipe": "ragmetrics_edu.models.loading.encode_sentences of ragmetrics_edu.lab.answer.split_abstract "
                   "of each document's text, stored as float16",
         "dim": int(vectors.shape[1]),
         "rows": len(sentences),

@@ -12,8 +12,8 @@ configuration is ``docs/site/conf.py``.  This script
 2. stages the pages into ``build/site/src`` with the repository's layout
    (``notebooks/*.ipynb``, ``docs/instructor.md``, ``docs/instructor/*.md``),
    so relative links resolve as on GitHub; each lesson gets a line linking its
-   solved notebook; the API reference (``api/*.md``) is written from the
-   module table of ``ragmetrics_edu/__init__.py``;
+   solved notebook; the API reference (``api/*.md``) gets a page for each
+   public module of the package, part by part;
 3. runs ``sphinx-build`` into ``build/site/html``.
 
 The site shows the *student* notebooks: a self-learner reads before running,
@@ -144,24 +144,43 @@ def lesson_page(path):
     return nb
 
 
-def module_table(init=ROOT / "ragmetrics_edu" / "__init__.py"):
-    """``[(module, what it holds), ...]`` from the package docstring's module table."""
-    text = Path(init).read_text(encoding="utf-8")
-    rows = re.findall(r"^``(\w+)``\s+(.+?)\s{2,}[\w, -]+$", text, flags=re.M)
-    if not rows:
-        raise ValueError(f"{init}: no module table found in the docstring")
-    return rows
+PART_ORDER = ("models", "retrieval", "generation", "judge", "lab", "online", "course")
+"""The package's parts, lowest first, as its docstring lists them."""
 
 
-def submodules(init=ROOT / "ragmetrics_edu" / "__init__.py"):
-    """Every public submodule: the table's, then any other of ``_SUBMODULES``."""
-    rows = module_table(init)
-    text = Path(init).read_text(encoding="utf-8")
-    m = re.search(r"_SUBMODULES = \{(.*?)\}", text, flags=re.S)
-    listed = set(re.findall(r'"(\w+)"', m.group(1))) if m else set()
-    named = [name for name, _ in rows]
-    extra = sorted(listed - set(named))
-    return rows + [(name, "") for name in extra]
+def submodules(package="ragmetrics_edu"):
+    """``[(module, what it holds), ...]``: every public module of the package, part by part.
+
+    A module is public when no part of its dotted name starts with ``_``;
+    what it holds is the first line of its docstring (roles such as
+    ``:func:`` dropped).  A module whose public names its package already
+    hands on (``judge.rubric``'s are ``judge``'s) gets no page of its own:
+    Sphinx would describe each name twice.  Importing the modules needs numpy
+    only (the package's rule), so reading the docstrings is cheap.
+    """
+    import importlib
+    import pkgutil
+
+    root = importlib.import_module(package)
+    rows = []
+    for info in pkgutil.walk_packages(root.__path__, f"{package}."):
+        name = info.name[len(package) + 1:]
+        if any(part.startswith("_") for part in name.split(".")):
+            continue
+        module = importlib.import_module(info.name)
+        parent = importlib.import_module(info.name.rpartition(".")[0])
+        names = set(getattr(module, "__all__", ()))
+        if parent is not root and names and names <= set(getattr(parent, "__all__", ())):
+            continue
+        doc = (module.__doc__ or "").strip()
+        first = re.sub(r":\w+:`~?([^`]+)`", r"`\1`", doc.splitlines()[0]) if doc else ""
+        rows.append((name, first.rstrip(".")))
+
+    def place(row):
+        part = row[0].split(".")[0]
+        return (PART_ORDER.index(part) if part in PART_ORDER else len(PART_ORDER), row[0])
+
+    return sorted(rows, key=place)
 
 
 def api_pages():
@@ -179,7 +198,8 @@ def api_pages():
         "| --- | --- |",
     ]
     for name, what in mods:
-        lines.append(f"| [`ragmetrics_edu.{name}`]({name}.md) | {what.replace('``', '`')} |")
+        what = what.replace("``", "`")
+        lines.append(f"| [`ragmetrics_edu.{name}`]({name}.md) | {what} |")
     lines += ["", "```{toctree}", ":hidden:", ""] + [name for name, _ in mods] + ["```", ""]
     pages["api/index.md"] = "\n".join(lines)
     for name, what in mods:

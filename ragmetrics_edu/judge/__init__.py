@@ -19,6 +19,10 @@ model::
     judge = CachedJudge(OpenAICompatibleJudge("https://api.openai.com/v1", "gpt-4o-mini"),
                         "judge_replies.jsonl")                            # record once
 
+The RAG metrics built on the judge's verdicts (context precision and recall,
+faithfulness, answer relevance; notebook 06) are in :mod:`.rag`, loaded on
+first use.
+
 Importing this package needs numpy only; torch is imported the first time
 :class:`EmbeddingJudge` embeds something.
 """
@@ -162,3 +166,11 @@ def load_eval_set():
         with resource.open("r", encoding="utf-8") as f:
             _EVAL_CACHE.extend(json.loads(line) for line in f if line.strip())
     return copy.deepcopy(_EVAL_CACHE)
+
+
+def __getattr__(name):
+    if name == "rag":
+        from importlib import import_module
+
+        return import_module(".rag", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

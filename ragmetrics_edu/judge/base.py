@@ -3,7 +3,7 @@
 A judge is anything with a method ``complete(prompt: str) -> str``, or a
 plain callable ``fn(prompt) -> str``. :func:`as_judge` turns either into an
 object with ``complete``; every function of :mod:`ragmetrics_edu.judge` and
-:mod:`ragmetrics_edu.rag` calls it first, so a lambda is a judge::
+:mod:`ragmetrics_edu.judge.rag` calls it first, so a lambda is a judge::
 
     judge = lambda prompt: "Score: 3"
 

@@ -242,7 +242,7 @@ def correlation_ci(scores, ratings, method="kendall", confidence=0.95, n_resampl
     See Also
     --------
     meta_evaluate : several metrics resampled together.
-    ragmetrics_edu.significance.bootstrap_ci : the same interval for a mean.
+    ragmetrics_edu.lab.significance.bootstrap_ci : the same interval for a mean.
 
     Notes
     -----

@@ -3,8 +3,8 @@
 :class:`EmbeddingJudge` needs no network and no key. It reads the delimited
 sections of the prompt it is given (the same prompts a real LLM judge gets,
 built by :mod:`~ragmetrics_edu.judge.rubric`, :mod:`~ragmetrics_edu.judge.pairwise`
-and :mod:`ragmetrics_edu.rag`), embeds them with all-MiniLM-L6-v2
-(:func:`ragmetrics_edu._models.encode_sentences`) and turns cosine
+and :mod:`ragmetrics_edu.judge.rag`), embeds them with all-MiniLM-L6-v2
+(:func:`ragmetrics_edu.models.loading.encode_sentences`) and turns cosine
 similarities into a reply in the format the prompt asks for. Every reply says
 what it is, for example::
 
@@ -105,7 +105,7 @@ def split_sentences(text):
     """Split text at ``.``, ``!`` or ``?`` followed by white space.
 
     A deliberately simple splitter (no abbreviation list), the same one
-    :func:`ragmetrics_edu.rag.split_claims` uses.
+    :func:`ragmetrics_edu.judge.rag.split_claims` uses.
 
     Examples
     --------
@@ -226,7 +226,7 @@ class EmbeddingJudge:
 
     def _encode(self, texts):
         """Unit vectors of ``texts``; each distinct text is embedded once and remembered."""
-        from .._models import encode_sentences  # the model is loaded here, at first use
+        from ..models.loading import encode_sentences  # the model is loaded here, at first use
         texts = list(texts)
         missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
         if missing:
@@ -251,7 +251,7 @@ class EmbeddingJudge:
     # -- the judge ---------------------------------------------------------------
 
     def complete(self, prompt):
-        """Reply to a prompt of :mod:`ragmetrics_edu.judge` or :mod:`ragmetrics_edu.rag`."""
+        """Reply to a prompt of :mod:`ragmetrics_edu.judge` or :mod:`ragmetrics_edu.judge.rag`."""
         if not isinstance(prompt, str):
             raise TypeError(f"prompt must be a string, got {prompt!r}")
         s = extract_sections(prompt)

@@ -1,0 +1,321 @@
+"""Check cells for the lessons' exercises.
+
+Every exercise of a lesson ends with a check cell that calls one of these.
+They share four rules:
+
+* **Self-contained.**  A check names the student's answer by its name
+  (``"my_average_precision"``) and looks it up itself, so it runs, and says
+  "not attempted yet", whatever state the other exercises are in.
+* **Expected values are written in the check**, from hand arithmetic or the
+  lecture material, never computed by calling the library function that the
+  exercise asks the student to write.
+* **A one-line call of the library is refused**: an answer that calls the
+  function it is meant to implement (``return rm.average_precision(...)``),
+  directly or through another name, fails with a friendly message.
+* **Failures are sentences**: which input, what came back, what was
+  expected, and the case's hint.
+
+A failed check raises :class:`ExerciseFailed` (an ``AssertionError``, so an
+autograder counts it as a failed test); an open exercise raises
+:class:`NotAttempted`, one of its subclasses.
+
+Examples
+--------
+>>> from ragmetrics_edu.course.exercises import check_function
+>>> def my_precision(rels, k):
+...     return sum(rels[:k]) / k
+>>> check_function(my_precision, [(([1, 0, 1], 2), 0.5, "one of the top 2")],
+...                forbid=["precision_at_k"])
+my_precision: right on 1 input.
+"""
+
+import inspect
+import math
+import numbers
+import types
+from contextlib import contextmanager
+
+__all__ = ["ExerciseFailed", "NotAttempted", "LibraryCallRefused", "check_function",
+           "check_number", "digest", "answer", "answers"]
+
+
+class ExerciseFailed(AssertionError):
+    """The answer is wrong; the message says how."""
+
+    def _render_traceback_(self):
+        # IPython shows this instead of a traceback: the message is the whole
+        # feedback, and the check's own code is noise to a student.
+        return [f"{type(self).__name__}: {self}"]
+
+
+class NotAttempted(ExerciseFailed):
+    """The exercise is still open (its cell raises NotImplementedError or was not run)."""
+
+
+class LibraryCallRefused(ExerciseFailed):
+    """The answer calls the library function it is meant to implement."""
+
+
+def _caller_globals(depth=2):
+    frame = inspect.currentframe()
+    for _ in range(depth):
+        frame = frame.f_back
+    return frame.f_globals
+
+
+def answer(name, namespace=None):
+    """The value the student gave ``name``, or :class:`NotAttempted`.
+
+    ``namespace`` defaults to the calling notebook's globals.
+    """
+    __tracebackhide__ = True  # IPython shows the message, not this frame
+    ns = _caller_globals() if namespace is None else namespace
+    if name not in ns:
+        raise NotAttempted(f"{name}: not attempted yet (run the exercise cell that defines "
+                           f"{name} first).")
+    value = ns[name]
+    if value is Ellipsis:
+        raise NotAttempted(f"{name}: not attempted yet (it is still `...`).")
+    return value
+
+
+def answers(*names, namespace=None):
+    """:func:`answer` for several names at once, as a tuple."""
+    ns = _caller_globals() if namespace is None else namespace
+    return tuple(answer(n, ns) for n in names)
+
+
+def _library_functions(names):
+    """``{name: (owners, attribute, function)}`` for the ragmetrics_edu names given.
+
+    A name is public (``"average_precision"``) or dotted from the package
+    (``"generation.semantic.score_from_similarity"``).  ``owners`` are the modules that
+    hold the function under ``attribute``: the defining module, and the
+    package itself when it exports the same function.
+    """
+    import ragmetrics_edu as rm
+
+    out = {}
+    for name in names:
+        *path, attribute = name.split(".")
+        holder = rm
+        for part in path:
+            holder = getattr(holder, part)
+        func = getattr(holder, attribute)
+        owners = [holder]
+        module = inspect.getmodule(func)
+        if module is not None and module not in owners:
+            owners.append(module)
+        if getattr(rm, attribute, None) is func and rm not in owners:
+            owners.append(rm)
+        out[name] = (owners, attribute, func)
+    return out
+
+
+def _code_names(func):
+    """Every global or attribute name used by ``func`` and the functions nested in it."""
+    names, todo = set(), [getattr(func, "__code__", None)]
+    while todo:
+        code = todo.pop()
+        if code is None:
+            continue
+        names.update(code.co_names)
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return names
+
+
+def _refuse_library(func, name, forbidden):
+    """Raise :class:`LibraryCallRefused` if ``func`` names or holds a forbidden function."""
+    __tracebackhide__ = True
+    used = _code_names(func)
+    globs = getattr(func, "__globals__", {})
+    held = [globs[n] for n in used if n in globs]
+    held += [c.cell_contents for c in (getattr(func, "__closure__", None) or ())
+             if c.cell_contents is not None]
+    for lib_name, (_, attribute, lib_func) in forbidden.items():
+        if attribute in used or any(h is lib_func for h in held):
+            raise LibraryCallRefused(
+                f"{name} calls the library's rm.{lib_name}: the point of this exercise is "
+                f"to write it yourself, from the formula (you can compare with "
+                f"rm.{lib_name} in a cell of your own afterwards).")
+
+
+@contextmanager
+def _library_switched_off(forbidden, name):
+    """While active, calling a forbidden library function raises :class:`LibraryCallRefused`."""
+    saved = []
+    for lib_name, (owners, attribute, lib_func) in forbidden.items():
+        def refuse(*args, _n=lib_name, **kwargs):
+            __tracebackhide__ = True
+            raise LibraryCallRefused(
+                f"{name} calls the library's rm.{_n}: the point of this exercise is to "
+                f"write it yourself, from the formula.")
+        for owner in owners:
+            saved.append((owner, attribute, owner.__dict__.get(attribute, _MISSING)))
+            setattr(owner, attribute, refuse)
+    try:
+        yield
+    finally:
+        for owner, lib_name, old in reversed(saved):
+            if old is _MISSING:
+                delattr(owner, lib_name)
+            else:
+                setattr(owner, lib_name, old)
+
+
+_MISSING = object()
+
+
+def _same(got, want, tol):
+    if isinstance(want, bool) or want is None or isinstance(want, str):
+        return got == want
+    if isinstance(want, numbers.Real):
+        if isinstance(got, bool) or not isinstance(got, numbers.Real):
+            return False
+        if math.isnan(want):
+            return math.isnan(got)
+        return abs(float(got) - float(want)) <= tol * max(1.0, abs(float(want)))
+    if isinstance(want, (list, tuple)):
+        try:
+            got = list(got)
+        except TypeError:
+            return False
+        return len(got) == len(want) and all(_same(g, w, tol) for g, w in zip(got, want))
+    return got == want
+
+
+def _show(x):
+    if isinstance(x, float):
+        return repr(round(x, 6))
+    return repr(x)
+
+
+def _split_case(case):
+    """``(args, kwargs, expected, hint)`` from ``(args, expected[, hint])`` or
+    ``(args, kwargs, expected[, hint])``."""
+    if not isinstance(case, tuple) or len(case) not in (2, 3, 4):
+        raise TypeError(f"a case is (args, expected[, hint]) or (args, kwargs, expected[, hint]), "
+                        f"got {case!r}")
+    args = case[0] if isinstance(case[0], tuple) else (case[0],)
+    if len(case) >= 3 and isinstance(case[1], dict) and (len(case) == 4 or not isinstance(case[2], str)):
+        kwargs, rest = case[1], case[2:]
+    else:
+        kwargs, rest = {}, case[1:]
+    expected = rest[0]
+    hint = rest[1] if len(rest) > 1 else ""
+    return args, kwargs, expected, hint
+
+
+def check_function(func, cases, *, forbid=(), tol=1e-9, name=None):
+    """Check a student's function on cases whose answers are written out.
+
+    Parameters
+    ----------
+    func : callable or str
+        The student's function, or its name in the calling notebook (then an
+        undefined name means "not attempted yet").
+    cases : sequence of tuple
+        ``(args, expected)``, ``(args, expected, hint)`` or
+        ``(args, kwargs, expected, hint)``; ``args`` is a tuple of positional
+        arguments (a single non-tuple argument is taken as one).  ``expected``
+        comes from hand arithmetic or the seeds.
+    forbid : sequence of str
+        ``ragmetrics_edu`` functions the answer must not call (the one it
+        implements): public names (``"average_precision"``) or dotted paths
+        from the package (``"generation.semantic.score_from_similarity"``).
+    tol : float
+        Relative tolerance for numbers.
+    name : str, optional
+        The name used in messages.
+
+    Raises
+    ------
+    NotAttempted
+        The function is not defined yet or still raises NotImplementedError.
+    LibraryCallRefused
+        It calls a forbidden library function.
+    ExerciseFailed
+        At the first case that differs, in words.
+    """
+    __tracebackhide__ = True  # IPython shows the message, not this frame
+    if isinstance(func, str):
+        name = name or func
+        func = answer(func, _caller_globals())
+    name = name or getattr(func, "__name__", "your function")
+    if not callable(func):
+        raise ExerciseFailed(f"{name} should be a function, got {type(func).__name__}.")
+    forbidden = _library_functions(forbid)
+    _refuse_library(func, name, forbidden)
+    n = 0
+    for case in cases:
+        args, kwargs, want, hint = _split_case(case)
+        call = f"{name}({', '.join([_show(a) for a in args] + [f'{k}={_show(v)}' for k, v in kwargs.items()])})"
+        try:
+            with _library_switched_off(forbidden, name):
+                got = func(*args, **kwargs)
+        except NotImplementedError:
+            raise NotAttempted(f"{name}: not attempted yet (it still raises "
+                               f"NotImplementedError).") from None
+        except ExerciseFailed:
+            raise
+        except Exception as exc:
+            raise ExerciseFailed(f"{call} raised {type(exc).__name__}: {exc}; expected "
+                                 f"{_show(want)}." + (f" This case: {hint}." if hint else "")) from None
+        if not _same(got, want, tol):
+            raise ExerciseFailed(f"{call} returned {_show(got)}, expected {_show(want)}."
+                                 + (f" This case: {hint}." if hint else ""))
+        n += 1
+    print(f"{name}: right on {n} input{'s' if n != 1 else ''}.")
+
+
+def digest(value, decimals=3):
+    """The fingerprint of ``value`` rounded to ``decimals``, for :func:`check_number`.
+
+    A check cell can hold the fingerprint of a hand-computed answer instead of
+    the answer itself, so reading the check does not give the answer away.
+
+    >>> digest(7 / 12)   # AP of [0, 1, 1] with 2 relevant documents, 0.583
+    '1d1645fe778c'
+    """
+    import hashlib
+
+    return hashlib.sha256(f"{round(float(value), decimals):.{decimals}f}".encode()).hexdigest()[:12]
+
+
+def check_number(name, expected=None, *, digest_=None, decimals=3, hint=""):
+    """Check a number the student computed by hand and typed in.
+
+    Parameters
+    ----------
+    name : str
+        The variable the student assigned, in the calling notebook.
+    expected : float, optional
+        The right value (hand arithmetic written in the check cell).
+        Answers within half a unit of the last of ``decimals`` are right.
+    digest_ : str, optional
+        Instead of ``expected``: :func:`digest` of the right value, so the
+        check does not show the answer.  The student's number is right if it
+        rounds to the same ``decimals`` digits (or one unit either side, for
+        an answer rounded by hand from a cut intermediate).
+    decimals : int
+        The precision asked of the student (3: "0.583").
+    hint : str
+        Said when the answer is wrong (a common slip to look for).  The
+        expected value itself is never shown.
+    """
+    __tracebackhide__ = True
+    if (expected is None) == (digest_ is None):
+        raise TypeError("check_number needs exactly one of expected= and digest_=")
+    got = answer(name, _caller_globals())
+    if isinstance(got, bool) or not isinstance(got, numbers.Real) or not math.isfinite(got):
+        raise ExerciseFailed(f"{name} should be a number, got {got!r}.")
+    unit = 10.0 ** -decimals
+    if expected is not None:
+        right = abs(float(got) - float(expected)) <= unit / 2 + 1e-12
+    else:
+        right = any(digest(float(got) + d * unit, decimals) == digest_ for d in (0, -1, 1))
+    if not right:
+        precision = f" (to {decimals} decimals)" if decimals else ""
+        raise ExerciseFailed(f"{name} = {_show(got)} is not right{precision}."
+                             + (f" {hint}" if hint else ""))
+    print(f"{name}: right.")

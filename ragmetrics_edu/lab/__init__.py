@@ -1,0 +1,25 @@
+"""The end-to-end lab: a real collection, retrievers, answerers and significance tests (notebooks 07, 09).
+
+:mod:`.datasets` loads the Cranfield 1400 collection and its QA set
+(shipped, nothing downloaded); :mod:`.retrievers` holds BM25, dense
+retrieval and rank fusion; :mod:`.answer` extractive and generative
+answerers (09); :mod:`.significance` the paired tests that say whether
+system B beats system A (bootstrap, t-test, randomization), and
+:mod:`.power` what comes after a test (many comparisons, effect sizes, how
+many queries are needed).  The lab builds on the parts below it (models,
+retrieval, generation, judge), never the reverse.
+"""
+
+from importlib import import_module as _import_module
+
+_MODULES = {"datasets", "retrievers", "answer", "significance", "power"}
+
+
+def __getattr__(name):
+    if name in _MODULES:
+        return _import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _MODULES)

@@ -1,0 +1,782 @@
+r"""Is system B really better than system A? Bootstrap, paired t-test, randomization.
+
+Two retrieval systems run on the same queries give two lists of per-query
+scores (say nDCG@10), paired by query. Their means differ; these functions
+say how much that difference could be chance. Everything is plain NumPy and
+:mod:`math`; the Student t distribution is computed here too (scipy is only
+used by the tests, to check us).
+
+=========================  ==================================================
+function                   what it gives
+=========================  ==================================================
+``bootstrap_ci``           a percentile bootstrap confidence interval of a
+                           mean
+``paired_t_test``          Student's paired t-test, two-sided p-value
+``randomization_test``     the paired randomization (sign-flip permutation)
+                           test, exact or Monte Carlo
+``compare_systems``        both systems' means, the difference and a test,
+                           from two Reports aligned by query id
+``student_t_cdf``          the Student t cumulative distribution function
+=========================  ==================================================
+
+After the test, :mod:`ragmetrics_edu.lab.power`: many comparisons
+(``adjust_pvalues``), effect sizes (``paired_effect_size``) and the number
+of queries a difference needs (``queries_needed``).
+
+Conventions, named rather than picked silently:
+
+* **Differences are B - A** (``b - a``): a positive difference means the
+  second system scores higher.
+* **Two-sided p-values.** Every test asks "is there a difference in either
+  direction?".
+* **Identical systems in the t-test.** When every difference is zero the t
+  statistic is 0/0: we return ``nan`` for both statistic and p-value, as
+  ``scipy.stats.ttest_rel`` does. (The randomization test gives p = 1.)
+* **Monte Carlo p-values** count the observed assignment among the random
+  ones, :math:`(c + 1) / (R + 1)`, so they are never 0 (Phipson and Smyth,
+  2010; ``scipy.stats.permutation_test`` does the same). Exact enumeration
+  divides by :math:`2^n`.
+* **Ties** in the randomization test: a resampled mean within
+  :math:`100\,\epsilon \sum_i |d_i|` (:math:`\epsilon` the machine epsilon)
+  of the observed one counts as "at least as extreme". The rounding error of
+  a mean of :math:`n` terms is below :math:`\epsilon \sum_i |d_i|`, so
+  rounding never decides a tie (two systems with equal means get p = 1, not
+  a p-value decided by a last-bit error).
+* **Seeds.** Every random function takes ``seed`` (default 0): the same call
+  gives the same answer. Pass ``seed=None`` for fresh randomness.
+* **Resamples are bounded.** ``n_resamples`` (and ``n_simulations``) may
+  not exceed ``MAX_RESAMPLES`` (1,000,000): a ``ValueError`` says so, rather
+  than a run that never ends.
+
+References
+----------
+M. D. Smucker, J. Allan and B. Carterette, "A comparison of statistical
+significance tests for information retrieval evaluation", CIKM 2007.
+
+T. Sakai, *Statistical Significance Testing in Information Retrieval:
+Theory and Practice*, Springer, 2016.
+"""
+
+import itertools
+import math
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import check_choice, check_k
+
+__all__ = [
+    "bootstrap_ci", "paired_t_test", "randomization_test", "compare_systems",
+    "student_t_cdf", "ConfidenceInterval", "SignificanceResult", "Comparison",
+    "TESTS", "MAX_RESAMPLES",
+]
+
+TESTS = ("t", "randomization")
+"""Names of the paired tests :func:`compare_systems` runs."""
+
+# ties: resampled means within _TIE_RTOL * sum(|d|) of the observed one
+_TIE_RTOL = 100 * np.finfo(np.float64).eps
+# at most this many numbers in one block of resampled rows (memory bound)
+_BLOCK = 1 << 20
+# exact enumeration of 2**n sign patterns is refused above this n
+_MAX_EXACT_N = 24
+
+MAX_RESAMPLES = 1_000_000
+"""The largest ``n_resamples`` (and ``n_simulations``) accepted: a bound on time."""
+
+
+# ----------------------------------------------------------------- results
+
+@dataclass(frozen=True)
+class ConfidenceInterval:
+    """A confidence interval of a mean, and how it was made.
+
+    Attributes
+    ----------
+    mean : float
+        The mean of the values (the point estimate).
+    low, high : float
+        The interval's ends.
+    confidence : float
+        Its nominal coverage, e.g. 0.95.
+    n_resamples : int
+        Number of bootstrap resamples.
+    seed : int or None
+        The seed of the random generator.
+    method : str
+        ``"percentile"``.
+    """
+
+    mean: float
+    low: float
+    high: float
+    confidence: float
+    n_resamples: int
+    seed: object
+    method: str = "percentile"
+
+    def __str__(self):
+        pct = f"{100 * self.confidence:g}%"
+        return (f"{self.mean:.4f} [{pct} CI {self.low:.4f}, {self.high:.4f}] "
+                f"({self.method} bootstrap, {self.n_resamples} resamples, "
+                f"seed {self.seed})")
+
+
+@dataclass(frozen=True)
+class SignificanceResult:
+    """The outcome of a paired significance test.
+
+    Attributes
+    ----------
+    statistic : float
+        The t statistic (t-test) or the mean difference (randomization).
+    p_value : float
+        Two-sided p-value.
+    mean_difference : float
+        Mean of ``b - a``.
+    n : int
+        Number of pairs (queries).
+    test : str
+        ``"paired t-test"`` or ``"randomization (exact)"`` /
+        ``"randomization (Monte Carlo)"``.
+    df : int or None
+        Degrees of freedom of the t-test, ``n - 1``.
+    n_resamples : int or None
+        Sign patterns looked at by the randomization test (``2**n`` when
+        exact).
+    seed : int or None
+        Seed of the Monte Carlo randomization test.
+    """
+
+    statistic: float
+    p_value: float
+    mean_difference: float
+    n: int
+    test: str
+    df: object = None
+    n_resamples: object = None
+    seed: object = None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two systems compared on one metric, query by query.
+
+    Attributes
+    ----------
+    metric : str
+        The metric compared, e.g. ``"ndcg@10"``.
+    mean_a, mean_b : float
+        Each system's mean over the shared queries.
+    difference : float
+        ``mean_b - mean_a``.
+    p_value : float
+        Two-sided p-value of ``result.test``.
+    result : SignificanceResult
+        The full test result.
+    ci : ConfidenceInterval
+        Percentile bootstrap interval of the mean difference ``b - a``.
+    qids : tuple of str
+        The queries compared, in sorted order.
+    """
+
+    metric: str
+    mean_a: float
+    mean_b: float
+    difference: float
+    p_value: float
+    result: SignificanceResult
+    ci: ConfidenceInterval
+    qids: tuple = field(repr=False, default=())
+
+
+# ----------------------------------------------------------------- checks
+
+def _check_values(values, *, name, min_len=1):
+    """A 1-D float64 array of finite numbers with at least ``min_len`` items."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise TypeError(f"{name} must be a sequence of numbers, got {values!r}")
+    items = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    for i, v in enumerate(items):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise TypeError(f"{name} must hold numbers, got {v!r} at position {i}")
+        if not math.isfinite(v):
+            raise ValueError(f"{name} must be finite, got {v!r} at position {i}")
+    if len(items) < min_len:
+        raise ValueError(
+            f"{name} must hold at least {min_len} value"
+            f"{'s' if min_len > 1 else ''}, got {len(items)}"
+        )
+    return np.asarray(items, dtype=np.float64).reshape(-1)
+
+
+def _check_pairs(a, b, *, min_len):
+    a = _check_values(a, name="a", min_len=min_len)
+    b = _check_values(b, name="b", min_len=min_len)
+    if a.shape != b.shape:
+        raise ValueError(
+            f"a and b must be paired (same length), got {len(a)} and {len(b)}"
+        )
+    return a, b
+
+
+def _check_confidence(confidence):
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) \
+            or not 0 < confidence < 1:
+        raise ValueError(
+            f"confidence must be a number strictly between 0 and 1, got {confidence!r}"
+        )
+    return float(confidence)
+
+
+def _check_resamples(n_resamples, name="n_resamples"):
+    """A positive integer no larger than ``MAX_RESAMPLES``."""
+    n_resamples = check_k(n_resamples, name=name)
+    if n_resamples > MAX_RESAMPLES:
+        raise ValueError(
+            f"{name} must be at most {MAX_RESAMPLES:,} (MAX_RESAMPLES; more "
+            f"resamples change the result by less than its rounding), got {n_resamples:,}"
+        )
+    return n_resamples
+
+
+def _check_seed(seed):
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+# ----------------------------------------------------------------- bootstrap
+
+def bootstrap_ci(values, confidence=0.95, n_resamples=10_000, seed=0):
+    r"""Percentile bootstrap confidence interval of a mean.
+
+    Draw ``n_resamples`` samples of size :math:`n` from the values with
+    replacement, take the mean :math:`\bar x^*_r` of each, and report the
+    :math:`\alpha/2` and :math:`1 - \alpha/2` quantiles of those means,
+    :math:`\alpha = 1 - \text{confidence}`:
+
+    .. math::
+
+        \left[\, Q_{\alpha/2}(\bar x^*_1, \dots, \bar x^*_R),\;
+        Q_{1-\alpha/2}(\bar x^*_1, \dots, \bar x^*_R) \,\right]
+
+    Parameters
+    ----------
+    values : sequence of float
+        One value per query (at least two).
+    confidence : float, default 0.95
+        Nominal coverage, strictly between 0 and 1.
+    n_resamples : int, default 10000
+        Number of bootstrap resamples :math:`R`.
+    seed : int or None, default 0
+        Seed of ``numpy.random.default_rng``; the same seed gives the same
+        interval.
+
+    Returns
+    -------
+    ConfidenceInterval
+        ``mean``, ``low``, ``high`` (Python floats) and how they were made.
+
+    See Also
+    --------
+    paired_t_test, randomization_test
+
+    Notes
+    -----
+    Quantiles use NumPy's default linear interpolation between order
+    statistics. The percentile interval is the simplest bootstrap interval;
+    ``scipy.stats.bootstrap`` defaults to the BCa interval, which corrects
+    for bias and skew (pass ``method="percentile"`` there to compare). With
+    few queries every bootstrap interval is too narrow.
+
+    References
+    ----------
+    B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*,
+    Chapman & Hall, 1993, chapter 13.
+
+    Examples
+    --------
+    >>> ci = bootstrap_ci([0.2, 0.4, 0.6, 0.8, 1.0], seed=0)
+    >>> round(ci.mean, 4)   # (0.2 + 0.4 + 0.6 + 0.8 + 1.0) / 5
+    0.6
+    >>> ci.low < ci.mean < ci.high
+    True
+    >>> bootstrap_ci([0.5, 0.5, 0.5]).low   # no spread, no uncertainty
+    0.5
+    """
+    # one value has no spread to resample: its "interval" would be a point
+    # that looks certain (scipy.stats.bootstrap refuses it too)
+    x = _check_values(values, name="values", min_len=2)
+    confidence = _check_confidence(confidence)
+    n_resamples = _check_resamples(n_resamples)
+    seed = _check_seed(seed)
+    rng = np.random.default_rng(seed)
+    n = len(x)
+    means = np.empty(n_resamples, dtype=np.float64)
+    rows = max(1, _BLOCK // n)
+    for start in range(0, n_resamples, rows):
+        stop = min(start + rows, n_resamples)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        means[start:stop] = x[idx].mean(axis=1)
+    alpha = 1 - confidence
+    low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
+    # a constant sample gives exactly its value (no rounding of the mean)
+    mean = float(x.mean())
+    if np.all(x == x[0]):
+        low = high = mean = float(x[0])
+    return ConfidenceInterval(
+        mean=mean, low=float(low), high=float(high), confidence=confidence,
+        n_resamples=n_resamples, seed=seed,
+    )
+
+
+# ----------------------------------------------------------------- Student t
+
+def _betainc_cf(x, a, b):
+    """Continued fraction of the regularized incomplete beta (modified Lentz).
+
+    Converges fast for ``x < (a + 1) / (a + b + 2)``.
+    """
+    tiny = 1e-300
+    c = 1.0
+    d = 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 10_000):
+        # even step: d_{2m} = m (b - m) x / ((a + 2m - 1)(a + 2m))
+        num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+        d = 1.0 + num * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + num / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        # odd step: d_{2m+1} = -(a + m)(a + b + m) x / ((a + 2m)(a + 2m + 1))
+        num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+        d = 1.0 + num * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + num / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-16:
+            return h
+    raise RuntimeError(f"incomplete beta did not converge for x={x}, a={a}, b={b}")
+
+
+def _betainc(x, a, b, x_complement=None):
+    r"""Regularized incomplete beta function :math:`I_x(a, b)`.
+
+    .. math::
+
+        I_x(a, b) = \frac{x^a (1-x)^b}{a\,B(a, b)} \cdot
+        \cfrac{1}{1 + \cfrac{d_1}{1 + \cfrac{d_2}{1 + \cdots}}}
+
+    (DLMF 8.17.22), using :math:`I_x(a, b) = 1 - I_{1-x}(b, a)` where the
+    fraction would converge slowly. ``x_complement`` is :math:`1 - x` when
+    the caller knows it more precisely than ``1 - x``.
+    """
+    y = 1.0 - x if x_complement is None else x_complement
+    if x <= 0.0:
+        return 0.0
+    if y <= 0.0:
+        return 1.0
+    log_front = (a * math.log(x) + b * math.log(y)
+                 + math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _betainc_cf(x, a, b) / a
+    return 1.0 - math.exp(log_front) * _betainc_cf(y, b, a) / b
+
+
+def _t_two_sided_p(t, df):
+    r"""P(|T| >= |t|) for Student's t with ``df`` degrees of freedom.
+
+    .. math:: p = I_{\nu/(\nu + t^2)}\left(\tfrac{\nu}{2}, \tfrac{1}{2}\right)
+    """
+    if math.isnan(t):
+        return math.nan
+    if math.isinf(t):
+        return 0.0
+    t2 = t * t
+    x = df / (df + t2)
+    return min(1.0, _betainc(x, df / 2.0, 0.5, x_complement=t2 / (df + t2)))
+
+
+def student_t_cdf(t, df):
+    r"""Cumulative distribution function of Student's t distribution.
+
+    .. math::
+
+        F_\nu(t) = 1 - \tfrac{1}{2} I_{\nu/(\nu+t^2)}
+        \left(\tfrac{\nu}{2}, \tfrac{1}{2}\right) \quad (t \ge 0),
+        \qquad F_\nu(-t) = 1 - F_\nu(t)
+
+    where :math:`I_x(a, b)` is the regularized incomplete beta function,
+    computed here with its continued fraction.
+
+    Parameters
+    ----------
+    t : float
+        The point.
+    df : float
+        Degrees of freedom :math:`\nu > 0`.
+
+    Returns
+    -------
+    float
+        :math:`P(T \le t)`.
+
+    Examples
+    --------
+    >>> student_t_cdf(0.0, 5)
+    0.5
+    >>> round(student_t_cdf(2.015, 5), 4)   # the 95% point of t(5) is 2.015
+    0.95
+    >>> round(student_t_cdf(-1.0, 1), 4)    # Cauchy: 1/2 + atan(-1)/pi
+    0.25
+    """
+    if isinstance(t, bool) or not isinstance(t, numbers.Real) or math.isnan(t):
+        raise ValueError(f"t must be a real number, got {t!r}")
+    if isinstance(df, bool) or not isinstance(df, numbers.Real) \
+            or not math.isfinite(df) or df <= 0:
+        raise ValueError(f"df must be a positive number, got {df!r}")
+    half_tail = _t_two_sided_p(float(t), float(df)) / 2.0
+    return float(1.0 - half_tail if t >= 0 else half_tail)
+
+
+# ----------------------------------------------------------------- t-test
+
+def paired_t_test(a, b):
+    r"""Student's paired t-test: two-sided p-value for a mean difference of 0.
+
+    With :math:`d_i = b_i - a_i` over :math:`n` queries,
+
+    .. math::
+
+        t = \frac{\bar d}{s_d / \sqrt{n}}, \qquad
+        s_d^2 = \frac{1}{n - 1} \sum_i (d_i - \bar d)^2, \qquad
+        p = P(|T_{n-1}| \ge |t|)
+
+    Parameters
+    ----------
+    a, b : sequence of float
+        Paired scores of systems A and B, one per query, in the same query
+        order (at least two).
+
+    Returns
+    -------
+    SignificanceResult
+        ``statistic`` (t), ``p_value``, ``mean_difference`` (of b - a),
+        ``df = n - 1``.
+
+    See Also
+    --------
+    randomization_test : the same question without assuming normality.
+    compare_systems : run it on two Reports.
+
+    Notes
+    -----
+    The test assumes the differences are roughly normal; per-query IR
+    scores are bounded and often skewed, yet with 50 or more queries the
+    t-test agrees well with the randomization test (Smucker et al., 2007).
+    The sign of t follows ``b - a``; ``scipy.stats.ttest_rel(a, b)`` uses
+    ``a - b`` (same p-value, opposite sign). If every difference is zero, t
+    is 0/0 and both statistic and p-value are ``nan``, as in scipy; if the
+    differences are equal but not zero, :math:`t = \pm\infty` and p = 0.
+
+    References
+    ----------
+    Student (W. S. Gosset), "The probable error of a mean", Biometrika 6,
+    1908, 1-25.
+
+    Examples
+    --------
+    >>> r = paired_t_test([0.1, 0.2, 0.3, 0.4], [0.2, 0.4, 0.4, 0.6])
+    >>> round(r.mean_difference, 4)   # differences 0.1, 0.2, 0.1, 0.2
+    0.15
+    >>> round(r.statistic, 4)         # 0.15 / (0.057735 / 2)
+    5.1962
+    >>> round(r.p_value, 4)
+    0.0138
+    """
+    a, b = _check_pairs(a, b, min_len=2)
+    d = b - a
+    n = len(d)
+    df = n - 1
+    mean = float(d.mean())
+    sd = float(d.std(ddof=1))
+    if sd == 0.0:
+        if mean == 0.0:
+            t = math.nan
+        else:
+            t = math.copysign(math.inf, mean)
+    else:
+        t = mean / (sd / math.sqrt(n))
+    p = _t_two_sided_p(t, df)
+    return SignificanceResult(
+        statistic=float(t), p_value=float(p), mean_difference=mean, n=n,
+        test="paired t-test", df=df,
+    )
+
+
+# ----------------------------------------------------------------- randomization
+
+def _sign_patterns(n, start, stop):
+    """Rows ``start .. stop-1`` of all 2**n sign patterns (+1/-1), as floats.
+
+    Row ``r`` flips pair ``i`` when bit ``i`` of ``r`` is set; row 0 is the
+    observed assignment.
+    """
+    rows = np.arange(start, stop, dtype=np.int64)[:, None]
+    bits = (rows >> np.arange(n, dtype=np.int64)) & 1
+    return 1.0 - 2.0 * bits
+
+
+def _randomization_reference(d):
+    """Exact two-sided p-value, one sign pattern at a time (readable, slow)."""
+    n = len(d)
+    observed = abs(sum(d) / n)
+    tol = _TIE_RTOL * sum(abs(x) for x in d)
+    extreme = 0
+    total = 0
+    for signs in itertools.product((1.0, -1.0), repeat=n):
+        flipped = sum(s * x for s, x in zip(signs, d)) / n
+        if abs(flipped) >= observed - tol:
+            extreme += 1
+        total += 1
+    return extreme / total
+
+
+def randomization_test(a, b, n_resamples=10_000, seed=0, exact=None):
+    r"""Paired randomization (sign-flip permutation) test of a mean difference.
+
+    If A and B were interchangeable, each query's difference
+    :math:`d_i = b_i - a_i` would be as likely to have the other sign. The
+    test flips signs at random (or in every possible way) and counts how
+    often the mean of the flipped differences is at least as far from 0 as
+    the observed mean:
+
+    .. math::
+
+        p = \frac{\#\{\, s \in \{-1, +1\}^n : |\tfrac{1}{n}\sum_i s_i d_i|
+        \ge |\bar d| \,\}}{2^n}
+
+    Parameters
+    ----------
+    a, b : sequence of float
+        Paired scores of systems A and B, one per query, in the same order.
+    n_resamples : int, default 10000
+        Random sign patterns for the Monte Carlo test :math:`R`.
+    seed : int or None, default 0
+        Seed of the Monte Carlo test.
+    exact : bool, optional
+        ``True`` enumerates all :math:`2^n` patterns (refused for
+        :math:`n > 24`); ``False`` always samples; ``None`` (default)
+        enumerates when :math:`2^n \le` ``n_resamples``.
+
+    Returns
+    -------
+    SignificanceResult
+        ``statistic`` (the mean difference of b - a), ``p_value``,
+        ``n_resamples`` (:math:`2^n` when exact) and the test's name.
+
+    See Also
+    --------
+    paired_t_test
+
+    Notes
+    -----
+    Monte Carlo: :math:`R` patterns drawn uniformly, :math:`p = (c + 1) /
+    (R + 1)` where :math:`c` counts the extreme ones. This is
+    ``scipy.stats.permutation_test`` with ``permutation_type="samples"``
+    and ``alternative="two-sided"`` (its two-sided rule, twice the smaller
+    tail, is the same thing for this symmetric null distribution), and the
+    exact p-values are equal, with one difference: when the mean difference
+    is zero but rounds to :math:`\pm 10^{-17}`, scipy can return less than
+    1; our tie rule returns 1, the exact answer.
+
+    References
+    ----------
+    R. A. Fisher, *The Design of Experiments*, Oliver & Boyd, 1935,
+    section 21.
+
+    Examples
+    --------
+    >>> r = randomization_test([0.1, 0.2, 0.3], [0.3, 0.4, 0.5])
+    >>> r.test, r.n_resamples
+    ('randomization (exact)', 8)
+    >>> round(r.p_value, 4)   # only "all +" and "all -" reach |mean| = 0.2: 2/8
+    0.25
+    """
+    a, b = _check_pairs(a, b, min_len=1)
+    n_resamples = _check_resamples(n_resamples)
+    seed = _check_seed(seed)
+    if exact not in (None, True, False):
+        raise ValueError(f"exact must be None, True or False, got {exact!r}")
+    d = b - a
+    n = len(d)
+    if exact is None:
+        exact = n <= _MAX_EXACT_N and 2 ** n <= n_resamples
+    if exact and n > _MAX_EXACT_N:
+        raise ValueError(
+            f"exact enumeration of 2**n sign patterns needs n <= {_MAX_EXACT_N}, "
+            f"got n = {n}; use exact=False (Monte Carlo)"
+        )
+    observed = float(d.mean())
+    threshold = abs(observed) - _TIE_RTOL * float(np.abs(d).sum())
+    rows = max(1, _BLOCK // n)
+    extreme = 0
+    if exact:
+        total = 2 ** n
+        for start in range(0, total, rows):
+            signs = _sign_patterns(n, start, min(start + rows, total))
+            extreme += int(np.count_nonzero(np.abs(signs @ d / n) >= threshold))
+        p = extreme / total
+        name = "randomization (exact)"
+    else:
+        rng = np.random.default_rng(seed)
+        total = n_resamples
+        for start in range(0, total, rows):
+            size = min(rows, total - start)
+            signs = rng.choice(np.array([-1.0, 1.0]), size=(size, n))
+            extreme += int(np.count_nonzero(np.abs(signs @ d / n) >= threshold))
+        p = (extreme + 1) / (total + 1)
+        name = "randomization (Monte Carlo)"
+    return SignificanceResult(
+        statistic=observed, p_value=float(min(p, 1.0)), mean_difference=observed,
+        n=n, test=name, n_resamples=total, seed=None if exact else seed,
+    )
+
+
+# ----------------------------------------------------------------- two Reports
+
+def _per_query(report, metric, name):
+    """``{qid: value}`` of one metric from a Report or a plain mapping."""
+    per_query = getattr(report, "per_query", report)
+    if not hasattr(per_query, "items"):
+        raise TypeError(
+            f"{name} must be a Report or a {{qid: {{metric: value}}}} mapping, "
+            f"got {type(report).__name__}"
+        )
+    out = {}
+    for qid, scores in per_query.items():
+        if hasattr(scores, "items"):
+            if metric not in scores:
+                known = ", ".join(sorted(scores)) or "none"
+                raise ValueError(
+                    f"metric {metric!r} is not in {name} (query {qid!r} has: {known})"
+                )
+            value = scores[metric]
+        else:
+            value = scores
+        key = str(qid)
+        if key in out:
+            other = next(q for q in per_query if q != qid and str(q) == key)
+            raise ValueError(
+                f"{name} has two query ids that read the same as text, {other!r} and "
+                f"{qid!r}; query ids are compared as strings, so give each query one id"
+            )
+        out[key] = value
+    return out
+
+
+def _describe(qids, limit=10):
+    qids = sorted(qids, key=lambda q: (len(q), q))
+    shown = ", ".join(repr(q) for q in qids[:limit])
+    more = f" and {len(qids) - limit} more" if len(qids) > limit else ""
+    return f"{shown}{more}"
+
+
+def compare_systems(report_a, report_b, metric, test="t", n_resamples=10_000,
+                    seed=0, confidence=0.95):
+    r"""Compare two systems' per-query scores on one metric, with a paired test.
+
+    Parameters
+    ----------
+    report_a, report_b : Report or dict
+        The evaluations of systems A and B (from :func:`ragmetrics_edu.evaluate`),
+        or plain ``{qid: {metric: value}}`` mappings. They must hold the same
+        queries; scores are paired by query id.
+    metric : str
+        The metric to compare, e.g. ``"ndcg@10"``.
+    test : {"t", "randomization"}, default "t"
+        :func:`paired_t_test` or :func:`randomization_test`.
+    n_resamples : int, default 10000
+        Resamples of the randomization test and of the bootstrap interval.
+    seed : int or None, default 0
+        Seed of both.
+    confidence : float, default 0.95
+        Coverage of the bootstrap interval of the difference.
+
+    Returns
+    -------
+    Comparison
+        ``mean_a``, ``mean_b``, ``difference`` (B - A), ``p_value``, the test
+        ``result`` and a bootstrap ``ci`` of the mean difference.
+
+    Raises
+    ------
+    ValueError
+        If the two reports do not hold the same queries (the message names
+        the queries only one of them has), a query lacks ``metric``, or a
+        report has two query ids with the same text (``1`` and ``"1"``:
+        query ids are compared as strings).
+
+    Notes
+    -----
+    Comparing over different query sets would compare different things, so
+    this is an error, not a silent intersection. Evaluate both runs with the
+    same qrels and the same treatment of missing queries
+    (``evaluate(..., missing="zero")``) to get equal query sets.
+
+    Examples
+    --------
+    >>> a = {"q1": {"ap": 0.2}, "q2": {"ap": 0.5}, "q3": {"ap": 0.4}}
+    >>> b = {"q1": {"ap": 0.4}, "q2": {"ap": 0.6}, "q3": {"ap": 0.7}}
+    >>> c = compare_systems(a, b, "ap", test="randomization")
+    >>> round(c.mean_a, 4), round(c.mean_b, 4), round(c.difference, 4)
+    (0.3667, 0.5667, 0.2)
+    >>> round(c.p_value, 4)   # all three differences positive: 2 of 8 patterns
+    0.25
+    """
+    check_choice(test, TESTS, name="test")
+    if not isinstance(metric, str):
+        raise TypeError(f"metric must be a metric name, got {metric!r}")
+    a = _per_query(report_a, metric, "report_a")
+    b = _per_query(report_b, metric, "report_b")
+    only_a = set(a) - set(b)
+    only_b = set(b) - set(a)
+    if only_a or only_b:
+        parts = []
+        if only_a:
+            parts.append(f"only in report_a: {_describe(only_a)}")
+        if only_b:
+            parts.append(f"only in report_b: {_describe(only_b)}")
+        raise ValueError(
+            "report_a and report_b must hold the same queries; "
+            + "; ".join(parts)
+        )
+    if len(a) < 2:
+        raise ValueError(
+            "comparing two systems needs at least 2 queries (one query has no "
+            f"spread to test), got {len(a)}"
+        )
+    qids = tuple(sorted(a, key=lambda q: (len(q), q)))
+    va = _check_values([a[q] for q in qids], name=f"{metric} of report_a")
+    vb = _check_values([b[q] for q in qids], name=f"{metric} of report_b")
+    if test == "t":
+        result = paired_t_test(va, vb)
+    else:
+        result = randomization_test(va, vb, n_resamples=n_resamples, seed=seed)
+    ci = bootstrap_ci(vb - va, confidence=confidence, n_resamples=n_resamples,
+                      seed=seed)
+    mean_a = float(va.mean())
+    mean_b = float(vb.mean())
+    return Comparison(
+        metric=metric, mean_a=mean_a, mean_b=mean_b,
+        difference=float((vb - va).mean()), p_value=result.p_value,
+        result=result, ci=ci, qids=qids,
+    )

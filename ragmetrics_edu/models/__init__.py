@@ -1,0 +1,24 @@
+"""The models, leaves of the package: they import nothing of it but ``_validation``.
+
+:mod:`.minilm` is the transformer (BERT, all-MiniLM-L6-v2) written in
+NumPy, to read next to notebook 05: reading a model folder, the forward
+pass block by block, attention weights, sentence vectors.  :mod:`.loading`
+loads a model once for every part that needs one (BERTScore, dense
+retrieval, the offline judge, the RAG metrics), with the NumPy backend or
+PyTorch's as the tests' reference, and turns texts into vectors.  Nothing
+heavy is imported until a model is first used.
+"""
+
+from importlib import import_module as _import_module
+
+_MODULES = {"minilm", "loading"}
+
+
+def __getattr__(name):
+    if name in _MODULES:
+        return _import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _MODULES)

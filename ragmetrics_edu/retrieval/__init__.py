@@ -1,0 +1,26 @@
+"""Retrieval metrics: ranked lists of documents against relevance judgements (notebooks 01-03, 07, 08).
+
+One module per family, each a readable one-query function:
+:mod:`.order_unaware` (P@k, recall@k, F1@k, hit rate, notebook 01),
+:mod:`.order_aware` (RR, AP, R-precision, the precision-recall curve, 02),
+:mod:`.graded` (CG, DCG, nDCG, 03), :mod:`.user_models` (ERR, RBP, 03),
+:mod:`.incomplete` (bpref, judged@k, 07).  :mod:`.batch` scores many
+queries at once exactly as trec_eval does (``evaluate``); :mod:`.trec`
+reads and writes TREC qrels and run files (07); :mod:`.conventions` holds
+the presets of the other libraries (trec_eval, ranx, scikit-learn, ragas;
+notebook 08).  The parts import ``_validation`` and each other only.
+"""
+
+from importlib import import_module as _import_module
+
+_MODULES = {"order_unaware", "order_aware", "graded", "user_models", "incomplete", "batch", "trec", "conventions"}
+
+
+def __getattr__(name):
+    if name in _MODULES:
+        return _import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _MODULES)

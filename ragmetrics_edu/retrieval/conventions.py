@@ -1,0 +1,704 @@
+r"""Conventions: why two libraries report different numbers for "the same" metric.
+
+"NDCG@10 = 0.61" is not a complete statement.  Between the formula on a slide
+and a number printed by a library sit a handful of choices, each harmless on
+its own and each able to move a score by several points:
+
+==================  =====================================================  =======================
+choice              the alternatives                                       field of the preset
+==================  =====================================================  =======================
+tie order           documents with equal scores: by document id,           ``ties``
+                    descending (trec_eval); in the order given (ranx,
+                    the seeds, ragas); averaged over the tie (sklearn)
+score precision     scores compared as 32-bit floats (trec_eval 9.x and    ``scores``
+                    pytrec_eval) or as 64-bit floats (trec_eval 10.0
+                    and everyone else)
+gain                the grade (linear) or :math:`2^{g} - 1` (exponential)  ``gain``
+IDCG source         all judged documents of the query (trec_eval, ranx)    ``ideal``
+                    or only the ranked list (sklearn, the seeds)
+AP denominator      all relevant documents (trec_eval, ranx, the slides),  ``ap_denominator``
+                    the relevant ones retrieved (sklearn, ragas), or
+                    ``min(k, R)``
+Precision@k         divide by ``k`` (missing ranks count as not            ``precision_denominator``
+                    relevant) or by the number retrieved
+missing queries     a judged query absent from the run: left out of the    ``missing``
+                    mean (trec_eval) or scored 0 (``trec_eval -c``, ranx
+                    with ``make_comparable=True``)
+==================  =====================================================  =======================
+
+:data:`PRESETS` holds one :class:`Conventions` per library, with the place in
+that library's source or documentation where each choice is made, and
+:func:`evaluate_as` scores a run under a preset with the readable single-query
+functions of :mod:`~ragmetrics_edu.retrieval.order_unaware`,
+:mod:`~ragmetrics_edu.retrieval.order_aware` and :mod:`~ragmetrics_edu.retrieval.graded`, so
+every number can be traced to one keyword.  The tests check each preset
+against the library it is named after (pytrec_eval, ranx, scikit-learn) on
+hundreds of random queries, and the ``"trec_eval"`` preset against
+:func:`ragmetrics_edu.evaluate`.
+
+Every score is "higher is better" (``dcg@k`` is an unbounded gain, the rest
+are in [0, 1]).
+
+Two behaviours of ranx are worth knowing, and are shown in notebook 08:
+
+* ranx orders tied documents with numba's ``np.argsort`` (a quicksort).  For
+  a ranking of at most 15 documents it keeps the tied documents in the order
+  they were given (our ``ties="input"``); for longer rankings the quicksort's
+  partitioning reorders them in a way that depends on the whole list, which
+  no rule reproduces.  Break ties yourself (distinct scores) before
+  comparing with ranx on long rankings.
+* Given plain dictionaries (not ``ranx.Qrels`` / ``ranx.Run``), ranx checks
+  that the *sets* of query ids agree and then pairs qrels and run queries by
+  *position*: a run whose queries are in a different order is scored against
+  the wrong judgements (MRR 0.0 where 1.0 is right).  Pass ``Qrels`` and
+  ``Run`` objects, which sort the query ids.
+
+Examples
+--------
+>>> from ragmetrics_edu.retrieval.conventions import evaluate_as
+>>> qrels = {"q1": {"a": 1, "b": 0, "c": 1}}
+>>> run = {"q1": {"a": 0.5, "b": 0.5, "c": 0.1}}  # a and b tie
+>>> # trec_eval breaks the tie by document id, descending: b, a, c
+>>> round(evaluate_as(qrels, run, ["map"], conventions="trec_eval").mean["map"], 4)  # (1/2 + 2/3) / 2
+0.5833
+>>> # ranx keeps the order given: a, b, c
+>>> round(evaluate_as(qrels, run, ["map"], conventions="ranx").mean["map"], 4)  # (1/1 + 2/3) / 2
+0.8333
+"""
+
+import dataclasses
+import math
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import check_choice, check_k_text
+from .batch.report import Report
+from .graded import GAINS, dcg_at_k, ndcg_at_k
+from .order_aware import AP_DENOMINATORS, average_precision, reciprocal_rank
+from .order_unaware import (
+    PRECISION_DENOMINATORS,
+    f1_at_k,
+    hit_rate_at_k,
+    precision_at_k,
+    recall_at_k,
+)
+
+__all__ = [
+    "Conventions",
+    "PRESETS",
+    "get_preset",
+    "rank",
+    "evaluate_as",
+    "compare",
+    "ConventionReport",
+]
+
+TIES = ("docid_desc", "input", "average")
+"""How documents with equal scores are ordered (see :class:`Conventions`)."""
+
+SCORES = ("float32", "float64")
+"""The precision at which scores are compared."""
+
+IDEALS = ("judged", "retrieved")
+"""Where the ideal ranking behind IDCG comes from."""
+
+MISSING = ("ignore", "zero")
+"""What happens to a judged query that is not in the run."""
+
+FAMILIES = ("P", "recall", "f1", "hit_rate", "mrr", "map", "ndcg", "dcg")
+"""Metric families, written before ``@k`` as in :func:`ragmetrics_edu.evaluate`."""
+
+_NEEDS_K = {"P", "recall", "f1", "hit_rate", "dcg"}
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """Every choice that turns a metric's formula into a library's number.
+
+    Attributes
+    ----------
+    name : str
+        The preset's name (``"trec_eval"``).
+    library : str
+        The library or source it reproduces, in words.
+    ties : {"docid_desc", "input", "average"}
+        Order of documents with equal scores.  ``"docid_desc"``: by document
+        id, descending string order (trec_eval).  ``"input"``: in the order
+        the run gives them (ranx on rankings of at most 15 documents, the
+        seeds, ragas).  ``"average"``: tied documents share the average of
+        their gains (DCG) or form one threshold (AP), as scikit-learn does
+        with ``ignore_ties=False``.
+    scores : {"float32", "float64"}
+        Precision at which scores are compared: trec_eval 9.x (and
+        pytrec_eval, which runs its code) stores them as C ``float``, so
+        ``1.0`` and ``1.0 + 1e-12`` tie; trec_eval 10.0 stores a C
+        ``double`` and ranks ``1.0 + 1e-12`` first.
+    gain : {"linear", "exponential"}
+        Gain of grade ``g``: ``g`` or ``2**g - 1``.
+    ideal : {"judged", "retrieved"}
+        IDCG from all judged documents of the query, or from the ranked
+        documents only (what a library that sees only the ranked list can do).
+    ap_denominator : {"all_relevant", "retrieved_relevant", "min_k_relevant"}
+        See :func:`ragmetrics_edu.retrieval.order_aware.average_precision`.
+    precision_denominator : {"k", "retrieved"}
+        See :func:`ragmetrics_edu.retrieval.order_unaware.precision_at_k`.
+    missing : {"ignore", "zero"}
+        A judged query absent from the run: left out of the mean, or scored 0.
+    metrics : tuple of str
+        The metric families the library itself computes; :func:`evaluate_as`
+        refuses the others rather than invent a number the library never
+        reports.
+    where : str
+        Where the library makes these choices (file, function, or page).
+    """
+
+    name: str
+    library: str
+    ties: str
+    scores: str
+    gain: str
+    ideal: str
+    ap_denominator: str
+    precision_denominator: str
+    missing: str
+    metrics: tuple
+    where: str
+
+    def __post_init__(self):
+        check_choice(self.ties, TIES, name="ties")
+        check_choice(self.scores, SCORES, name="scores")
+        check_choice(self.gain, GAINS, name="gain")
+        check_choice(self.ideal, IDEALS, name="ideal")
+        check_choice(self.ap_denominator, AP_DENOMINATORS, name="ap_denominator")
+        check_choice(self.precision_denominator, PRECISION_DENOMINATORS,
+                     name="precision_denominator")
+        check_choice(self.missing, MISSING, name="missing")
+        for family in self.metrics:
+            check_choice(family, FAMILIES, name="metrics")
+
+    @property
+    def signature(self):
+        """One line naming every choice (sacrebleu style).
+
+        Examples
+        --------
+        >>> print(PRESETS["sklearn"].signature)
+        conventions:sklearn|ties:average|scores:float64|gain:linear|idcg:retrieved|ap:retrieved_relevant|p@k:/k|missing:ignore
+        """
+        return (
+            f"conventions:{self.name}|ties:{self.ties}|scores:{self.scores}"
+            f"|gain:{self.gain}|idcg:{self.ideal}|ap:{self.ap_denominator}"
+            f"|p@k:/{self.precision_denominator}|missing:{self.missing}"
+        )
+
+    def replace(self, **changes):
+        """Return a copy with some fields changed (``name`` becomes ``"custom"``).
+
+        Examples
+        --------
+        >>> exp = PRESETS["trec_eval"].replace(gain="exponential")
+        >>> exp.name, exp.gain, exp.ties
+        ('custom', 'exponential', 'docid_desc')
+        """
+        changes.setdefault("name", "custom")
+        return dataclasses.replace(self, **changes)
+
+
+_TREC_EVAL = Conventions(
+    name="trec_eval",
+    library="trec_eval 9.x (and pytrec_eval 0.5, which runs its C code)",
+    ties="docid_desc", scores="float32", gain="linear", ideal="judged",
+    ap_denominator="all_relevant", precision_denominator="k",
+    missing="ignore", metrics=FAMILIES,
+    where=(
+        "https://github.com/usnistgov/trec_eval, release 9.0.8: "
+        "form_res_rels.c (sort by score as a C float, then docno descending), m_P.c (divide by the "
+        "cut-off), m_map.c (divide by num_rel), m_ndcg.c / m_ndcg_cut.c "
+        "(gain = grade, ideal from all judged docs); queries not in the "
+        "run are skipped unless -c"
+    ),
+)
+
+PRESETS = {
+    "trec_eval": _TREC_EVAL,
+    # trec_eval -c differs in one choice: judged queries missing from the run score 0
+    "trec_eval_c": _TREC_EVAL.replace(
+        name="trec_eval_c",
+        library="trec_eval -c (every judged query counted; missing ones score 0)",
+        missing="zero",
+        where="https://github.com/usnistgov/trec_eval: README, option -c",
+    ),
+    # trec_eval 10.0 differs in one choice: it keeps a score as a C double
+    "trec_eval10": _TREC_EVAL.replace(
+        name="trec_eval10",
+        library="trec_eval 10.0 (scores compared as C doubles)",
+        scores="float64",
+        where=(
+            "https://github.com/usnistgov/trec_eval, release 10.0: "
+            "form_res_rels.c (the score of DOCNO_INFO is a double since 10.0, "
+            "a float in 9.x; sort by score, then docno descending), "
+            "get_trec_results.c (the score read with atof, a double)"
+        ),
+    ),
+    "ranx": Conventions(
+        name="ranx",
+        library="ranx 0.3 (Qrels and Run objects, make_comparable=True)",
+        ties="input", scores="float64", gain="linear", ideal="judged",
+        ap_denominator="all_relevant", precision_denominator="k",
+        missing="zero", metrics=FAMILIES,
+        where=(
+            "https://github.com/AmenRa/ranx: ranx/data_structures/common.py "
+            "(sort_dict_by_value: numba np.argsort of -score, which keeps the "
+            "given order of ties for at most 15 documents), "
+            "ranx/metrics/ndcg.py (ideal from the qrels), "
+            "ranx/metrics/average_precision.py (divide by the relevant in "
+            "qrels), ranx/metrics/precision.py (divide by k), "
+            "Run.make_comparable (missing queries get empty results)"
+        ),
+    ),
+    "sklearn": Conventions(
+        name="sklearn",
+        library="scikit-learn ndcg_score, dcg_score(log_base=2), average_precision_score",
+        ties="average", scores="float64", gain="linear", ideal="retrieved",
+        ap_denominator="retrieved_relevant", precision_denominator="k",
+        missing="ignore", metrics=("map", "ndcg", "dcg"),
+        where=(
+            "https://github.com/scikit-learn/scikit-learn: "
+            "sklearn/metrics/_ranking.py (_tie_averaged_dcg; ndcg_score's "
+            "ideal is y_true of the passed items sorted; "
+            "average_precision_score steps over distinct score thresholds "
+            "and divides by the positives passed)"
+        ),
+    ),
+    "seeds": Conventions(
+        name="seeds",
+        library="the lecture slides and the NDCG blog post (notebooks 01-03)",
+        ties="input", scores="float64", gain="linear", ideal="retrieved",
+        ap_denominator="all_relevant", precision_denominator="k",
+        missing="ignore", metrics=FAMILIES,
+        where=(
+            "slides 'Mean Average Precision' ((1 + 2/3 + 3/5)/10) and 'NDCG@k' "
+            "(IDCG from the ranked list [5, 3, 5, 0, 2] sorted)"
+        ),
+    ),
+    "ragas": Conventions(
+        name="ragas",
+        library="ragas / DeepEval context precision (qrels as the verdicts)",
+        ties="input", scores="float64", gain="linear", ideal="retrieved",
+        ap_denominator="retrieved_relevant", precision_denominator="k",
+        missing="ignore", metrics=("map",),
+        where=(
+            "https://docs.ragas.io, 'Context Precision': sum of P@k over the "
+            "relevant chunks divided by the number of relevant chunks "
+            "retrieved (ragmetrics_edu.judge.rag.context_precision)"
+        ),
+    ),
+}
+"""The presets, by name.  ``PRESETS[name].where`` says where each choice is made."""
+
+
+def get_preset(conventions):
+    """Return the :class:`Conventions` named ``conventions`` (or given as one).
+
+    Examples
+    --------
+    >>> get_preset("ranx").ties
+    'input'
+    >>> get_preset("pyserini")
+    Traceback (most recent call last):
+    ...
+    ValueError: conventions must be one of 'trec_eval', 'trec_eval_c', 'trec_eval10', 'ranx', 'sklearn', 'seeds', 'ragas' or a Conventions, got 'pyserini'
+    """
+    if isinstance(conventions, Conventions):
+        return conventions
+    if not isinstance(conventions, str) or conventions not in PRESETS:
+        known = ", ".join(repr(p) for p in PRESETS)
+        raise ValueError(
+            f"conventions must be one of {known} or a Conventions, got {conventions!r}"
+        )
+    return PRESETS[conventions]
+
+
+# ------------------------------------------------------------------ ranking
+
+def _as_float(score, scores):
+    return float(np.float32(score)) if scores == "float32" else float(score)
+
+
+def rank(doc_scores, conventions="trec_eval"):
+    """Return the document ids of one query, best first, under a preset's tie order.
+
+    Parameters
+    ----------
+    doc_scores : dict of str to float
+        ``{docid: score}`` of one query, higher is better.
+    conventions : str or Conventions, default "trec_eval"
+        A preset name or a :class:`Conventions`.  ``ties="average"`` ranks
+        ties in the order given (averaging happens when scoring).
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> scores = {"d2": 1.0, "d10": 1.0, "d1": 0.5}
+    >>> rank(scores, "trec_eval")  # "d2" > "d10" as strings
+    ['d2', 'd10', 'd1']
+    >>> rank({"d10": 1.0, "d2": 1.0, "d1": 0.5}, "ranx")  # as given
+    ['d10', 'd2', 'd1']
+    >>> nearly = {"b": 1.0, "a": 1.0 + 1e-12}
+    >>> rank(nearly, "trec_eval")  # equal as float32: a tie, and "b" > "a"
+    ['b', 'a']
+    >>> rank(nearly, "trec_eval10")  # trec_eval 10.0 compares doubles
+    ['a', 'b']
+    >>> rank(nearly, "ranx")  # float64: a scores higher
+    ['a', 'b']
+    """
+    conv = get_preset(conventions)
+    items = [(d, _as_float(s, conv.scores)) for d, s in doc_scores.items()]
+    if conv.ties == "docid_desc":
+        # score descending, then docid descending: one reversed sort does both
+        items.sort(key=lambda item: (item[1], item[0]), reverse=True)
+    else:  # Python's sort is stable: ties keep the order given
+        items.sort(key=lambda item: -item[1])
+    return [d for d, _ in items]
+
+
+# ------------------------------------------------- scikit-learn's tied scores
+
+def _tie_groups(scores):
+    """Lengths of the runs of equal scores in a list sorted best first."""
+    groups = []
+    for i, s in enumerate(scores):
+        if i > 0 and s == scores[i - 1]:
+            groups[-1] += 1
+        else:
+            groups.append(1)
+    return groups
+
+
+def _tie_averaged_dcg(grades, scores, k, gain):
+    r"""DCG@k where tied documents share the mean gain of their tie group.
+
+    .. math::
+
+        DCG@k = \sum_{groups\ G} \overline{gain}(G)
+                \sum_{i \in G,\, i \le k} \frac{1}{\log_2(i + 1)}
+
+    (McSherry & Najork 2008; scikit-learn's ``ignore_ties=False``).
+    """
+    cutoff = len(grades) if k is None else k
+    total, start = [], 0
+    for size in _tie_groups(scores):
+        group = grades[start:start + size]
+        mean_gain = math.fsum(
+            (g if gain == "linear" else 2.0 ** g - 1.0) for g in group
+        ) / size
+        discount = math.fsum(
+            1.0 / math.log2(i + 1) for i in range(start + 1, start + size + 1) if i <= cutoff
+        )
+        total.append(mean_gain * discount)
+        start += size
+    return math.fsum(total)
+
+
+def _thresholded_average_precision(relevant, scores):
+    r"""AP with one precision per distinct score (scikit-learn's step function).
+
+    .. math::
+
+        AP = \sum_{t} (R_t - R_{t-1}) \, P_t
+
+    over the distinct scores :math:`t`, best first, where :math:`P_t` and
+    :math:`R_t` count every document scoring at least :math:`t` and recall
+    divides by the relevant documents *passed*; 0.0 when none is relevant.
+    """
+    n_pos = sum(relevant)
+    if n_pos == 0:
+        return 0.0
+    total, seen, hits = [], 0, 0
+    for size in _tie_groups(scores):
+        group = relevant[seen:seen + size]
+        seen += size
+        if any(group):
+            hits += sum(group)
+            total.append((sum(group) / n_pos) * (hits / seen))
+    return math.fsum(total)
+
+
+# ------------------------------------------------------------------ scoring
+
+def _parse(metric, conv):
+    if not isinstance(metric, str):
+        raise TypeError(f"a metric name must be a string, got {metric!r}")
+    family, at, k = metric.partition("@")
+    known = ", ".join(repr(f) for f in conv.metrics)
+    if family not in FAMILIES:
+        raise ValueError(f"unknown metric {metric!r}; known families: "
+                         f"{', '.join(repr(f) for f in FAMILIES)} (write 'ndcg@10')")
+    if family not in conv.metrics:
+        raise ValueError(
+            f"{conv.library} does not compute {family!r}; the preset "
+            f"{conv.name!r} knows {known}, got {metric!r}"
+        )
+    if at:
+        return family, check_k_text(k, metric=metric, name="the cut-off")
+    if family in _NEEDS_K:
+        raise ValueError(f"{family!r} needs a cut-off, e.g. '{family}@10', got {metric!r}")
+    return family, None
+
+
+def _check_nested(mapping, name, what):
+    if not isinstance(mapping, Mapping):
+        raise TypeError(f"{name} must be a dict {{qid: {{docid: {what}}}}}, got {type(mapping).__name__}")
+    for qid, docs in mapping.items():
+        if not isinstance(qid, str):
+            raise TypeError(f"{name} query ids must be strings, got {qid!r}")
+        if not isinstance(docs, Mapping):
+            raise TypeError(f"{name}[{qid!r}] must be a dict {{docid: {what}}}, got {docs!r}")
+        for doc, value in docs.items():
+            if not isinstance(doc, str):
+                raise TypeError(f"{name}[{qid!r}] document ids must be strings, got {doc!r}")
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(f"{name}[{qid!r}][{doc!r}] must be a number, got {value!r}")
+            if math.isnan(value):
+                raise ValueError(f"{name}[{qid!r}][{doc!r}] is NaN")
+
+
+def _score_query(family, k, judged, doc_scores, conv):
+    """One metric of one query under ``conv``, with the readable functions."""
+    ranking = rank(doc_scores, conv)
+    # grade >= 1 is relevant; a negative grade (junk) brings nothing, like 0
+    rels = [max(int(judged.get(d, 0)), 0) for d in ranking]
+    all_grades = [max(int(g), 0) for g in judged.values()]
+    n_relevant = sum(g >= 1 for g in all_grades)
+
+    if conv.ties == "average" and family in ("map", "ndcg", "dcg"):
+        scores = [_as_float(doc_scores[d], conv.scores) for d in ranking]
+        if family == "map":
+            top = len(rels) if k is None else k
+            return _thresholded_average_precision([g >= 1 for g in rels[:top]], scores[:top])
+        dcg = _tie_averaged_dcg(rels, scores, k, conv.gain)
+        if family == "dcg":
+            return dcg
+        ideal = sorted(all_grades if conv.ideal == "judged" else rels, reverse=True)
+        idcg = dcg_at_k(ideal, k, gain=conv.gain) if ideal else 0.0
+        return 0.0 if idcg == 0.0 else dcg / idcg
+
+    if family == "P":
+        return precision_at_k(rels, k, denominator=conv.precision_denominator)
+    if family == "recall":
+        return recall_at_k(rels, k, n_relevant)
+    if family == "f1":
+        return f1_at_k(rels, k, n_relevant, denominator=conv.precision_denominator)
+    if family == "hit_rate":
+        return hit_rate_at_k(rels, k)
+    if family == "mrr":
+        return reciprocal_rank(rels, k)
+    if family == "map":
+        return average_precision(rels, n_relevant, k, denominator=conv.ap_denominator)
+    if family == "dcg":
+        return dcg_at_k(rels, k, gain=conv.gain)
+    # ndcg
+    ideal = all_grades if conv.ideal == "judged" else None
+    return ndcg_at_k(rels, k, gain=conv.gain, ideal=ideal)
+
+
+class ConventionReport(Report):
+    """Scores of a run under one preset: a :class:`~ragmetrics_edu.retrieval.batch.Report`
+    that also carries the preset.
+
+    Attributes
+    ----------
+    per_query : dict of str to dict of str to float
+    mean : dict of str to float
+    metrics : tuple of str
+    conventions : Conventions
+    missing_queries : tuple of str
+        Judged queries absent from the run (scored 0 if ``missing="zero"``).
+    unjudged_queries : tuple of str
+        Run queries without judgements (never scored).
+    queries_without_relevant : tuple of str
+        Scored queries whose judgements hold no relevant document.
+    """
+
+    def __init__(self, per_query, mean, metrics, conventions,
+                 missing_queries=(), unjudged_queries=(), queries_without_relevant=()):
+        super().__init__(per_query, mean, metrics, missing_queries, unjudged_queries,
+                         queries_without_relevant, missing=conventions.missing,
+                         gain=conventions.gain)
+        self.conventions = conventions
+
+    @property
+    def signature(self):
+        """The preset's signature and how many queries were scored."""
+        return (f"ragmetrics_edu {self.conventions.signature}|nq:{self.n_queries}"
+                f"|missing_q:{len(self.missing_queries)}"
+                f"|unjudged_q:{len(self.unjudged_queries)}"
+                f"|no_rel_q:{len(self.queries_without_relevant)}")
+
+    def __repr__(self):
+        return (f"<ConventionReport {self.conventions.name!r}: {len(self.metrics)} metrics "
+                f"over {self.n_queries} queries>")
+
+    def __str__(self):
+        width = max(len(m) for m in self.metrics)
+        lines = [f"{m.ljust(width)}  {self.mean[m]:.4f}" for m in self.metrics]
+        return "\n".join([*lines, self.signature])
+
+
+def evaluate_as(qrels, run, metrics, conventions="trec_eval"):
+    r"""Score a run the way a named library does.
+
+    Parameters
+    ----------
+    qrels : dict of str to dict of str to int
+        ``{qid: {docid: grade}}``; a grade >= 1 is relevant.
+    run : dict of str to dict of str to float
+        ``{qid: {docid: score}}``; higher is better.  The order of the
+        documents matters only for presets with ``ties="input"``.
+    metrics : str or list of str
+        Names as in :func:`ragmetrics_edu.evaluate`: ``"P@k"``,
+        ``"recall@k"``, ``"f1@k"``, ``"hit_rate@k"``, ``"mrr"``,
+        ``"mrr@k"``, ``"map"``, ``"map@k"``, ``"ndcg"``, ``"ndcg@k"``,
+        ``"dcg@k"``, limited to those the preset's library computes.
+    conventions : str or Conventions, default "trec_eval"
+        A key of :data:`PRESETS` (``"trec_eval"``, ``"trec_eval_c"``,
+        ``"trec_eval10"``, ``"ranx"``, ``"sklearn"``, ``"seeds"``, ``"ragas"``) or your own
+        :class:`Conventions` (``PRESETS["ranx"].replace(gain="exponential")``).
+
+    Returns
+    -------
+    ConventionReport
+        ``per_query`` ``{qid: {metric: float}}``, ``mean``, the preset and
+        its ``signature``.
+
+    Raises
+    ------
+    ValueError
+        Unknown preset or metric, a metric the preset's library does not
+        compute, no query both judged and in the run.
+
+    See Also
+    --------
+    ragmetrics_edu.evaluate : the fast path, trec_eval's conventions.
+    compare : one metric under several presets side by side.
+
+    Notes
+    -----
+    Each query is ranked with :func:`rank`, its documents mapped to grades
+    (0 if unjudged), and the metric computed by the readable function of
+    its family with the preset's keywords, e.g. under ``"sklearn"``:
+
+    .. math::
+
+        nDCG@k = \frac{DCG_{ties\ averaged}@k(\text{ranked})}
+                      {DCG@k(\text{ranked grades sorted})}
+
+    Queries without judgements (absent from qrels, or judged with an empty
+    dict) are listed and never scored; a judged query
+    absent from the run is skipped (``missing="ignore"``) or scored 0 for
+    every metric (``missing="zero"``).  A query whose judgements are all 0
+    scores 0 and counts in the mean, in every preset.
+
+    References
+    ----------
+    .. [1] NIST, trec_eval, https://github.com/usnistgov/trec_eval
+    .. [2] E. Bassani, "ranx: A Blazing-Fast Python Library for Ranking
+       Evaluation and Comparison", ECIR 2022.
+    .. [3] F. McSherry and M. Najork, "Computing Information Retrieval
+       Performance Measures Efficiently in the Presence of Tied Scores",
+       ECIR 2008 (scikit-learn's tie-averaged DCG).
+    .. [4] F. Pedregosa et al., "Scikit-learn: Machine Learning in Python",
+       JMLR 12, 2011; ``sklearn.metrics.ndcg_score``,
+       ``average_precision_score``.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"a": 3, "b": 1, "z": 3}, "q2": {"c": 1}}
+    >>> run = {"q1": {"b": 0.9, "a": 0.8}}  # z (grade 3) is never retrieved
+    >>> for name in ("trec_eval", "trec_eval_c", "sklearn"):
+    ...     report = evaluate_as(qrels, run, ["ndcg@2"], conventions=name)
+    ...     print(name, round(report.mean["ndcg@2"], 4))
+    trec_eval 0.5912
+    trec_eval_c 0.2956
+    sklearn 0.7967
+    >>> # trec_eval: (1/1 + 3/1.585) / (3/1 + 3/1.585) = 2.8928 / 4.8928;
+    >>> # -c also counts q2, as 0: 0.5912 / 2;
+    >>> # sklearn's ideal is the retrieved b, a sorted: 2.8928 / (3/1 + 1/1.585)
+    """
+    conv = get_preset(conventions)
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    metrics = list(metrics)
+    if not metrics:
+        raise ValueError("metrics must name at least one metric, got an empty list")
+    parsed = [_parse(m, conv) for m in metrics]
+    _check_nested(qrels, "qrels", "grade")
+    _check_nested(run, "run", "score")
+
+    judged = [qid for qid, docs in qrels.items() if len(docs) > 0]
+    scored = sorted(qid for qid in judged if qid in run)
+    missing_queries = tuple(sorted(qid for qid in judged if qid not in run))
+    # a query judged with {} is unjudged whether or not the run has it (as in
+    # rm.evaluate): listed, never scored
+    unjudged = tuple(sorted(
+        {qid for qid in run if qid not in qrels or len(qrels[qid]) == 0}
+        | {qid for qid, docs in qrels.items() if len(docs) == 0}))
+    if not scored:
+        raise ValueError(
+            f"no query is both in qrels ({len(judged)} judged queries) and in "
+            f"run ({len(run)} queries): there is nothing to score"
+        )
+
+    per_query = {}
+    for qid in scored:
+        per_query[qid] = {
+            name: float(_score_query(family, k, qrels[qid], run[qid], conv))
+            for name, (family, k) in zip(metrics, parsed)
+        }
+    if conv.missing == "zero":
+        for qid in missing_queries:
+            per_query[qid] = {name: 0.0 for name in metrics}
+        per_query = dict(sorted(per_query.items()))
+    mean = {
+        name: math.fsum(v[name] for v in per_query.values()) / len(per_query)
+        for name in metrics
+    }
+    without_relevant = tuple(qid for qid in scored
+                             if not any(g >= 1 for g in qrels[qid].values()))
+    return ConventionReport(per_query, mean, metrics, conv, missing_queries, unjudged,
+                            without_relevant)
+
+
+def compare(qrels, run, metrics, presets=None):
+    """Mean scores of one run under several presets: ``{preset: {metric: mean}}``.
+
+    A preset whose library does not compute a metric gets ``None`` there.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"a": 1, "b": 0, "c": 1}}
+    >>> run = {"q1": {"a": 0.5, "b": 0.5, "c": 0.1}}
+    >>> table = compare(qrels, run, ["map", "P@2"], ["trec_eval", "ranx", "sklearn"])
+    >>> {name: round(row["map"], 4) for name, row in table.items()}
+    {'trec_eval': 0.5833, 'ranx': 0.8333, 'sklearn': 0.5833}
+    >>> # trec_eval ranks b, a, c; ranx a, b, c; sklearn treats {a, b} as one
+    >>> # threshold: (1/2)(1/2) + (1/2)(2/3), the same number for another reason
+    >>> table["sklearn"]["P@2"] is None  # scikit-learn has no P@k for rankings
+    True
+    """
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    names = list(PRESETS) if presets is None else list(presets)
+    out = {}
+    for p in names:
+        conv = get_preset(p)
+        ok = [m for m in metrics if m.partition("@")[0] in conv.metrics]
+        means = evaluate_as(qrels, run, ok, conv).mean if ok else {}
+        out[conv.name] = {m: means.get(m) for m in metrics}
+    return out

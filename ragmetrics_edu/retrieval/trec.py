@@ -1,0 +1,766 @@
+"""Read and write TREC qrels and run files, the formats trec_eval reads.
+
+A **qrels** file holds the relevance judgements, one per line::
+
+    qid  iter  docid  grade
+    q1   0     d3     2
+
+``iter`` is historical and ignored; ``grade`` is an integer (>= 1 relevant,
+0 judged not relevant, negative: not relevant either, e.g. spam).
+
+A **run** file holds what a system retrieved, one document per line::
+
+    qid  Q0  docid  rank  score  tag
+    q1   Q0  d3     1     12.5   bm25
+
+``Q0`` is a literal placeholder and ``tag`` names the system.  trec_eval
+**ignores the rank column**: it orders the documents of a query by score
+(highest first, compared as 32-bit floats) and breaks ties by document id in
+descending string order.  :func:`write_run` writes the ranks in that same
+order, so the file reads the same to a person and to trec_eval.
+
+Both files are read as trec_eval 10.0 reads them: fields are separated by
+any run of C's whitespace (spaces, tabs, ``\\r``, ``\\v``, ``\\f``; lines end with
+``\\n``); comment lines start with ``#``; a run line may have fields after
+``tag`` (ignored).  Numbers follow C's grammar exactly (``atol`` for grades,
+``strtod`` for scores): a field trec_eval would read only in part (``1_0``,
+``0.5x``, Arabic-Indic digits) is refused, never read differently.  Blank
+lines are skipped.  Every malformed line raises :class:`ValueError` naming
+the file and the line number.
+
+Examples
+--------
+>>> import os, tempfile
+>>> import ragmetrics_edu as rm
+>>> folder = tempfile.mkdtemp()
+>>> path = os.path.join(folder, "run.txt")
+>>> rm.write_run({"q1": {"a": 0.5, "b": 0.5, "c": 0.9}}, path, tag="demo")
+>>> print(open(path).read(), end="")  # b before a: the tie goes to the larger id
+q1 Q0 c 1 0.9 demo
+q1 Q0 b 2 0.5 demo
+q1 Q0 a 3 0.5 demo
+>>> rm.read_run(path)
+{'q1': {'c': 0.9, 'b': 0.5, 'a': 0.5}}
+"""
+
+import math
+import os
+import re
+import secrets
+from operator import ne
+
+import numpy as np
+
+from .batch._words import id_words, ranges
+
+__all__ = ["read_qrels", "read_run", "write_run", "trec_order", "read_qrels_slowly",
+           "read_run_slowly", "parse_integer", "parse_number"]
+
+# --------------------------------------------------------------- the grammar
+
+SPACE = b" \t\n\v\f\r"
+"""The bytes C's ``isspace`` accepts (the "C" locale): trec_eval's field separators."""
+
+MAX_SHOWN = 200
+"""Characters of a line or an id quoted in an error message, at most."""
+
+_INTEGER = re.compile(rb"[+-]?[0-9]+")
+# strtod's decimal form, a hexadecimal form, and its words (case-insensitive).
+# Each part can match a string in one way only ("[0-9]+(?:\.[0-9]*)?", never
+# "[0-9]+\.?[0-9]*"), so a failed match of a long digit string takes linear
+# time, not quadratic.
+_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_HEXADECIMAL = re.compile(
+    rb"[+-]?0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?")
+_INFINITY = re.compile(rb"[+-]?inf(?:inity)?", re.IGNORECASE)
+_NAN = re.compile(rb"[+-]?nan(?:\([0-9A-Za-z_]*\))?", re.IGNORECASE)
+_INT64 = 2 ** 63
+
+
+def _show(text):
+    """``repr`` of at most MAX_SHOWN characters of ``text``: control characters,
+    a byte-order mark and other invisible characters are escaped, never sent
+    to the terminal as they are."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "backslashreplace")
+    if not isinstance(text, str):
+        text = repr(text)
+    if len(text) <= MAX_SHOWN:
+        return repr(text)
+    return f"{text[:MAX_SHOWN]!r}... ({len(text):,} characters)"
+
+
+def _where(path, number):
+    return f"{os.fspath(path)}, line {number}"
+
+
+def parse_integer(token, what):
+    """The integer ``token`` spells, as C's ``atol`` reads a whole field.
+
+    Only an optional sign and ASCII digits (``"+3"``, ``"-1"``, ``"007"``)
+    are accepted, and the value must fit in 64 bits (a C ``long``); anything
+    ``atol`` would read only a prefix of (``"1_0"``, ``"1.5"``, ``"٣"``) is
+    refused rather than read differently.  Raises ValueError naming ``what``.
+    """
+    if not _INTEGER.fullmatch(token):
+        raise ValueError(f"{what} must be an integer (ASCII digits with an optional "
+                         f"sign), got {_show(token)}")
+    digits = token.lstrip(b"+-").lstrip(b"0") or b"0"
+    # at most 19 digits before calling int(): Python refuses over 4,300
+    value = None if len(digits) > 19 else int(digits)
+    if token.startswith(b"-") and value is not None:
+        value = -value
+    if value is None or not -_INT64 <= value < _INT64:
+        raise ValueError(f"{what} must fit in a 64-bit integer (trec_eval reads it as "
+                         f"a C long), got {_show(token)} ({len(digits)} digits)")
+    return value
+
+
+def parse_number(token, what):
+    """The float ``token`` spells, as C's ``strtod`` reads a whole field.
+
+    Accepted: an optional sign, ASCII digits with at most one ``.``, an
+    optional exponent (``"1e-3"``, ``".5"``, ``"7."``), a hexadecimal float
+    (``"0x1.8p1"``) and ``inf``/``infinity`` in any case.  ``nan`` is refused
+    (trec_eval cannot order it).  Anything ``strtod`` would read only a
+    prefix of (``"1_0"``, ``"0.5abc"``, ``"٣"``) is refused.  Raises
+    ValueError naming ``what``.
+    """
+    if _DECIMAL.fullmatch(token) or _INFINITY.fullmatch(token):
+        return float(token)
+    if _HEXADECIMAL.fullmatch(token):
+        return float.fromhex(token.decode("ascii"))
+    if _NAN.fullmatch(token):
+        raise ValueError(f"{what} is NaN, which has no place in a ranking")
+    raise ValueError(f"{what} must be a number as C's strtod reads it (ASCII digits, "
+                     f"a sign, one '.', an exponent; inf), got {_show(token)}")
+
+
+# ----------------------------------------------------- the readable reader
+
+def _lines(path):
+    """Yield ``(line_number, raw_line_bytes)`` for every line of ``path``.
+
+    Lines end with ``\\n`` as trec_eval reads them; a byte-order mark before
+    the first line is skipped.
+    """
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            yield number, raw
+
+
+def _fields(path, number, raw):
+    """The fields of one line (split on C's whitespace), decoded as UTF-8."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        byte = raw[exc.start:exc.start + 1]
+        raise ValueError(
+            f"{_where(path, number)}: not UTF-8 text ({exc.reason}, byte {byte!r})"
+        ) from None
+    if b"\0" in raw:
+        raise ValueError(f"{_where(path, number)}: a NUL byte (trec_eval stops reading "
+                         f"a line there)")
+    return [field.decode("utf-8") for field in raw.split()]
+
+
+def _is_comment(kind, raw):
+    """trec_eval 10.0: a qrels line with ``#`` in its first column, a run line
+    whose first non-blank character is ``#``."""
+    return raw.startswith(b"#") if kind == "qrels" else raw.lstrip(SPACE).startswith(b"#")
+
+
+def _records(path, kind):
+    """Yield ``(line_number, fields)`` of the data lines of a qrels or run file."""
+    layout = "qid iter docid grade" if kind == "qrels" else "qid Q0 docid rank score tag"
+    n = len(layout.split())
+    for number, raw in _lines(path):
+        if _is_comment(kind, raw):
+            continue
+        fields = _fields(path, number, raw)
+        if not fields:
+            continue
+        if len(fields) < n or (kind == "qrels" and len(fields) > n):
+            line = raw.decode("utf-8").rstrip("\r\n")
+            rule = f"{n} fields" if kind == "qrels" else f"at least {n} fields"
+            raise ValueError(
+                f"{_where(path, number)}: a {kind} line must have {rule} "
+                f"{layout!r}, got {len(fields)}: {_show(line)}"
+            )
+        yield number, fields
+
+
+def _converted(parse, text, what, path, number):
+    """``parse(text, what)``, with the file and the line in front of an error."""
+    try:
+        return parse(text.encode("utf-8"), what)
+    except ValueError as exc:
+        raise ValueError(f"{_where(path, number)}: {exc}") from None
+
+
+class _FirstSeen:
+    """``{qid: {docid: value}}`` that refuses a document twice for a query,
+    naming the line where it first appeared."""
+
+    def __init__(self, twice):
+        self.nested, self._line, self._twice = {}, {}, twice
+
+    def add(self, qid, docid, value, path, number):
+        inner = self.nested.setdefault(qid, {})
+        if docid in inner:
+            raise ValueError(
+                f"{_where(path, number)}: "
+                + self._twice.format(docid=_show(docid), qid=_show(qid))
+                + f" (first on line {self._line[qid, docid]})"
+            )
+        inner[docid] = value
+        self._line[qid, docid] = number
+
+
+def read_qrels_slowly(path):
+    """:func:`read_qrels`, one line at a time: the readable definition.
+
+    :func:`read_qrels` reads large files in blocks with NumPy and gives the
+    same result; on a file with any error it calls this function, which
+    names the first bad line.
+    """
+    qrels = _FirstSeen("document {docid} of query {qid} is judged twice")
+    for number, (qid, _, docid, grade) in _records(path, "qrels"):
+        value = _converted(parse_integer, grade, "the grade", path, number)
+        qrels.add(qid, docid, value, path, number)
+    return qrels.nested
+
+
+def read_run_slowly(path):
+    """:func:`read_run`, one line at a time: the readable definition.
+
+    :func:`read_run` reads large files in blocks with NumPy and gives the same
+    result; on a file with any error it calls this function, which names the
+    first bad line.
+    """
+    run = _FirstSeen("document {docid} appears twice for query {qid}")
+    for number, fields in _records(path, "run"):
+        qid, _, docid, rank, score = fields[:5]
+        _converted(_check_rank, rank, "the rank", path, number)
+        what = f"the score of document {_show(docid)} of query {_show(qid)}"
+        value = _converted(parse_number, score, what, path, number)
+        run.add(qid, docid, value, path, number)
+    return run.nested
+
+
+def _check_rank(token, what):
+    """A rank is an integer (any size: trec_eval ignores its value)."""
+    if not _INTEGER.fullmatch(token):
+        raise ValueError(f"{what} must be an integer (ASCII digits with an optional "
+                         f"sign), got {_show(token)}")
+
+
+# ------------------------------------------------------------ the fast reader
+
+BLOCK = 1 << 20
+"""Bytes read at a time by the fast reader (1 MiB, then up to the last newline):
+small enough that its temporary arrays stay in the CPU cache and memory."""
+
+
+class _Unusual(Exception):
+    """The fast reader met something it leaves to the readable one (an error,
+    or a rare spelling such as ``inf``)."""
+
+
+def _blocks(path):
+    """Yield the file in pieces of about BLOCK bytes, each ending with ``\\n``."""
+    pending = []
+    with open(path, "rb") as handle:
+        first = True
+        while True:
+            block = handle.read(BLOCK)
+            if first and block.startswith(b"\xef\xbb\xbf"):
+                block = block[3:]
+            first = False
+            if not block:
+                break
+            cut = block.rfind(b"\n")
+            if cut < 0:  # one long line: keep reading
+                pending.append(block)
+                continue
+            yield b"".join([*pending, block[:cut + 1]])
+            pending = [block[cut + 1:]]
+    tail = b"".join(pending)
+    if tail.strip(SPACE):
+        yield tail + b"\n"
+
+
+def _split_block(block, kind):
+    """Vectorised split of a block of whole lines into fields.
+
+    Returns ``(starts, ends, first, count)``: the byte offsets where each
+    field starts and ends, and for each data line (blank lines and comments
+    left out) the index of its first field and its number of fields.
+    """
+    b = np.frombuffer(block, dtype=np.uint8)
+    # C's isspace: ' ' and \t \n \v \f \r (9-13; in uint8, b - 9 wraps below 9),
+    # after a space put before the block (space[i + 1] is byte i's)
+    space = np.empty(len(b) + 1, dtype=bool)
+    space[0] = True
+    np.equal(b, 32, out=space[1:])
+    space[1:] |= (b - 9) <= 4
+    edges = np.flatnonzero(space[1:] != space[:-1])  # where a field starts or ends
+    starts, ends = edges[0::2], edges[1::2]  # the block ends with "\n": every field ends
+    newlines = np.flatnonzero(b == 10)
+    upto = np.searchsorted(starts, newlines)  # fields that start before each line's end
+    first = np.concatenate(([0], upto[:-1]))
+    count = upto - first
+    if kind == "qrels":  # "#" in the first column
+        line_starts = np.concatenate(([0], newlines[:-1] + 1))
+        keep = (count > 0) & (b[line_starts] != ord("#"))
+    else:  # "#" as the first non-blank character
+        has = count > 0
+        keep = has.copy()
+        keep[has] = b[starts[first[has]]] != ord("#")
+    return starts, ends, first[keep], count[keep]
+
+
+def _tokens(b, starts, ends):
+    """The fields ``b[start:end]`` of a block (``b``: its bytes as uint8) as str.
+
+    Cutting a million str out of the text one by one is the slowest part of
+    reading a run, so it is done in C: every field's bytes and the byte
+    after it (a space, a tab or its line's end: every field of a block ends
+    before a whitespace byte) are gathered into one buffer, that byte is
+    made a ``"\\n"``, and one ``split("\\n")`` of the decoded buffer makes
+    every str.  No field holds a ``"\\n"``, and each is whole UTF-8.
+    """
+    spans = ends - starts + 1
+    gathered = b[ranges(starts, spans)]
+    gathered[np.cumsum(spans) - 1] = 10
+    fields = gathered.tobytes().decode("utf-8").split("\n")
+    fields.pop()  # (the empty str after the last newline)
+    return fields
+
+
+def _raw(block, starts, ends):
+    return [block[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
+
+
+def _numbers(tokens, allowed, dtype, convert):
+    """``tokens`` converted in C, or _Unusual when any is not plainly spelled."""
+    if b"".join(tokens).translate(None, allowed):
+        raise _Unusual  # letters (inf, nan, hex), "_", or other characters
+    try:
+        return np.fromiter(map(convert, tokens), dtype=dtype, count=len(tokens))
+    except (ValueError, OverflowError):
+        raise _Unusual from None
+
+
+def _padded(b, starts, ends, max_width=64):
+    """The fields ``b[start:end]`` as the rows of a zero-padded byte matrix,
+    or None when one is longer than ``max_width`` bytes.
+
+    No field holds a NUL byte (the reader refuses them), so the padding
+    cannot make two different fields equal.
+    """
+    lengths = ends - starts
+    width = int(lengths.max())
+    if width > max_width:
+        return None
+    columns = np.arange(width)
+    # ``width`` bytes from each start (clipped at the block's end), then
+    # zeros past each field's end
+    padded = b.take(starts[:, None] + columns, mode="clip")
+    padded *= columns < lengths[:, None]
+    return padded
+
+
+def _all_integers(b, starts, ends):
+    """Whether every field ``b[start:end]`` is ASCII digits after an optional sign."""
+    padded = _padded(b, starts, ends)
+    if padded is None:
+        return False
+    digit = (padded - 48) <= 9  # uint8: bytes below "0" wrap to large values
+    sign = (padded[:, 0] == ord("+")) | (padded[:, 0] == ord("-"))
+    digit[:, 0] |= sign & (ends - starts >= 2)
+    return bool(np.all(digit | (padded == 0)))
+
+
+def _decimals(padded, lengths):
+    """The values of plain decimals (``"-12.50"``), and which rows are plain.
+
+    A row of ``padded`` (a field of ``lengths`` bytes, zero-padded) is plain
+    when it is an optional sign, at most 15 ASCII digits and at most one
+    ``.``.  Then its digits read as one integer ``m`` (below 10**15 < 2**53,
+    so exact in a float) and ``f`` of them follow the point (``f <= 15``, and
+    10**f is exact too): ``m / 10**f`` is one correctly rounded division,
+    the float nearest the decimal, which is what ``strtod`` returns
+    (Clinger's fast path).  Other rows (an exponent, ``inf``, more digits)
+    are left to ``float()``.
+    """
+    digit = (padded - 48) <= 9  # uint8: bytes below "0" wrap to large values
+    point = padded == ord(".")
+    signed = (padded[:, 0] == ord("+")) | (padded[:, 0] == ord("-"))
+    allowed = digit | point | (padded == 0)
+    allowed[:, 0] |= signed
+    # (sums and "all" over a row of a few bytes: faster column by column)
+    n_points = point[:, 0].astype(np.int64)
+    plain = allowed[:, 0].copy()
+    for column in range(1, padded.shape[1]):
+        n_points += point[:, column]
+        plain &= allowed[:, column]
+    n_digits = lengths - n_points - signed
+    plain &= (n_points <= 1) & (n_digits >= 1) & (n_digits <= 15)
+    mantissa = np.zeros(len(padded), dtype=np.int64)
+    for column in padded.T:  # a few columns, each over every row
+        d = column - 48  # (uint8: a byte below "0" wraps to a large value)
+        is_digit = d <= 9
+        mantissa = np.where(is_digit, mantissa * 10 + d, mantissa)
+    # in a plain row, every byte after the point is a digit
+    after_point = np.where(n_points == 1, lengths - 1 - point.argmax(axis=1), 0)
+    values = mantissa / 10.0 ** after_point
+    values[padded[:, 0] == ord("-")] *= -1
+    return values, plain
+
+
+def _query_changes(block, starts, ends, max_width=64):
+    """Indices of the lines whose query id differs from the line before's
+    (None when an id is longer than ``max_width`` bytes).
+
+    Each id is read as 8-byte words and its length (:func:`id_words`), and
+    the words of each line are compared with the line before's.
+    """
+    lengths = ends - starts
+    longest = int(lengths.max())
+    if longest > max_width:
+        return None
+    words = id_words(block, starts, lengths, -(-longest // 8))
+    return np.flatnonzero(np.any(words[:, 1:] != words[:, :-1], axis=0)) + 1
+
+
+def _read_fast(path, kind):
+    """The nested dict of a qrels or run file, read in blocks with NumPy.
+
+    Raises _Unusual when a block holds anything but plain lines (an error, a
+    NUL byte, a spelling such as ``inf``, a document twice): the readable
+    reader then reads the file and names the problem.
+    """
+    n_fields = 4 if kind == "qrels" else 6
+    value_field = 3 if kind == "qrels" else 4
+    nested, sizes = {}, {}
+    for block in _blocks(path):
+        if b"\0" in block:
+            raise _Unusual
+        try:
+            block.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Unusual from None
+        b = np.frombuffer(block, dtype=np.uint8)
+        starts, ends, first, count = _split_block(block, kind)
+        if kind == "qrels" and np.any(count != n_fields):
+            raise _Unusual
+        if kind == "run" and np.any(count < n_fields):
+            raise _Unusual
+        if len(first) == 0:
+            continue
+        if kind == "run" and not _all_integers(b, starts[first + 3], ends[first + 3]):
+            raise _Unusual  # the rank
+        docids = _tokens(b, starts[first + 2], ends[first + 2])
+        value_starts, value_ends = starts[first + value_field], ends[first + value_field]
+        if kind == "qrels":
+            values = _numbers(_raw(block, value_starts, value_ends),
+                              b"0123456789+-", np.int64, int).tolist()
+        else:
+            padded = _padded(b, value_starts, value_ends)
+            if padded is None:
+                raise _Unusual  # a score over 64 characters
+            values, plain = _decimals(padded, value_ends - value_starts)
+            if not np.all(plain):  # exponents and the like: float() reads them
+                other = np.flatnonzero(~plain)
+                values[other] = _numbers(_raw(block, value_starts[other], value_ends[other]),
+                                         b"0123456789+-.eE", np.float64, float)
+            values = values.tolist()
+        # the lines of one query are usually together: add them in runs
+        changes = _query_changes(block, starts[first], ends[first])
+        if changes is None:
+            qids = _tokens(b, starts[first], ends[first])
+            changes = np.flatnonzero(np.fromiter(map(ne, qids[1:], qids[:-1]), dtype=bool,
+                                                 count=len(qids) - 1)) + 1
+        bounds = [0, *changes.tolist(), len(first)]
+        lows = np.array(bounds[:-1])
+        qids = _tokens(b, starts[first[lows]], ends[first[lows]])
+        for qid, lo, hi in zip(qids, bounds[:-1], bounds[1:]):
+            nested.setdefault(qid, {}).update(zip(docids[lo:hi], values[lo:hi]))
+            sizes[qid] = sizes.get(qid, 0) + hi - lo
+    if any(len(nested[qid]) != size for qid, size in sizes.items()):
+        raise _Unusual  # a document twice for a query
+    return nested
+
+
+# ----------------------------------------------------------------- readers
+
+def read_qrels(path):
+    """Read a TREC qrels file into ``{qid: {docid: grade}}``.
+
+    The file is read as trec_eval 10.0 reads it: fields are separated by
+    spaces, tabs, ``\\r``, ``\\v`` or ``\\f`` (C's whitespace); a line whose
+    first character is ``#`` is a comment; blank lines are skipped (trec_eval
+    refuses them).  A grade is read as C's ``atol`` reads a whole field:
+    ASCII digits with an optional sign, within 64 bits.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A text file (UTF-8) with lines ``qid iter docid grade``.
+
+    Returns
+    -------
+    dict of str to dict of str to int
+        The judgements, in file order.
+
+    Raises
+    ------
+    ValueError
+        A line without exactly 4 fields, a grade that is not an integer as
+        above (``"1.5"``, ``"1_0"``, ``"٣"``: trec_eval would read 1, 1 and
+        0) or does not fit in 64 bits, the same (qid, docid) judged twice,
+        text that is not UTF-8, or a NUL byte; the message names the file and
+        the line, and quotes at most 200 characters of it.
+
+    See Also
+    --------
+    read_run, ragmetrics_edu.retrieval.batch.evaluate
+
+    Notes
+    -----
+    Large files are read in blocks and checked with NumPy; a file with any
+    problem is read again line by line (:func:`read_qrels_slowly`, the
+    readable definition, which gives the same result) to name the first bad
+    line.
+
+    trec_eval 10.0 itself skips one comment line before each judgement: of
+    two comment lines in a row it reads the second as a judgement (and
+    usually stops on it as malformed).  Here every comment line is skipped.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> _ = open(path, "w").write("# judged by hand\\nq1 0 d1 1\\nq1 0 d2 0\\nq2 0 d7 2\\n")
+    >>> read_qrels(path)
+    {'q1': {'d1': 1, 'd2': 0}, 'q2': {'d7': 2}}
+    """
+    try:
+        return _read_fast(path, "qrels")
+    except _Unusual:
+        return read_qrels_slowly(path)
+
+
+def read_run(path):
+    """Read a TREC run file into ``{qid: {docid: score}}``.
+
+    The file is read as trec_eval 10.0 reads it: fields are separated by C's
+    whitespace; a line whose first non-blank character is ``#`` is a comment
+    (so a query id cannot start with ``#``); blank lines are skipped; fields
+    after the sixth (``tag``) are ignored.  A score is read as C's
+    ``strtod`` reads a whole field: ASCII digits with a sign, one ``.`` and
+    an exponent, a hexadecimal float, or ``inf``.  The rank column is checked
+    to be an integer and then ignored, as trec_eval ignores it: only the
+    scores decide the order.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A text file (UTF-8) with lines ``qid Q0 docid rank score tag``.
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        The scores, in file order.
+
+    Raises
+    ------
+    ValueError
+        A line with fewer than 6 fields, a rank that is not an integer, a
+        score that is not a number as above (``"1_0"``, ``"0.5abc"``: trec_eval
+        would read 1 and 0.5) or is NaN, the same document twice for a query,
+        text that is not UTF-8, or a NUL byte; the message names the file and
+        the line, and quotes at most 200 characters of it.
+
+    See Also
+    --------
+    write_run, read_qrels, ragmetrics_edu.retrieval.batch.evaluate
+
+    Notes
+    -----
+    Large files are read in blocks and checked with NumPy; a file with any
+    problem (or a rare spelling such as ``inf``) is read again line by line
+    (:func:`read_run_slowly`, the readable definition, which gives the same
+    result) to name the first bad line.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> _ = open(path, "w").write("q1 Q0 d2 1 3.5 bm25\\nq1 Q0 d1 2 1.25 bm25 extra\\n")
+    >>> read_run(path)  # the seventh field is ignored, as trec_eval 10.0 does
+    {'q1': {'d2': 3.5, 'd1': 1.25}}
+    """
+    try:
+        return _read_fast(path, "run")
+    except _Unusual:
+        return read_run_slowly(path)
+
+
+def trec_order(ranking):
+    """Return the document ids of one query in trec_eval's order.
+
+    Highest score first, scores compared as 32-bit floats (trec_eval stores
+    them in a C ``float``); ties broken by document id, larger id first
+    (``"b"`` before ``"a"``, ``"9"`` before ``"10"``).
+
+    Parameters
+    ----------
+    ranking : dict of str to float
+        ``{docid: score}`` of one query.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> trec_order({"a": 1.0, "b": 1.0, "10": 2.0, "9": 2.0})
+    ['9', '10', 'b', 'a']
+    >>> trec_order({"x": 1.0 + 1e-12, "y": 1.0})  # equal as float32: a tie
+    ['y', 'x']
+    """
+    with np.errstate(over="ignore"):  # 1e300 becomes inf, as in trec_eval
+        items = [(docid, float(np.float32(score))) for docid, score in ranking.items()]
+    # Two stable sorts: by id (larger first), then by score (higher first);
+    # the second keeps the id order among equal scores.
+    items.sort(key=lambda item: item[0], reverse=True)
+    items.sort(key=lambda item: item[1], reverse=True)
+    return [docid for docid, _ in items]
+
+
+def _check_field(value, what, qid=None, docid=None):
+    """Raise unless ``value`` can be one field of a TREC line that reads back
+    as the same string."""
+    where = "" if qid is None else f" (query {_show(qid)})"
+    if docid is not None:
+        where = f" (document {_show(docid)} of query {_show(qid)})"
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a string, got {value!r}{where}")
+    if value == "" or any(c.isspace() for c in value) or "\0" in value:
+        raise ValueError(
+            f"{what} must be non-empty, without whitespace or NUL characters, to fit "
+            f"in a TREC file, got {_show(value)}{where}"
+        )
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"{what} must be text that UTF-8 can encode, got {_show(value)} "
+            f"({exc.reason} at character {exc.start}){where}"
+        ) from None
+
+
+def write_run(run, path, tag="ragmetrics_edu"):
+    """Write ``{qid: {docid: score}}`` as a TREC run file.
+
+    Queries are written in the order of ``run``; the documents of a query in
+    trec_eval's order (:func:`trec_order`), with ranks 1, 2, ....  Scores are
+    written with ``repr``, which reads back as exactly the same float.
+
+    Every id is checked before anything is written, and the file is written
+    to a temporary file in the same folder and then renamed over ``path``
+    (:func:`os.replace`): an error leaves an existing file as it was.
+
+    Parameters
+    ----------
+    run : dict of str to dict of str to float
+        The run to write.
+    path : str or path-like
+        The file to create (replaced if it exists, keeping its permissions).
+    tag : str, default "ragmetrics_edu"
+        The system name of the last column; no whitespace.
+
+    Raises
+    ------
+    ValueError
+        A NaN score, or an id or tag that is empty, holds whitespace or a NUL,
+        or cannot be encoded as UTF-8 (a lone surrogate such as
+        ``"\\ud800"``), or a query id starting with ``#`` (trec_eval 10.0 reads
+        such a line as a comment); the message names the query and the
+        document.
+    TypeError
+        An id that is not a string, or a score that is not a number.
+
+    See Also
+    --------
+    read_run, trec_order
+
+    Notes
+    -----
+    :func:`read_run` skips a byte-order mark at the start of a file.  When
+    the first query id itself starts with one (``"\\ufeffq1"``), a
+    byte-order mark is written first, so that the id reads back whole.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.txt")
+    >>> write_run({"q1": {"d1": 1.5, "d2": 7}}, path, tag="bm25")
+    >>> print(open(path).read(), end="")
+    q1 Q0 d2 1 7.0 bm25
+    q1 Q0 d1 2 1.5 bm25
+    """
+    _check_field(tag, "the tag")
+    for qid, ranking in run.items():
+        _check_field(qid, "query ids")
+        if qid.startswith("#"):
+            raise ValueError(f"query ids must not start with '#' (trec_eval 10.0 reads "
+                             f"such a line as a comment), got {_show(qid)}")
+        for docid, score in ranking.items():
+            _check_field(docid, "document ids", qid=qid, docid=docid)
+            if isinstance(score, bool) or not isinstance(score, (int, float, np.number)):
+                raise TypeError(
+                    f"scores must be numbers, got {score!r} for document {_show(docid)} "
+                    f"of query {_show(qid)}"
+                )
+            if math.isnan(score):
+                raise ValueError(
+                    f"scores must not be NaN, got NaN for document {_show(docid)} of "
+                    f"query {_show(qid)}"
+                )
+    lines = []
+    if run and next(iter(run)).startswith("\ufeff"):
+        lines.append("\ufeff")  # read_run skips this one, and keeps the id's
+    for qid, ranking in run.items():
+        for rank, docid in enumerate(trec_order(ranking), start=1):
+            lines.append(f"{qid} Q0 {docid} {rank} {float(ranking[docid])!r} {tag}\n")
+    _replace(path, "".join(lines).encode("utf-8"))
+
+
+def _replace(path, data):
+    """Write ``data`` to ``path`` through a temporary file in the same folder."""
+    path = os.fspath(path)
+    folder, name = os.path.split(os.path.abspath(path))
+    temporary = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
+    # 0o666 less the umask, as open(path, "w") would create it
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise
