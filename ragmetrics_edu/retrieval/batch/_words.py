@@ -1,10 +1,10 @@
-"""Byte strings as rows of 64-bit words, so that NumPy compares them as C's ``strcmp`` does.
+"""Byte strings as rows of 64-bit words, so that NumPy compares them as C's ``strcmp`` does: engine, not lesson.
 
 Used to order tied documents by id (:mod:`ragmetrics_edu.retrieval.batch`) and to
 find where the query id changes in a block of a TREC file
 (:mod:`ragmetrics_edu.retrieval.trec`), without making a Python string of each; and
 :func:`ranges`, the indices of many slices end to end, which both use to
-gather the pieces of an array.
+gather the pieces of an array.  Speed only: no number depends on how it is done.
 """
 
 import numpy as np
