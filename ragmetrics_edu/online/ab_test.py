@@ -70,17 +70,41 @@ def cohens_h(p_a, p_b):
     --------
     >>> from ragmetrics_edu.online.ab_test import cohens_h
     >>> round(cohens_h(0.10, 0.12), 4)
-    0.0640
+    0.064
     """
     p_a = check_probability(p_a, name="p_a")
     p_b = check_probability(p_b, name="p_b")
     return 2.0 * math.asin(math.sqrt(p_b)) - 2.0 * math.asin(math.sqrt(p_a))
 
 
-def _two_sided_power(h, n, z):
-    """Power of the two-sided test with effect ``h`` and ``n`` users per group (both tails)."""
-    shift = abs(h) * math.sqrt(n / 2.0)
-    return _normal_sf(z - shift) + _normal_sf(z + shift)
+def one_sample_size(effect, alpha=0.05, power=0.8):
+    r"""Observations for a two-sided z test to detect a mean of ``effect`` standard deviations.
+
+    Solves :math:`\Phi(e\sqrt{n} - z) + \Phi(-e\sqrt{n} - z) = 1 - \beta`
+    (both tails, :math:`z = \Phi^{-1}(1 - \alpha/2)`) by Newton's method from
+    the one-tail solution :math:`((z + z_{1-\beta}) / e)^2`.
+
+    Examples
+    --------
+    >>> from ragmetrics_edu.online.ab_test import one_sample_size
+    >>> round(one_sample_size(0.1), 4)  # ((1.96 + 0.8416) / 0.1)**2, the other tail is tiny
+    784.8861
+    """
+    alpha, power = _check_alpha_power(alpha, power)
+    e = abs(float(effect))
+    if e == 0.0 or not math.isfinite(e):
+        raise ValueError(f"effect must be a finite non-zero number, got {effect!r}")
+    z = _NORMAL.inv_cdf(1.0 - alpha / 2.0)
+    n = ((z + _NORMAL.inv_cdf(power)) / e) ** 2
+    for _ in range(50):  # converges in a few steps
+        shift = e * math.sqrt(n)
+        excess = _normal_sf(z - shift) + _normal_sf(z + shift) - power
+        slope = (_NORMAL.pdf(z - shift) - _NORMAL.pdf(z + shift)) * shift / (2.0 * n)
+        step = excess / slope
+        n -= step
+        if abs(step) <= 1e-13 * n:
+            break
+    return n
 
 
 def ab_sample_size(p_a, p_b, alpha=0.05, power=0.8, *, method="arcsine", round_up=False):
@@ -170,15 +194,7 @@ def ab_sample_size(p_a, p_b, alpha=0.05, power=0.8, *, method="arcsine", round_u
             p_a * (1.0 - p_a) + p_b * (1.0 - p_b))
         n = spread**2 / (p_b - p_a) ** 2
     else:
-        n = 2.0 * ((z + z_power) / h) ** 2
-        for _ in range(50):  # Newton's method on the two-tailed power; converges in a few steps
-            shift = abs(h) * math.sqrt(n / 2.0)
-            excess = _two_sided_power(h, n, z) - power
-            slope = (_NORMAL.pdf(z - shift) - _NORMAL.pdf(z + shift)) * shift / (2.0 * n)
-            step = excess / slope
-            n -= step
-            if abs(step) <= 1e-13 * n:
-                break
+        n = one_sample_size(h / math.sqrt(2.0), alpha, power)  # the mean of z is h sqrt(n / 2)
     return math.ceil(n) if round_up else float(n)
 
 
