@@ -108,6 +108,30 @@ _EXPORTS = {
     "adjust_pvalues": "significance",
     "paired_effect_size": "significance",
     "queries_needed": "significance",
+    # online evaluation: click models, online metrics, A/B tests, interleaving, counterfactual
+    "attractiveness_from_grades": "online.click_models",
+    "CascadeModel": "online.click_models",
+    "PositionBasedModel": "online.click_models",
+    "DependentClickModel": "online.click_models",
+    "DBNModel": "online.click_models",
+    "scan_ranking": "online.click_models",
+    "click_through_rate": "online.metrics",
+    "clicks_at_k": "online.metrics",
+    "abandonment_rate": "online.metrics",
+    "first_click_reciprocal_rank": "online.metrics",
+    "online_metrics": "online.metrics",
+    "ab_sample_size": "online.ab_test",
+    "two_proportion_z_test": "online.ab_test",
+    "peeking_false_positive_rate": "online.ab_test",
+    "team_draft_interleave": "online.interleaving",
+    "balanced_interleave": "online.interleaving",
+    "team_draft_credit": "online.interleaving",
+    "balanced_credit": "online.interleaving",
+    "interleaving_outcomes": "online.interleaving",
+    "impressions_needed": "online.interleaving",
+    "naive_estimate": "online.counterfactual",
+    "ips_estimate": "online.counterfactual",
+    "counterfactual_evaluation": "online.counterfactual",
 }
 
 _SUBMODULES = {
@@ -115,6 +139,7 @@ _SUBMODULES = {
     "batch", "trec", "text",
     "bleu_score", "rouge", "semantic", "judge", "rag", "datasets", "significance",
     "examples", "widgets", "conventions", "retrievers", "chrf_score", "qa", "exercises", "answer",
+    "online",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -8,19 +8,23 @@ comparing different users (and different queries) vanishes: Chapelle,
 Joachims, Radlinski and Yue (2012) found interleaving needed one to two
 orders of magnitude fewer impressions than A/B tests on the same systems.
 
-======================  ====================================================
-function                what it does
-======================  ====================================================
-``team_draft_interleave``  captains pick in turn (Radlinski, Kurup and
-                        Joachims 2008); a click counts for the picker's team
-``balanced_interleave``  the two rankings merged rank by rank (Joachims
-                        2002); clicks count by the k-cutoff rule
-``team_draft_credit``   clicks per team
-``balanced_credit``     clicked documents in each ranking's top k
-``interleaving_outcomes``  simulated users of a click model, query by query
-``impressions_needed``  interleaving against an A/B test: impressions to
-                        detect the difference, on the same simulated users
-======================  ====================================================
+=============================  =============================================
+function                       what it does
+=============================  =============================================
+``team_draft_interleave``      captains pick in turn (Radlinski, Kurup and
+                               Joachims 2008); a click counts for the
+                               picker's team
+``balanced_interleave``        the two rankings merged rank by rank
+                               (Joachims 2002)
+``team_draft_credit``          clicks per team
+``balanced_credit``            clicked documents in each ranking's top k
+                               (the k-cutoff rule)
+``interleaving_outcomes``      simulated users of a click model, query by
+                               query
+``impressions_needed``         interleaving against an A/B test: the
+                               impressions to detect the difference, on
+                               the same simulated users
+=============================  =============================================
 
 Conventions, named rather than picked silently:
 
