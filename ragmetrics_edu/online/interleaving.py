@@ -524,6 +524,14 @@ def impressions_needed(run_a, run_b, qrels, model=None, alpha=0.05, power=0.8,
         Both numbers and their ratio (``inf`` impressions when a side sees no
         difference at all).
 
+    Notes
+    -----
+    The cascade user's session CTR, :math:`1 - \prod_i (1 - \alpha_i)`,
+    does not depend on the order of the documents: two rankers that show
+    the same documents in a different order have equal CTRs, and the A/B
+    test on CTR needs infinitely many users, while interleaving sees the
+    difference.  The DCM and DBN users' CTRs depend on the order.
+
     References
     ----------
     .. [1] O. Chapelle, T. Joachims, F. Radlinski, Y. Yue, "Large-scale
@@ -555,7 +563,7 @@ def impressions_needed(run_a, run_b, qrels, model=None, alpha=0.05, power=0.8,
                            for q in qids]))
     ctr_b = float(np.mean([model.expected(_grades_of(ranked_b[q][:depth], qrels.get(q, {}))).ctr
                            for q in qids]))
-    if ctr_a == ctr_b:
+    if abs(ctr_a - ctr_b) <= 1e-12:  # equal but for rounding (see Notes)
         ab_per_group, ab_impressions = math.inf, math.inf
     else:
         ab_per_group = ab_sample_size(ctr_a, ctr_b, alpha=alpha, power=power)
