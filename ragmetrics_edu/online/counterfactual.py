@@ -300,12 +300,15 @@ def counterfactual_evaluation(logging_run, new_run, qrels, model=None, n_session
         if isinstance(logging_run, dict) else logging_run
     new_run = {q: _ranked_ids(r) for q, r in new_run.items()} \
         if isinstance(new_run, dict) else new_run
-    qids = _check_runs(logging_run, new_run, qrels, depth)
+    qids = _check_runs(logging_run, new_run, qrels, depth, ("logging_run", "new_run"))
     rng = rng_from(seed)
     log_depth = depth if log_depth is None else check_k(log_depth, name="log_depth")
     if log_depth < depth:
         raise ValueError(f"log_depth must be at least depth={depth}, got {log_depth}")
-    _check_runs(logging_run, new_run, qrels, log_depth)
+    for q in qids:
+        if len(logging_run[q]) < log_depth:
+            raise ValueError(f"logging_run[{q!r}] holds {len(logging_run[q])} documents, "
+                             f"fewer than log_depth={log_depth}")
     p = model.examination_probabilities(log_depth)
     w = p[:depth]
     totals = np.zeros(4)

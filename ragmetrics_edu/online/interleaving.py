@@ -335,15 +335,16 @@ def _grades_of(docs, judged):
     return [float(max(judged.get(d, 0), 0)) for d in docs]
 
 
-def _check_runs(run_a, run_b, qrels, depth):
-    for name, run in (("run_a", run_a), ("run_b", run_b), ("qrels", qrels)):
+def _check_runs(run_a, run_b, qrels, depth, names=("run_a", "run_b")):
+    for name, run in ((names[0], run_a), (names[1], run_b), ("qrels", qrels)):
         if not isinstance(run, dict):
             raise TypeError(f"{name} must be a dict by query id, got {_shown(run)}")
     qids = [q for q in run_a if q in run_b]
     if not qids:
-        raise ValueError("run_a and run_b must share at least one query id, got none in common")
+        raise ValueError(f"{names[0]} and {names[1]} must share at least one query id, "
+                         "got none in common")
     for q in qids:
-        for name, run in (("run_a", run_a), ("run_b", run_b)):
+        for name, run in ((names[0], run_a), (names[1], run_b)):
             if len(run[q]) < depth:
                 raise ValueError(
                     f"{name}[{q!r}] holds {len(run[q])} documents, fewer than depth={depth}"
