@@ -184,3 +184,13 @@ def test_a_ranker_against_itself_needs_infinitely_many_impressions():
 def test_bad_input(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_a_run_of_scores_is_ordered_as_trec_eval_orders_it():
+    """Score descending, ties by document id descending: 'b' before 'a' at equal scores."""
+    qrels = {"q": {"a": 4}}
+    scores = {"q": {"a": 1.0, "b": 1.0, "c": 0.5}}
+    listed = {"q": ["b", "a", "c"]}
+    s1 = rm.interleaving_outcomes(scores, listed, qrels, depth=3, n_per_query=50, seed=1)
+    s2 = rm.interleaving_outcomes(listed, listed, qrels, depth=3, n_per_query=50, seed=1)
+    assert np.array_equal(s1["q"], s2["q"])

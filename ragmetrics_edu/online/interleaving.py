@@ -353,9 +353,13 @@ def _check_runs(run_a, run_b, qrels, depth, names=("run_a", "run_b")):
 
 
 def _ranked_ids(ranking):
-    """Document ids in rank order, from a list or a ``{docid: score}`` dict (highest first)."""
+    """Document ids in rank order, from a list or a ``{docid: score}`` dict.
+
+    A dict is ordered as trec_eval orders a run: score descending, ties by
+    document id descending.
+    """
     if isinstance(ranking, dict):
-        return sorted(ranking, key=lambda d: (-ranking[d], d))
+        return sorted(ranking, key=lambda d: (ranking[d], d), reverse=True)
     return list(ranking)
 
 
@@ -371,7 +375,8 @@ def interleaving_outcomes(run_a, run_b, qrels, model=None, n_per_query=100, seed
     Parameters
     ----------
     run_a, run_b : dict
-        ``{qid: [docid, ...]}`` in rank order, or ``{qid: {docid: score}}``.
+        ``{qid: [docid, ...]}`` in rank order, or ``{qid: {docid: score}}``
+        (ordered by score, ties by document id descending, as trec_eval).
     qrels : dict
         ``{qid: {docid: grade}}``.
     model : click model, default CascadeModel()
