@@ -217,3 +217,8 @@ def test_scan_of_the_position_based_user_says_which_ranks_were_skipped():
 def test_bad_input_names_the_argument_and_value(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_nested_probabilities_are_refused_not_flattened():
+    with pytest.raises(ValueError, match=r"rels must be a 1-D sequence of probabilities"):
+        rm.CascadeModel(attractiveness="probability").click_probabilities([[0.5, 0.2]])

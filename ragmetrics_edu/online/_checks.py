@@ -36,8 +36,12 @@ def check_probabilities(values, *, name, n=None):
         return np.full(n, check_probability(values, name=name))
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
         raise TypeError(f"{name} must be a sequence of probabilities, got {_shown(values)}")
+    objects = np.asarray(values, dtype=object)
+    if objects.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence of probabilities, got shape "
+                         f"{objects.shape}: {_shown(values)}")
     out = []
-    for i, v in enumerate(np.asarray(values, dtype=object).reshape(-1).tolist()):
+    for i, v in enumerate(objects.tolist()):
         out.append(check_probability(v, name=f"{name}[{i}]"))
     arr = np.asarray(out, dtype=np.float64)
     if n is not None and len(arr) < n:
