@@ -99,6 +99,7 @@ _EXPORTS = {
     # 07: a real collection and significance
     "load_cranfield": "datasets",
     "load_cranfield_qa": "datasets",
+    "nugget_scores": "judge.nuggets",
     "ExtractiveAnswerer": "answer",
     "GenerativeAnswerer": "answer",
     "bootstrap_ci": "significance",
