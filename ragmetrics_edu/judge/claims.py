@@ -55,6 +55,8 @@ import numbers
 import re
 from collections import namedtuple
 
+import numpy as np
+
 __all__ = [
     "atomic_claims",
     "DECOMPOSE_TEMPLATE",
@@ -202,10 +204,8 @@ def _verdict_list(supported, name="supported"):
         raise TypeError(f"{name} must be a list of yes/no verdicts (bool or 0/1), got {_describe(supported)}")
     out = []
     for i, v in enumerate(list(supported)):
-        if isinstance(v, bool) or (isinstance(v, numbers.Integral) and v in (0, 1)):
+        if isinstance(v, (bool, np.bool_)) or (isinstance(v, numbers.Integral) and v in (0, 1)):
             out.append(int(v))
-        elif type(v).__name__ == "bool_":
-            out.append(int(bool(v)))
         else:
             raise ValueError(f"{name} must hold yes/no verdicts (True/False or 1/0), got {_describe(v)} at position {i}")
     return out

@@ -94,7 +94,7 @@ def _describe(value, limit=80):
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _check_nuggets(nuggets, name="nuggets", need_assignment=True):
+def _check_nuggets(nuggets, name="nuggets"):
     """Return the nuggets as a list of dicts, or raise naming the bad one."""
     if isinstance(nuggets, (str, bytes, dict)) or not hasattr(nuggets, "__iter__"):
         raise TypeError(
@@ -105,15 +105,14 @@ def _check_nuggets(nuggets, name="nuggets", need_assignment=True):
     for i, n in enumerate(nuggets, start=1):
         if not isinstance(n, dict):
             raise TypeError(f"{name} must hold dicts, got {_describe(n)} at position {i}")
-        keys = ("importance", "assignment") if need_assignment else ("importance",)
-        for key in keys:
+        for key in ("importance", "assignment"):
             if key not in n:
                 raise ValueError(f"{name}[{i - 1}] has no {key!r}: every nugget needs one, got {_describe(n)}")
         if n["importance"] not in NUGGET_IMPORTANCE:
             raise ValueError(
                 f"{name}[{i - 1}]['importance'] must be 'vital' or 'okay', got {_describe(n['importance'])}"
             )
-        if need_assignment and n["assignment"] not in NUGGET_ASSIGNMENTS:
+        if n["assignment"] not in NUGGET_ASSIGNMENTS:
             raise ValueError(
                 f"{name}[{i - 1}]['assignment'] must be 'support', 'partial_support' or "
                 f"'not_support', got {_describe(n['assignment'])}"
