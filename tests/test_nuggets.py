@@ -21,7 +21,12 @@ from ragmetrics_edu.judge.nuggets import (
     parse_nugget_assignment,
 )
 
-metrics = pytest.importorskip("nuggetizer.core.metrics")
+
+@pytest.fixture(scope="module")
+def metrics():
+    """nuggetizer's scoring module (installed by `make test` with --no-deps)."""
+    return pytest.importorskip("nuggetizer.core.metrics")
+
 
 nugget_st = st.fixed_dictionaries({
     "importance": st.sampled_from(NUGGET_IMPORTANCE),
@@ -29,7 +34,7 @@ nugget_st = st.fixed_dictionaries({
 })
 
 
-def _theirs(nuggets):
+def _theirs(metrics, nuggets):
     m = metrics.calculate_nugget_scores("q", nuggets)
     return {name: getattr(m, name) for name in NUGGET_SCORE_NAMES}
 
@@ -42,14 +47,14 @@ def _random_nuggets(rng, n):
 # -- nuggetizer ---------------------------------------------------------------------
 
 
-def test_equals_nuggetizer_on_random_assignments():
+def test_equals_nuggetizer_on_random_assignments(metrics):
     rng = random.Random(26)
     for _ in range(3000):
         nuggets = _random_nuggets(rng, rng.randint(0, 12))
-        assert nugget_scores(nuggets) == pytest.approx(_theirs(nuggets), abs=1e-12)
+        assert nugget_scores(nuggets) == pytest.approx(_theirs(metrics, nuggets), abs=1e-12)
 
 
-def test_mean_equals_nuggetizer_global_metrics():
+def test_mean_equals_nuggetizer_global_metrics(metrics):
     rng = random.Random(7)
     for _ in range(300):
         records = [{"qid": f"q{i}", "nuggets": _random_nuggets(rng, rng.randint(0, 8))}
@@ -63,8 +68,8 @@ def test_mean_equals_nuggetizer_global_metrics():
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(nugget_st, max_size=15))
-def test_equals_nuggetizer_hypothesis(nuggets):
-    assert nugget_scores(nuggets) == pytest.approx(_theirs(nuggets), abs=1e-12)
+def test_equals_nuggetizer_hypothesis(metrics, nuggets):
+    assert nugget_scores(nuggets) == pytest.approx(_theirs(metrics, nuggets), abs=1e-12)
 
 
 @settings(max_examples=200, deadline=None)
@@ -110,12 +115,12 @@ def test_hand_example():
     assert c[("vital", "not_support")] == 1 and c[("okay", "not_support")] == 0
 
 
-def test_no_vital_and_empty_conventions():
+def test_no_vital_and_empty_conventions(metrics):
     only_okay = [{"importance": "okay", "assignment": "support"}]
     s = nugget_scores(only_okay)
-    assert s["strict_vital_score"] == s["vital_score"] == 0.0 == _theirs(only_okay)["vital_score"]
+    assert s["strict_vital_score"] == s["vital_score"] == 0.0 == _theirs(metrics, only_okay)["vital_score"]
     assert s["all_score"] == 1.0
-    assert nugget_scores([]) == dict.fromkeys(NUGGET_SCORE_NAMES, 0.0) == _theirs([])
+    assert nugget_scores([]) == dict.fromkeys(NUGGET_SCORE_NAMES, 0.0) == _theirs(metrics, [])
     nan = nugget_scores(only_okay, empty_score=math.nan)
     assert math.isnan(nan["vital_score"]) and nan["all_score"] == 1.0
     # with nan, an answer without vital nuggets leaves the vital mean
