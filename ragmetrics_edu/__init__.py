@@ -124,6 +124,18 @@ _EXPORTS = {
     "naive_estimate": "online.counterfactual",
     "ips_estimate": "online.counterfactual",
     "counterfactual_evaluation": "online.counterfactual",
+    "nugget_scores": "judge.nuggets",
+    "mean_nugget_scores": "judge.nuggets",
+    "assign_nuggets": "judge.nuggets",
+    "atomic_claims": "judge.claims",
+    "claim_precision": "judge.claims",
+    "factscore": "judge.claims",
+    "citation_recall": "judge.citations",
+    "citation_precision": "judge.citations",
+    "citation_scores": "judge.citations",
+    "load_cranfield_nuggets": "lab.qa_annotations",
+    "load_cranfield_paraphrases": "lab.qa_annotations",
+    "testset_report": "lab.testset",
 }
 
 _PARTS = {"models", "retrieval", "generation", "judge", "lab", "online", "course"}
