@@ -108,6 +108,10 @@ _EXPORTS = {
     "adjust_pvalues": "significance",
     "paired_effect_size": "significance",
     "queries_needed": "significance",
+    "ppi_mean_ci": "judge.calibration",
+    "ppi_mean_pointestimate": "judge.calibration",
+    "classical_mean_ci": "judge.calibration",
+    "ppi_tuned_lambda": "judge.calibration",
 }
 
 _SUBMODULES = {
