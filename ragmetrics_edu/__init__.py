@@ -112,6 +112,8 @@ _EXPORTS = {
     "ppi_mean_pointestimate": "judge.calibration",
     "classical_mean_ci": "judge.calibration",
     "ppi_tuned_lambda": "judge.calibration",
+    "kappa_ci": "judge.assessors",
+    "system_ranking_tau": "judge.assessors",
 }
 
 _SUBMODULES = {
