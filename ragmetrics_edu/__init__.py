@@ -114,6 +114,7 @@ _EXPORTS = {
     "ppi_tuned_lambda": "judge.calibration",
     "kappa_ci": "judge.assessors",
     "system_ranking_tau": "judge.assessors",
+    "estimate_judging_cost": "judge.cost",
 }
 
 _SUBMODULES = {
