@@ -115,6 +115,7 @@ _EXPORTS = {
     "kappa_ci": "judge.assessors",
     "system_ranking_tau": "judge.assessors",
     "estimate_judging_cost": "judge.cost",
+    "judge_all": "judge.run",
 }
 
 _SUBMODULES = {
