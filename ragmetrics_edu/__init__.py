@@ -116,6 +116,7 @@ _EXPORTS = {
     "system_ranking_tau": "judge.assessors",
     "estimate_judging_cost": "judge.cost",
     "judge_all": "judge.run",
+    "load_cranfield_judge_sample": "judge.cranfield_sample",
 }
 
 _SUBMODULES = {
