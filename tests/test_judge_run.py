@@ -17,6 +17,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 import ragmetrics_edu as rm
+
+# errors="collect" warns with the count of failures; the tests read the failures themselves
+pytestmark = pytest.mark.filterwarnings("ignore:.*items judged.*:RuntimeWarning")
 from ragmetrics_edu.judge import CachedJudge, OpenAICompatibleJudge, parse_verdict
 from ragmetrics_edu.judge.run import Failure, JudgeRunError, JudgingRun, judge_all
 
@@ -351,3 +354,8 @@ def test_failure_reads_well_and_public_names():
     f = Failure((3, 9), "p", "JudgeServerError", "HTTP 503", 4)
     assert str(f) == "item 3, 9: JudgeServerError: HTTP 503 (4 attempts)"
     assert rm.judge_all is judge_all
+
+
+def test_collected_failures_are_announced():
+    with pytest.warns(RuntimeWarning, match="0 of 1 items judged, 1 failed"):
+        judge_all(lambda p: 3, ["a"], errors="collect", progress=False)

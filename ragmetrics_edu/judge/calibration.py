@@ -29,8 +29,9 @@ checks it on random inputs): normal (z) intervals, variances with divisor
 ``coord``); see Notes of :func:`ppi_mean_ci` for where this module differs
 from ``ppi_py`` on purpose. Plain NumPy and the standard library.
 
-Higher is better for nothing here: these are estimates of a mean (for example
-a system's precision@10), with intervals.
+These are estimates of a mean (for example a system's precision@10) and
+intervals around it; "higher is better" is a property of that mean, not of
+these functions.
 """
 
 import math

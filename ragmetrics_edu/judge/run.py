@@ -39,6 +39,7 @@ import numbers
 import sys
 import threading
 import time
+import warnings
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
@@ -310,7 +311,8 @@ def judge_all(judge, prompts, *, max_workers=4, max_retries=3, max_total_wait=30
         reply. The results are in ``values``.
     errors : {"raise", "collect"}, default "raise"
         At the end of a run with failures: raise :class:`JudgeRunError`
-        (its ``.run`` holds the replies and failures), or return the run.
+        (its ``.run`` holds the replies and failures), or return the run
+        (with a ``RuntimeWarning`` giving the count of failures).
     progress : bool, default True
         Show a progress bar (tqdm, else a text line on stderr).
     description : str, default "judging"
@@ -469,4 +471,7 @@ def judge_all(judge, prompts, *, max_workers=4, max_retries=3, max_total_wait=30
                      gate.waited, stopped[0] if stopped else None)
     if ordered and errors == "raise":
         raise JudgeRunError(run)
+    if ordered:  # collected, but never silent
+        warnings.warn(run.summary().splitlines()[0] + "; see .failures", RuntimeWarning,
+                      stacklevel=2)
     return run
