@@ -165,6 +165,25 @@ def test_same_labels_give_tau_one(rows):
     assert r.tau == pytest.approx(1.0) and r.discordant == ()
 
 
+def test_tau_reads_evaluate_reports():
+    qrels_human = {"q1": {"d1": 1, "d2": 1}, "q2": {"d3": 1}}
+    qrels_judge = {"q1": {"d1": 1, "d4": 1}, "q2": {"d3": 1, "d5": 1}}
+    runs = {"a": {"q1": {"d1": 3, "d2": 2, "d4": 1}, "q2": {"d3": 2, "d5": 1}},
+            "b": {"q1": {"d4": 3, "d1": 2, "d9": 1}, "q2": {"d5": 2, "d3": 1}},
+            "c": {"q1": {"d9": 3, "d8": 2, "d2": 1}, "q2": {"d8": 2, "d9": 1}}}
+    human = {s: rm.evaluate(qrels_human, run, ["P@2"]) for s, run in runs.items()}
+    judge = {s: rm.evaluate(qrels_judge, run, ["P@2"]) for s, run in runs.items()}
+    r = system_ranking_tau(human, judge, metric="P@2", n_resamples=20)
+    # P@2 by hand. human: a (1 + 0.5) / 2, b (0.5 + 0.5) / 2, c 0
+    #               judge: a (0.5 + 1) / 2, b (1 + 1) / 2,     c 0
+    assert r.mean_a == pytest.approx((0.75, 0.5, 0.0))
+    assert r.mean_b == pytest.approx((0.75, 1.0, 0.0))
+    assert r.discordant == (("a", "b"),) and r.tau == pytest.approx(1 / 3)
+    assert r.tau == pytest.approx(scipy_stats.kendalltau(r.mean_a, r.mean_b).statistic)
+    with pytest.raises(ValueError, match="metric="):
+        system_ranking_tau(human, judge)
+
+
 def test_tau_bad_input():
     with pytest.raises(ValueError, match="same systems"):
         system_ranking_tau({"a": [1], "b": [0]}, {"a": [1], "c": [0]})

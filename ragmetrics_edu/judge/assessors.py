@@ -240,11 +240,26 @@ def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000,
 
 # ----------------------------------------------------------------- rankings
 
-def _score_table(scores, name):
+def _from_report(value, metric, name):
+    """``{qid: score}`` of one metric from an ``evaluate`` report; other values as they are."""
+    if not hasattr(value, "per_query"):
+        return value
+    if metric is None:
+        raise ValueError(f"{name} holds evaluate() reports: pass metric= to say which "
+                         "measure ranks the systems (e.g. metric='P@10')")
+    per_query = value.per_query
+    missing = [q for q, row in per_query.items() if metric not in row]
+    if missing:
+        raise ValueError(f"{name}: a report has no {metric!r} for query {missing[0]!r}")
+    return {q: row[metric] for q, row in per_query.items()}
+
+
+def _score_table(scores, name, metric=None):
     """``(systems, queries or None, matrix systems x queries)`` of per-query scores."""
     if not isinstance(scores, Mapping) or not scores:
         raise TypeError(f"{name} must be a non-empty dict of system -> per-query scores, "
                         f"got {repr(scores)[:80]}")
+    scores = {s: _from_report(v, metric, f"{name}[{s!r}]") for s, v in scores.items()}
     systems = list(scores)
     first = scores[systems[0]]
     if isinstance(first, Mapping):
@@ -277,7 +292,8 @@ def _score_table(scores, name):
     return systems, queries, np.vstack(table)
 
 
-def system_ranking_tau(scores_a, scores_b, confidence=0.95, n_resamples=1000, seed=0):
+def system_ranking_tau(scores_a, scores_b, metric=None, confidence=0.95, n_resamples=1000,
+                       seed=0):
     r"""Kendall's tau between two rankings of the same systems, with an interval over queries.
 
     Each system :math:`s` has a score per query under two sets of labels,
@@ -298,11 +314,17 @@ def system_ranking_tau(scores_a, scores_b, confidence=0.95, n_resamples=1000, se
 
     Parameters
     ----------
-    scores_a, scores_b : dict of str to sequence of float or dict
+    scores_a, scores_b : dict of str to sequence of float, dict, or Report
         ``{system: per-query scores}``, the same systems in both. The
         per-query scores are either sequences in one query order (the same
-        for every system and for both dicts) or ``{query id: score}`` dicts
-        over the same queries (aligned by id).
+        for every system and for both dicts), ``{query id: score}`` dicts
+        over the same queries (aligned by id), or the reports of
+        :func:`ragmetrics_edu.evaluate` (with ``metric=``).
+    metric : str, optional
+        The measure to read from reports (``"P@10"``, ``"ndcg_cut_10"``).
+        Every report must score the same queries: a query that has no
+        relevant document under a judge's labels, and that ``evaluate``
+        leaves out, must be left out of the other reports too.
     confidence : float, default 0.95
     n_resamples : int, default 1000
     seed : int or None, default 0
@@ -349,8 +371,8 @@ def system_ranking_tau(scores_a, scores_b, confidence=0.95, n_resamples=1000, se
     confidence = _check_confidence(confidence)
     n_resamples = check_k(n_resamples, name="n_resamples")
     seed = _check_seed(seed)
-    systems, queries_a, x = _score_table(scores_a, "scores_a")
-    systems_b, queries_b, y = _score_table(scores_b, "scores_b")
+    systems, queries_a, x = _score_table(scores_a, "scores_a", metric)
+    systems_b, queries_b, y = _score_table(scores_b, "scores_b", metric)
     if set(systems_b) != set(systems):
         missing = sorted(set(systems) ^ set(systems_b), key=repr)
         raise ValueError(f"scores_a and scores_b must score the same systems; only in one: "
