@@ -136,6 +136,15 @@ _EXPORTS = {
     "load_cranfield_nuggets": "lab.qa_annotations",
     "load_cranfield_paraphrases": "lab.qa_annotations",
     "testset_report": "lab.testset",
+    "ppi_mean_ci": "judge.calibration",
+    "ppi_mean_pointestimate": "judge.calibration",
+    "classical_mean_ci": "judge.calibration",
+    "ppi_tuned_lambda": "judge.calibration",
+    "kappa_ci": "judge.assessors",
+    "system_ranking_tau": "judge.assessors",
+    "estimate_judging_cost": "judge.cost",
+    "judge_all": "judge.run",
+    "load_cranfield_judge_sample": "judge.cranfield_sample",
 }
 
 _PARTS = {"models", "retrieval", "generation", "judge", "lab", "online", "course"}

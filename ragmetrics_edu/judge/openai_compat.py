@@ -44,7 +44,10 @@ A 429 (rate limit) or a 5xx (server error) is tried again, up to
 ``max_retries`` more times, after the ``Retry-After`` the server sent
 (seconds, or an HTTP date, read as GMT when it names no zone), else after
 ``backoff_base * 2**attempt`` seconds (also when ``Retry-After`` cannot be
-read, e.g. ``"soon"``); the wait is capped at ``backoff_max``. Other errors
+read, e.g. ``"soon"``); the wait is capped at ``backoff_max``. The error
+raised when no retry is left has ``retry_after``: the seconds the last
+``Retry-After`` asked for (None without a readable one), for callers that
+retry on their own (:func:`~ragmetrics_edu.judge.run.judge_all`). Other errors
 are raised at once, each with its own class: 401/403
 :class:`JudgeAuthError`, 404 :class:`JudgeNotFoundError`, a redirect
 :class:`JudgeHTTPError`, a timeout :class:`JudgeTimeoutError`, an
@@ -490,7 +493,9 @@ class OpenAICompatibleJudge:
                         f"{self.deadline:g} s")
                 raise self._http_error(status, detail + late if detail else late[2:], attempt,
                                        location)
-            raise self._http_error(status, detail, attempt, location)
+            error = self._http_error(status, detail, attempt, location)
+            error.retry_after = _retry_after_seconds(retry_after)  # for a caller's own retries
+            raise error
 
     def _post(self, url, data, headers, key, seconds, by_deadline=False):
         """POST once: the body of a 2xx reply (bytes), or ``(status, detail, retry_after, location)``.
