@@ -71,7 +71,7 @@ def test_bad_input():
 @pytest.fixture(scope="module")
 def cranfield_runs():
     pytest.importorskip("bm25s")
-    from ragmetrics_edu.retrievers import bm25_run
+    from ragmetrics_edu.lab.retrievers import bm25_run
     docs = rm.load_cranfield().docs
     original = rm.load_cranfield_qa()
     twins = load_cranfield_paraphrases()

@@ -37,10 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 import ragmetrics_edu as rm  # noqa: E402
 
-try:  # the package's lab part
-    from ragmetrics_edu.lab.retrievers import bm25_run, dense_run  # noqa: E402
-except ImportError:
-    from ragmetrics_edu.retrievers import bm25_run, dense_run  # noqa: E402
+from ragmetrics_edu.lab.retrievers import bm25_run, dense_run  # noqa: E402
 
 OUT = ROOT / "ragmetrics_edu" / "data" / "cranfield_judge_sample" / "pairs.jsonl"
 SEED = 25

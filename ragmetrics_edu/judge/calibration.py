@@ -362,7 +362,7 @@ def classical_mean_ci(Y, *, alpha=0.1, alternative="two-sided"):
     See Also
     --------
     ppi_mean_ci : narrower when a judge's labels of more items are at hand.
-    ragmetrics_edu.significance.bootstrap_ci : a bootstrap interval of a mean.
+    ragmetrics_edu.lab.significance.bootstrap_ci : a bootstrap interval of a mean.
 
     Notes
     -----

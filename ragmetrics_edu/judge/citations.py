@@ -277,7 +277,7 @@ def entailment_from_judge(judge):
     """An ``entails(premise, hypothesis)`` callable asking a judge (the support prompt).
 
     The premise goes into the CONTEXT section and the statement into CLAIM
-    of :data:`ragmetrics_edu.rag.SUPPORT_TEMPLATE`, so the embedding stand-in
+    of :data:`ragmetrics_edu.judge.rag.SUPPORT_TEMPLATE`, so the embedding stand-in
     (:class:`~ragmetrics_edu.judge.EmbeddingJudge`) and any LLM judge answer
     it.
 
@@ -288,10 +288,7 @@ def entailment_from_judge(judge):
     >>> entails("helium was best", "Helium cooled best."), entails("a satellite", "Helium cooled best.")
     (True, False)
     """
-    try:
-        from .rag import build_support_prompt
-    except ImportError:
-        from ..rag import build_support_prompt
+    from .rag import build_support_prompt
     from .base import as_judge
     from .parsing import parse_verdict
     judge = as_judge(judge)

@@ -5,7 +5,7 @@ short statements each carrying one piece of information, checks each
 against a knowledge source, and scores the text by the share of its facts
 that the source supports: a **precision** of the claims. In a RAG pipeline
 the source is the retrieved context, and the score is what ragas and
-DeepEval call faithfulness (:mod:`ragmetrics_edu.rag`).
+DeepEval call faithfulness (:mod:`ragmetrics_edu.judge.rag`).
 
 How an answer is split changes the score. Here a claim is a sentence
 (:func:`atomic_claims`), the same for every judge and visible to a reader;
@@ -362,10 +362,7 @@ def judge_claims(judge, answer, context, claims=None):
     >>> claim_precision([ok for _, ok in pairs])
     0.5
     """
-    try:
-        from .rag import judge_support
-    except ImportError:
-        from ..rag import judge_support
+    from .rag import judge_support
     claims = atomic_claims(answer, claims)
     if isinstance(context, str):
         context = [context]

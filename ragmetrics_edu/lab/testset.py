@@ -65,21 +65,6 @@ def _records(items):
     return out
 
 
-def _find(attr, *modules):
-    """``attr`` of the first of ``modules`` that exists (the lab's retrievers, the model's loader)."""
-    import importlib
-    for module in modules:
-        try:
-            return getattr(importlib.import_module(module), attr)
-        except ModuleNotFoundError:
-            continue
-    raise ImportError(f"cannot find {attr} in {', '.join(modules)}")
-
-
-_RETRIEVERS = ("ragmetrics_edu.lab.retrievers", "ragmetrics_edu.retrievers")
-_ENCODERS = ("ragmetrics_edu.models.loading", "ragmetrics_edu._models")
-
-
 def retrieval_difficulty(run, qrels, k=3):
     """HitRate@k and MRR of a run, and the questions found in the top ``k``.
 
@@ -245,9 +230,9 @@ def testset_report(items, docs=None, k=3, run=None, retriever="bm25",
             docs = load_cranfield().docs
         queries = {rid: q for rid, q, _, _ in records}
         if retriever == "bm25":
-            run = _find("bm25_run", *_RETRIEVERS)(docs, queries, top_k=100)
+            run = _bm25_run()(docs, queries, top_k=100)
         elif retriever == "dense":
-            run = _find("dense_run", *_RETRIEVERS)(docs, queries, top_k=100)
+            run = _dense_run()(docs, queries, top_k=100)
         else:
             raise ValueError(f"retriever must be 'bm25' or 'dense', got {_describe(retriever)}")
         name = "BM25" if retriever == "bm25" else "dense retrieval (MiniLM)"
@@ -277,7 +262,7 @@ def testset_report(items, docs=None, k=3, run=None, retriever="bm25",
     if threshold is not None and len(records) > 1:
         import numpy as np
         if embed is None:
-            embed = _find("encode_sentences", *_ENCODERS)
+            embed = _encode_sentences()
         vectors = np.asarray(embed([q for _, q, _, _ in records]), dtype=np.float64)
         sims = vectors @ vectors.T
         exact = {(p.a, p.b) for p in duplicates}
@@ -297,3 +282,18 @@ def testset_report(items, docs=None, k=3, run=None, retriever="bm25",
 
 
 testset_report.__test__ = False  # a report, not a test for pytest to collect
+
+
+def _bm25_run():
+    from .retrievers import bm25_run  # the lab's retrievers, loaded on first use
+    return bm25_run
+
+
+def _dense_run():
+    from .retrievers import dense_run
+    return dense_run
+
+
+def _encode_sentences():
+    from ..models.loading import encode_sentences  # the model is loaded at first use
+    return encode_sentences

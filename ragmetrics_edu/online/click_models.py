@@ -291,7 +291,7 @@ class CascadeModel(_ClickModel):
 
     With ERR's mapping (the default), :math:`P(C_i)` is the i-th term of
     ERR without its :math:`1/i`: the expected reciprocal rank of the click
-    is ERR (:func:`ragmetrics_edu.user_models.err_at_k`).
+    is ERR (:func:`ragmetrics_edu.retrieval.user_models.err_at_k`).
 
     Parameters
     ----------

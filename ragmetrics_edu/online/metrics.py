@@ -148,7 +148,7 @@ def first_click_reciprocal_rank(clicks):
         \frac{1}{S} \sum_s \frac{1}{\min\{i : c_{s,i}\}}
 
     Under the cascade model with ERR's attractiveness its expectation is
-    ERR (:func:`ragmetrics_edu.user_models.err_at_k`).
+    ERR (:func:`ragmetrics_edu.retrieval.user_models.err_at_k`).
 
     Examples
     --------
