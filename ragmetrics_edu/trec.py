@@ -25,8 +25,9 @@ any run of C's whitespace (spaces, tabs, ``\\r``, ``\\v``, ``\\f``; lines end wi
 ``tag`` (ignored).  Numbers follow C's grammar exactly (``atol`` for grades,
 ``strtod`` for scores): a field trec_eval would read only in part (``1_0``,
 ``0.5x``, Arabic-Indic digits) is refused, never read differently.  Blank
-lines are skipped.  Every malformed line raises :class:`ValueError` naming
-the file and the line number.
+lines are skipped.  A line may hold at most :data:`MAX_LINE_BYTES` bytes
+(1 MiB; trec_eval has no limit).  Every malformed line raises
+:class:`ValueError` naming the file and the line number.
 
 Examples
 --------
@@ -63,6 +64,15 @@ SPACE = b" \t\n\v\f\r"
 
 MAX_SHOWN = 200
 """Characters of a line or an id quoted in an error message, at most."""
+
+MAX_LINE_BYTES = 1 << 20
+"""Bytes of one line of a qrels or run file, at most, its ``\\n`` not counted (1 MiB).
+
+trec_eval has no limit of its own (it copies the whole file into memory
+and cuts it into lines there); the readers here read a line at a time, so
+they bound it, and a longer line (a binary file, ``/dev/zero``) is refused
+with its file and line number after reading at most this many bytes of it.
+A line of a real run is about a hundred bytes."""
 
 _INTEGER = re.compile(rb"[+-]?[0-9]+")
 # strtod's decimal form, a hexadecimal form, and its words (case-insensitive).
@@ -142,13 +152,27 @@ def _lines(path):
     """Yield ``(line_number, raw_line_bytes)`` for every line of ``path``.
 
     Lines end with ``\\n`` as trec_eval reads them; a byte-order mark before
-    the first line is skipped.
+    the first line is skipped.  A line longer than :data:`MAX_LINE_BYTES`
+    is refused after reading that many bytes of it, never held whole.
     """
     with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        number = 0
+        while True:
+            raw = handle.readline(MAX_LINE_BYTES + (4 if number == 0 else 1))  # (a BOM)
+            if not raw:
+                return
+            number += 1
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
+            if len(raw) - raw.endswith(b"\n") > MAX_LINE_BYTES:
+                raise ValueError(_too_long(path, number))
             yield number, raw
+
+
+def _too_long(path, number):
+    return (f"{_where(path, number)}: the line is longer than {MAX_LINE_BYTES:,} bytes "
+            f"(MAX_LINE_BYTES), so this is not a TREC file (a binary file, or "
+            f"one without line ends?)")
 
 
 def _fields(path, number, raw):
@@ -270,7 +294,11 @@ class _Unusual(Exception):
 
 
 def _blocks(path):
-    """Yield the file in pieces of about BLOCK bytes, each ending with ``\\n``."""
+    """Yield the file in pieces of about BLOCK bytes, each ending with ``\\n``.
+
+    Raises _Unusual rather than hold a line longer than MAX_LINE_BYTES (the
+    readable reader then names it).
+    """
     pending = []
     with open(path, "rb") as handle:
         first = True
@@ -282,6 +310,9 @@ def _blocks(path):
             if not block:
                 break
             cut = block.rfind(b"\n")
+            held = sum(map(len, pending))
+            if held + (len(block) if cut < 0 else block.find(b"\n")) > MAX_LINE_BYTES:
+                raise _Unusual  # a line longer than the bound
             if cut < 0:  # one long line: keep reading
                 pending.append(block)
                 continue
@@ -522,8 +553,10 @@ def read_qrels(path):
         A line without exactly 4 fields, a grade that is not an integer as
         above (``"1.5"``, ``"1_0"``, ``"٣"``: trec_eval would read 1, 1 and
         0) or does not fit in 64 bits, the same (qid, docid) judged twice,
-        text that is not UTF-8, or a NUL byte; the message names the file and
-        the line, and quotes at most 200 characters of it.
+        text that is not UTF-8, a NUL byte, or a line longer than
+        :data:`MAX_LINE_BYTES` (1 MiB; refused after reading that much of it);
+        the message names the file and the line, and quotes at most 200
+        characters of it.
 
     See Also
     --------
@@ -582,8 +615,10 @@ def read_run(path):
         A line with fewer than 6 fields, a rank that is not an integer, a
         score that is not a number as above (``"1_0"``, ``"0.5abc"``: trec_eval
         would read 1 and 0.5) or is NaN, the same document twice for a query,
-        text that is not UTF-8, or a NUL byte; the message names the file and
-        the line, and quotes at most 200 characters of it.
+        text that is not UTF-8, a NUL byte, or a line longer than
+        :data:`MAX_LINE_BYTES` (1 MiB; refused after reading that much of it);
+        the message names the file and the line, and quotes at most 200
+        characters of it.
 
     See Also
     --------
