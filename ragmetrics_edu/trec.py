@@ -724,8 +724,9 @@ def write_run(run, path, tag="ragmetrics_edu"):
     ValueError
         A NaN score, or an id or tag that is empty, holds whitespace or a NUL,
         or cannot be encoded as UTF-8 (a lone surrogate such as
-        ``"\\ud800"``), or a query id starting with ``#`` (trec_eval 10.0 reads
-        such a line as a comment); the message names the query and the
+        ``"\\ud800"``), a query id starting with ``#`` (trec_eval 10.0 reads
+        such a line as a comment), or ids so long that a line would pass
+        :data:`MAX_LINE_BYTES`; the message names the query and the
         document.
     TypeError
         An id that is not a string, or a score that is not a number.
@@ -737,8 +738,11 @@ def write_run(run, path, tag="ragmetrics_edu"):
     Notes
     -----
     :func:`read_run` skips a byte-order mark at the start of a file.  When
-    the first query id itself starts with one (``"\\ufeffq1"``), a
-    byte-order mark is written first, so that the id reads back whole.
+    the first query id written (the first with documents) itself starts with
+    one (``"\\ufeffq1"``), a byte-order mark is written first, so that the
+    id reads back whole; a mark anywhere else is an ordinary character.
+    A query without documents writes no line, so it does not read back.
+    Every other run reads back equal (:func:`read_run`).
 
     Examples
     --------
@@ -768,11 +772,20 @@ def write_run(run, path, tag="ragmetrics_edu"):
                     f"query {_show(qid)}"
                 )
     lines = []
-    if run and next(iter(run)).startswith("\ufeff"):
+    written = [qid for qid, ranking in run.items() if ranking]  # no line for an empty one
+    if written and written[0].startswith("\ufeff"):
         lines.append("\ufeff")  # read_run skips this one, and keeps the id's
     for qid, ranking in run.items():
         for rank, docid in enumerate(trec_order(ranking), start=1):
-            lines.append(f"{qid} Q0 {docid} {rank} {float(ranking[docid])!r} {tag}\n")
+            line = f"{qid} Q0 {docid} {rank} {float(ranking[docid])!r} {tag}"
+            if len(line) > MAX_LINE_BYTES // 4 and len(line.encode("utf-8")) > MAX_LINE_BYTES:
+                raise ValueError(
+                    f"the line of document {_show(docid)} of query {_show(qid)} would be "
+                    f"longer than {MAX_LINE_BYTES:,} bytes (MAX_LINE_BYTES), which read_run "
+                    f"refuses: the query id has {len(qid.encode('utf-8')):,} bytes, the "
+                    f"document id {len(docid.encode('utf-8')):,} and the tag "
+                    f"{len(tag.encode('utf-8')):,}")
+            lines.append(line + "\n")
     _replace(path, "".join(lines).encode("utf-8"))
 
 
