@@ -708,7 +708,10 @@ def write_run(run, path, tag="ragmetrics_edu"):
 
     Every id is checked before anything is written, and the file is written
     to a temporary file in the same folder and then renamed over ``path``
-    (:func:`os.replace`): an error leaves an existing file as it was.
+    (:func:`os.replace`): an error leaves an existing file as it was, and
+    names ``path``.  When ``path`` is a symbolic link, the file it points to
+    is written and the link kept.  A temporary file left by a write that
+    was killed is removed by the next write to the same file.
 
     Parameters
     ----------
@@ -790,25 +793,53 @@ def write_run(run, path, tag="ragmetrics_edu"):
 
 
 def _replace(path, data):
-    """Write ``data`` to ``path`` through a temporary file in the same folder."""
+    """Write ``data`` to ``path`` through a temporary file in the same folder.
+
+    A symbolic link is written through: the file it points to is replaced,
+    the link stays (as editors do). Temporary files of this file left by a
+    write that was killed (``.<name>.<8 hex digits>.tmp``) are removed
+    first. An error names ``path`` (and the file it links to), never the
+    temporary file.
+    """
     path = os.fspath(path)
-    folder, name = os.path.split(os.path.abspath(path))
+    target = os.path.realpath(path)  # through every link, to the file itself
+    folder, name = os.path.split(target)
     temporary = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
     try:
-        mode = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
-    # 0o666 less the umask, as open(path, "w") would create it
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.remove(temporary)
-        raise
+        _remove_leftovers(folder, name)
+        try:
+            mode = os.stat(target).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = None
+        # 0o666 less the umask, as open(path, "w") would create it
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if mode is not None:
+                os.chmod(temporary, mode)
+            os.replace(temporary, target)
+        except BaseException:
+            if os.path.exists(temporary):
+                os.remove(temporary)
+            raise
+    except OSError as exc:  # say which file could not be written, not the temporary one
+        linked = "" if target == os.path.abspath(path) else f"; it links to {target}"
+        if exc.errno is None:
+            raise OSError(f"cannot write {path}{linked}: {exc}") from None
+        raise OSError(exc.errno, f"{exc.strerror} (writing the run file{linked})", path) from None
+
+
+def _remove_leftovers(folder, name):
+    """Remove the temporary files of ``name`` that a killed write left in ``folder``."""
+    pattern = re.compile(rf"\.{re.escape(name)}\.[0-9a-f]{{8}}\.tmp")
+    with os.scandir(folder) as entries:
+        leftovers = [entry.path for entry in entries
+                     if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)]
+    for leftover in leftovers:
+        try:
+            os.remove(leftover)
+        except FileNotFoundError:  # removed meanwhile
+            pass
