@@ -52,6 +52,7 @@ from operator import ne
 
 import numpy as np
 
+from ._validation import check_mapping, check_real
 from ._words import id_words, ranges
 
 __all__ = ["read_qrels", "read_run", "write_run", "trec_order", "read_qrels_slowly",
@@ -731,8 +732,10 @@ def write_run(run, path, tag="ragmetrics_edu"):
         such a line as a comment), or ids so long that a line would pass
         :data:`MAX_LINE_BYTES`; the message names the query and the
         document.
+        A score no float can hold (an integer such as ``10**400``).
     TypeError
-        An id that is not a string, or a score that is not a number.
+        ``run`` or a ranking that is not a dict, an id that is not a string,
+        or a score that is not a number.
 
     See Also
     --------
@@ -757,8 +760,11 @@ def write_run(run, path, tag="ragmetrics_edu"):
     q1 Q0 d1 2 1.5 bm25
     """
     _check_field(tag, "the tag")
+    check_mapping(run, name="run", what="dict of query id -> {document id: score}")
     for qid, ranking in run.items():
         _check_field(qid, "query ids")
+        check_mapping(ranking, name=f"the ranking of query {_show(qid)}",
+                      what="dict of document id -> score")
         if qid.startswith("#"):
             raise ValueError(f"query ids must not start with '#' (trec_eval 10.0 reads "
                              f"such a line as a comment), got {_show(qid)}")
@@ -769,6 +775,8 @@ def write_run(run, path, tag="ragmetrics_edu"):
                     f"scores must be numbers, got {score!r} for document {_show(docid)} "
                     f"of query {_show(qid)}"
                 )
+            check_real(score, name="scores",
+                       where=f" for document {_show(docid)} of query {_show(qid)}")
             if math.isnan(score):
                 raise ValueError(
                     f"scores must not be NaN, got NaN for document {_show(docid)} of "
