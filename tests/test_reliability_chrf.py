@@ -4,8 +4,8 @@ import time
 
 import pytest
 
-from ragmetrics_edu import chrf_score
-from ragmetrics_edu.chrf_score import (chrf, corpus_stats, score_from_stats, segment_stats,
+from ragmetrics_edu.generation import chrf_score
+from ragmetrics_edu.generation.chrf_score import (chrf, corpus_stats, score_from_stats, segment_stats,
                                        sentence_chrf)
 
 HYP, REF = "the cat sat on the mat", ["a cat sat on a mat"]

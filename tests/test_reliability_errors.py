@@ -5,11 +5,11 @@ import re
 import pytest
 
 from ragmetrics_edu import _validation
-from ragmetrics_edu.graded import cumulative_gain, dcg_at_k
-from ragmetrics_edu.incomplete import bpref
-from ragmetrics_edu.order_aware import average_precision
-from ragmetrics_edu.order_unaware import precision_at_k
-from ragmetrics_edu.trec import write_run
+from ragmetrics_edu.retrieval.graded import cumulative_gain, dcg_at_k
+from ragmetrics_edu.retrieval.incomplete import bpref
+from ragmetrics_edu.retrieval.order_aware import average_precision
+from ragmetrics_edu.retrieval.order_unaware import precision_at_k
+from ragmetrics_edu.retrieval.trec import write_run
 
 HUGE = 10**400
 

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragmetrics_edu import trec
-from ragmetrics_edu.trec import read_qrels, read_qrels_slowly, read_run, read_run_slowly, write_run
+from ragmetrics_edu.retrieval import trec
+from ragmetrics_edu.retrieval.trec import read_qrels, read_qrels_slowly, read_run, read_run_slowly, write_run
 
 BOM = "\ufeff"
 HOSTILE = [BOM, "\0", "\x01", "\x1b", "\x1f", "\x7f", "\x85", "\xa0", "\u2028", "\u200b", "\ud800",

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ragmetrics_edu import trec
-from ragmetrics_edu.trec import read_qrels, read_qrels_slowly, read_run, read_run_slowly
+from ragmetrics_edu.retrieval import trec
+from ragmetrics_edu.retrieval.trec import read_qrels, read_qrels_slowly, read_run, read_run_slowly
 
 ROOT = Path(__file__).resolve().parents[1]
 MB = 1 << 20

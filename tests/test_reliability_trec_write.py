@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ragmetrics_edu import trec
-from ragmetrics_edu.trec import read_run, write_run
+from ragmetrics_edu.retrieval import trec
+from ragmetrics_edu.retrieval.trec import read_run, write_run
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = {"q1": {"d1": 2.0, "d2": 1.0}}
@@ -50,7 +50,7 @@ def test_a_killed_write_leaves_no_temporary_file_after_the_next_write(tmp_path):
     path = tmp_path / "run.txt"
     write_run(RUN, path)
     killed = ("import os, sys\n"
-              "from ragmetrics_edu import trec\n"
+              "from ragmetrics_edu.retrieval import trec\n"
               "os.fsync = lambda fd: os._exit(9)  # killed in the middle of the write\n"
               "trec.write_run({'q': {'d': 1.0}}, sys.argv[1])\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
