@@ -28,6 +28,7 @@ $(VENV)/.installed-course: pyproject.toml | $(VENV)/bin/python
 
 $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
 	$(PIP) install -e ".[dev]"
+	$(PIP) install --no-deps nuggetizer==0.0.5
 	touch $@ $(VENV)/.installed-course
 
 # JupyterLab refuses to start as root (containers, some lab machines) unless told.

@@ -119,6 +119,7 @@ def check_rels(rels, *, name="rels", allow_negative=False):
             raise TypeError(
                 f"{name} must hold numbers, got {g!r} at rank {i + 1}"
             )
+        check_real(g, name=name, where=f" at rank {i + 1}")
         if math.isnan(g) or math.isinf(g):
             raise ValueError(f"{name} must be finite, got {g!r} at rank {i + 1}")
         if g < 0 and not allow_negative:
@@ -172,7 +173,90 @@ def check_judged_rels(rels, name="rels"):
             raise TypeError(
                 f"{name} must hold grades or None (unjudged), got {g!r} at rank {i + 1}"
             )
+        check_real(g, name=name, where=f" at rank {i + 1}")
         if math.isinf(g):
             raise ValueError(f"{name} must be finite, got {g!r} at rank {i + 1}")
         out.append(float(g))
     return np.asarray(out, dtype=np.float64).reshape(-1)
+
+
+def describe(value, limit=80):
+    """A short text of ``value`` for an error message: at most ``limit`` characters of its repr.
+
+    Integers too large to print are shown by their size (:func:`describe_int`);
+    a long container or string is cut, with a note of its size. The repr of a
+    container is built from its first items only, so a huge one costs little.
+
+    >>> describe([1, 2, 3])
+    '[1, 2, 3]'
+    >>> describe(list(range(1000)))
+    '[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ...] (list of length 1,000)'
+    >>> describe(10**400)
+    'an integer of about 10**400'
+    """
+    import reprlib
+
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return describe_int(value)
+    short = reprlib.Repr()
+    short.maxlist = short.maxtuple = short.maxset = short.maxfrozenset = short.maxdeque = 10
+    short.maxdict, short.maxlevel, short.maxstring, short.maxother = 5, 3, limit, limit
+    try:
+        text = short.repr(value)
+    except Exception:  # noqa: BLE001 - a repr that fails (an integer of 5,000 digits inside)
+        text = f"<a {type(value).__name__}>"
+    cut = len(text) > limit
+    if cut:
+        text = text[:limit] + "..."
+    note = ""
+    if isinstance(value, (str, bytes)):
+        if len(value) > limit:
+            note = f" ({len(value):,} characters)"
+    elif isinstance(value, collections.abc.Sized) and (cut or "..." in text):
+        try:
+            note = f" ({type(value).__name__} of length {len(value):,})"
+        except Exception:  # noqa: BLE001 - a broken __len__
+            note = ""
+    return text + note
+
+
+def check_real(value, *, name, where=""):
+    """Return ``value`` (a real number) as a float, or raise if no float can hold it.
+
+    An integer beyond a float's range (``10**400``) would raise a bare
+    ``OverflowError`` ("int too large to convert to float") deep in the
+    arithmetic; this says which argument and which value. ``where`` follows
+    the value in the message (``" at rank 3"``).
+    """
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(
+            f"{name} must be numbers a float can hold (of magnitude below about 1.8e308), "
+            f"got {describe(value)}{where}"
+        ) from None
+
+
+def check_count_limit(value, *, name):
+    """Return the count ``value`` (already checked to be an integer), or raise past 2**63 - 1.
+
+    trec_eval holds counts in a C ``long``; a larger one (``10**400``) would
+    overflow a float or a NumPy integer with a message that names nothing.
+    """
+    if value > MAX_K:
+        raise ValueError(f"{name} must be at most 2**63 - 1, got {describe_int(value)}")
+    return value
+
+
+def check_mapping(value, *, name, what):
+    """Return ``value`` if it is a mapping (a dict), else raise naming ``name`` and ``what`` it must be.
+
+    >>> check_mapping([("q", "d", 1.0)], name="run", what="dict of query id -> ranking")
+    Traceback (most recent call last):
+    ...
+    TypeError: run must be a dict of query id -> ranking, got [('q', 'd', 1.0)] (a list)
+    """
+    if not isinstance(value, collections.abc.Mapping):
+        raise TypeError(f"{name} must be a {what}, got {describe(value)} "
+                        f"(a {type(value).__name__})")
+    return value

@@ -87,8 +87,8 @@ def test_replay_needs_model(tmp_path):
 def test_corrupt_file_is_reported(tmp_path):
     path = tmp_path / "r.jsonl"
     path.write_text('{"key": "k", "reply": "Score: 1"}\nnot json\n', encoding="utf-8")
-    with pytest.raises(ValueError, match="line 2"):
-        CachedJudge(None, path, model="m")
+    with pytest.warns(RuntimeWarning, match="line 2: not a cache entry"):
+        assert len(CachedJudge(None, path, model="m")) == 1
 
 
 def record(path, temperature, prompts=("a", "bb")):
@@ -210,13 +210,13 @@ def test_torn_line_cut_inside_a_multibyte_character(tmp_path):
     assert replay.complete("x") == "Note: é"
 
 
-def test_a_damaged_line_in_the_middle_is_still_an_error(tmp_path):
+def test_a_damaged_line_in_the_middle_is_skipped_with_a_warning(tmp_path):
     path, _ = recorded_file(tmp_path)
     lines = path.read_bytes().split(b"\n")
     lines[1] = lines[1][:10]
     path.write_bytes(b"\n".join(lines))
-    with pytest.raises(ValueError, match="line 2: not a cache entry"):
-        CachedJudge(None, path, model="counting-model")
+    with pytest.warns(RuntimeWarning, match="line 2: not a cache entry"):
+        assert len(CachedJudge(None, path, model="counting-model")) == 2
 
 
 def test_a_last_line_without_newline_but_whole_is_kept(tmp_path):

@@ -280,12 +280,12 @@ def test_a_nul_byte_is_refused(tmp_path):
 def test_a_long_line_is_quoted_in_part(tmp_path):
     # lone "\r" line ends: trec_eval (and we) read the file as one line
     path = tmp_path / "qrels"
-    path.write_bytes(b"q1 0 d1 1\r" * 200_000)
+    path.write_bytes(b"q1 0 d1 1\r" * 100_000)
     with pytest.raises(ValueError) as info:
         read_qrels(path)
     message = str(info.value)
     assert "qrels, line 1: a qrels line must have 4 fields" in message
-    assert len(message) < 500 and "(1,999,999 characters)" in message  # the last \r ends it
+    assert len(message) < 500 and "(999,999 characters)" in message  # the last \r ends it
 
 
 def test_ids_in_messages_are_escaped(tmp_path):

@@ -82,6 +82,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import describe
+
 __all__ = [
     "char_ngrams",
     "chrf_words",
@@ -185,13 +187,33 @@ def _check_int(value, name, minimum):
     return int(value)
 
 
+MAX_ORDER = 100
+"""The largest ``char_order`` and ``word_order``: chrF uses 6 and 2, and each
+order is one more pass over every text (``char_order=10**6`` ran for minutes)."""
+
+MAX_BETA = 1e100
+"""The largest ``beta``: its square must be a float (``1e200 ** 2`` is not); long
+before this bound chrF equals the recall to every digit."""
+
+
 def _check_options(char_order, word_order, beta):
     char_order = _check_int(char_order, "char_order", 1)
     word_order = _check_int(word_order, "word_order", 0)
+    for name, value in (("char_order", char_order), ("word_order", word_order)):
+        if value > MAX_ORDER:
+            raise ValueError(
+                f"{name} must be at most {MAX_ORDER} (chrF uses 6 character orders and "
+                f"chrF++ 2 word orders; each order is a pass over every text), got "
+                f"{describe(value)}")
     if isinstance(beta, bool) or not isinstance(beta, numbers.Real):
         raise TypeError(f"beta must be a positive number, got {beta!r}")
-    if not (beta > 0 and np.isfinite(beta)):
+    if not beta > 0:
         raise ValueError(f"beta must be a positive finite number, got {beta!r}")
+    if beta > MAX_BETA:  # (also inf; compared before any conversion of a huge integer)
+        raise ValueError(
+            f"beta must be at most {MAX_BETA:g} (its square weighs recall against "
+            f"precision and must be a float; chrF is already the recall long before), "
+            f"got {describe(beta)}")
     return char_order, word_order, beta
 
 
@@ -640,7 +662,8 @@ def sentence_chrf(hypothesis, references, char_order=6, word_order=0, beta=2, *,
     references : str or list of str
         One reference or several (the best one is used).
     char_order, word_order, beta, lowercase, whitespace, eps_smoothing
-        As in :func:`chrf`.
+        As in :func:`chrf`: orders at most 100 (:data:`MAX_ORDER`), ``beta``
+        at most 1e100 (:data:`MAX_BETA`).
 
     Returns
     -------
@@ -687,11 +710,14 @@ def chrf(hypotheses, references, char_order=6, word_order=0, beta=2, *,
         ``hypotheses[i]``.  sacrebleu's layout is the transpose (a list of
         reference *streams*); convert with ``[list(r) for r in zip(*streams)]``.
     char_order : int, default 6
-        Character n-gram orders 1 to ``char_order`` (at least 1).
+        Character n-gram orders 1 to ``char_order`` (at least 1, at most
+        :data:`MAX_ORDER` = 100).
     word_order : int, default 0
-        Word n-gram orders 1 to ``word_order``; 2 gives chrF++.
+        Word n-gram orders 1 to ``word_order``; 2 gives chrF++ (at most
+        :data:`MAX_ORDER` = 100).
     beta : float, default 2
-        Recall is ``beta`` times as important as precision.
+        Recall is ``beta`` times as important as precision (positive, at
+        most :data:`MAX_BETA` = 1e100).
     lowercase : bool, default False
         Lower both texts first.
     whitespace : bool, default False
@@ -714,7 +740,8 @@ def chrf(hypotheses, references, char_order=6, word_order=0, beta=2, *,
         where strings were expected, for instance), or an order that is not
         an integer.
     ValueError
-        ``char_order < 1``, ``word_order < 0``, ``beta <= 0``, no
+        ``char_order < 1``, ``word_order < 0``, an order above 100,
+        ``beta <= 0`` or above 1e100, no
         hypothesis, a segment without references, or a number of reference
         entries other than the number of hypotheses.
 

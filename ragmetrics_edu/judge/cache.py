@@ -39,7 +39,13 @@ Each entry is one line written by one ``write`` call, then flushed and
 opening, a torn last line (no final newline, not a whole entry) is reported
 with a ``RuntimeWarning`` naming the file and the line, appended to a
 sidecar file ``<name>.torn`` and cut from the cache; every entry before it
-is kept. A damaged line elsewhere is still an error naming its line. A reply
+is kept. A damaged line elsewhere (a write cut short by a full disk, then
+followed by other entries, or a line edited by hand) is skipped, and one
+``RuntimeWarning`` names the file and its lines; the file is left as it is.
+An entry is always appended on a line of its own, even after a torn one.
+A write that fails (a full disk, a folder that became read-only) costs no
+reply: it is kept in memory for the life of the :class:`CachedJudge`, one
+``RuntimeWarning`` names the file, and recording goes on. A reply
 UTF-8 cannot encode (a lone surrogate ``"\\ud800"``) is recorded with JSON
 escapes, read back unchanged, and never leaves an empty file behind (two
 surrogates that form a pair read back as the one character they encode:
@@ -170,6 +176,7 @@ class CachedJudge:
         self.hits = 0
         self.misses = 0
         self._warned_legacy = False
+        self._warned_write = False
         # key -> reply, and model -> {(server, canonical parameters): (server, parameters)}
         self._replies, self._recorded = self._load()
         if self.inner is not None:
@@ -181,8 +188,8 @@ class CachedJudge:
     # -- reading the file ------------------------------------------------------
 
     def _load(self):
-        """Read every entry; set a torn last line aside (see the module docstring)."""
-        replies, recorded = {}, {}
+        """Read every entry; set a torn last line aside, skip other bad lines (module docstring)."""
+        replies, recorded, skipped = {}, {}, []
         if not self.path.exists():
             return replies, recorded
         data = self.path.read_bytes()
@@ -195,16 +202,23 @@ class CachedJudge:
                 if number == len(lines):  # no newline after it: a write cut short
                     self._set_aside_torn(data, line, number, len(replies))
                     break
-                raise ValueError(
-                    f"{self.path}, line {number}: not a cache entry "
-                    f'(expected a JSON object with "key" and "reply")'
-                )
+                skipped.append(number)  # torn by a failed write, or edited: said below
+                continue
             replies[entry["key"]] = entry["reply"]
             if "model" in entry:  # entries always have it; hand-made ones may not
                 params = entry.get("parameters") or {}
                 server = entry.get("server")
                 identity = (server, _canonical(params))
                 recorded.setdefault(entry["model"], {})[identity] = (server, params)
+        if skipped:
+            where = ", ".join(str(n) for n in skipped[:10]) + (", ..." if len(skipped) > 10 else "")
+            warnings.warn(
+                f"{self.path}, line{'s' if len(skipped) > 1 else ''} {where}: not a cache entry "
+                f'(expected a JSON object with "key" and "reply"; a write cut short, or an '
+                f"edit); {len(skipped)} line{'s' if len(skipped) > 1 else ''} skipped, the "
+                f"{len(replies)} entries of the other lines are kept",
+                RuntimeWarning, stacklevel=3,
+            )
         return replies, recorded
 
     def _set_aside_torn(self, data, line, number, kept):
@@ -306,7 +320,17 @@ class CachedJudge:
                  "prompt": prompt, "reply": reply}
         if self.server is not None:
             entry["server"] = self.server
-        self._append(entry)
+        try:
+            self._append(entry)
+        except OSError as exc:  # a full disk, a read-only folder: keep the reply, say so once
+            if not self._warned_write:
+                self._warned_write = True
+                warnings.warn(
+                    f"{self.path}: cannot record a reply ({exc.strerror or exc}); this reply "
+                    "and any other that cannot be written are kept in memory only, for this "
+                    "CachedJudge (a new one will ask for them again)",
+                    RuntimeWarning, stacklevel=2,
+                )
         self._replies[key] = reply
         identity = (self.server, _canonical(self.parameters))
         self._recorded.setdefault(self.model, {})[identity] = (self.server, self.parameters)

@@ -44,7 +44,10 @@ A 429 (rate limit) or a 5xx (server error) is tried again, up to
 ``max_retries`` more times, after the ``Retry-After`` the server sent
 (seconds, or an HTTP date, read as GMT when it names no zone), else after
 ``backoff_base * 2**attempt`` seconds (also when ``Retry-After`` cannot be
-read, e.g. ``"soon"``); the wait is capped at ``backoff_max``. Other errors
+read, e.g. ``"soon"``); the wait is capped at ``backoff_max``. The error
+raised when no retry is left has ``retry_after``: the seconds the last
+``Retry-After`` asked for (None without a readable one), for callers that
+retry on their own (:func:`~ragmetrics_edu.judge.run.judge_all`). Other errors
 are raised at once, each with its own class: 401/403
 :class:`JudgeAuthError`, 404 :class:`JudgeNotFoundError`, a redirect
 :class:`JudgeHTTPError`, a timeout :class:`JudgeTimeoutError`, an
@@ -83,6 +86,7 @@ import ipaddress
 import json
 import math
 import os
+import re
 import socket
 import threading
 import time
@@ -258,13 +262,41 @@ def _retry_after_seconds(value, now=None):
     return None if math.isnan(seconds) else seconds
 
 
-def _redact(text, key):
-    """``text`` with the key (as typed, and as repr() escapes it) replaced by ``***``."""
-    if not key:
-        return text
-    for form in (key, repr(key)[1:-1], repr(key.encode("utf-8", "replace"))[2:-1]):
-        text = text.replace(form, "***")
-    return text
+def _redact(text, key, cut=None, truncated=False):
+    """``text`` with every echo of the key replaced by ``***``, then cut to ``cut`` characters.
+
+    An echo is the key as typed or with any of its characters written as a
+    server or a library may escape it: ``%2F`` or ``%2f`` (percent-encoding,
+    ``+`` for a space), ``\\u002f`` or ``\\/`` (JSON), ``\\'`` or ``\\\\``
+    (``repr``). The key is removed from the whole text *before* the cut, so
+    a key straddling the cut leaves no piece behind. ``truncated=True`` says
+    that ``text`` itself is the start of a longer text (a read stopped
+    early): its last characters may then hold the start of a key that no
+    pattern can match, so they are dropped (as many as the longest
+    escaped echo of the key could take).
+    """
+    if key:
+        text = _key_pattern(key).sub("***", text)
+        if truncated:
+            text = text[:max(len(text) - 6 * len(key), 0)]
+    return text if cut is None else text[:cut]
+
+
+def _key_pattern(key):
+    """A regular expression matching ``key`` with each character written in any of its escapes."""
+    parts = []
+    for ch in key:
+        code = f"{ord(ch):02x}"
+        forms = [re.escape(ch),
+                 f"%(?i:{re.escape(code)})",  # percent-encoding, either case of hex
+                 f"\\\\u(?i:{ord(ch):04x})",  # a JSON \uXXXX escape
+                 f"\\\\x(?i:{re.escape(code)})"]  # a repr \xXX escape
+        if ch in "\"'/\\":
+            forms.append(re.escape("\\" + ch))  # JSON's or repr's backslash escape
+        if ch == " ":
+            forms.append(re.escape("+"))  # form encoding
+        parts.append("(?:" + "|".join(forms) + ")")
+    return re.compile("".join(parts))
 
 
 def _positive_number(value, name, allow_zero=False):
@@ -490,7 +522,9 @@ class OpenAICompatibleJudge:
                         f"{self.deadline:g} s")
                 raise self._http_error(status, detail + late if detail else late[2:], attempt,
                                        location)
-            raise self._http_error(status, detail, attempt, location)
+            error = self._http_error(status, detail, attempt, location)
+            error.retry_after = _retry_after_seconds(retry_after)  # for a caller's own retries
+            raise error
 
     def _post(self, url, data, headers, key, seconds, by_deadline=False):
         """POST once: the body of a 2xx reply (bytes), or ``(status, detail, retry_after, location)``.
@@ -551,23 +585,25 @@ class OpenAICompatibleJudge:
     def _status(self, exc, key):
         """``(status, detail, retry_after, location)`` of an HTTP error reply."""
         try:
-            detail = exc.read(1 << 16).decode("utf-8", "replace")  # the start is enough
+            raw = exc.read(1 << 16)  # the start is enough
         except Exception:  # noqa: BLE001 - the body is a courtesy, not required
-            detail = ""
+            raw = b""
+        detail = raw.decode("utf-8", "replace")
         headers = exc.headers or {}
         location = headers.get("Location")
         if location:  # where a redirect points, made absolute
             location = _redact(urllib.parse.urljoin(exc.geturl() or "", location), key)
         exc.close()
         # redact before cutting, so a key that straddles the cut cannot leave a prefix behind
-        return exc.code, _redact(detail, key)[:300], headers.get("Retry-After"), location
+        return (exc.code, _redact(detail, key, 300, truncated=len(raw) >= 1 << 16),
+                headers.get("Retry-After"), location)
 
     def _translate(self, exc, url, key, seconds, by_deadline=False):
         """The :class:`JudgeError` saying what ``exc`` (from urllib or http.client) means."""
         reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
         if isinstance(reason, (socket.timeout, TimeoutError)):
             return self._timeout_error(seconds, by_deadline)
-        text = _redact(str(reason), key)[:200]
+        text = _redact(str(reason), key, 200)
         if isinstance(exc, urllib.error.URLError):
             return JudgeConnectionError(f"cannot reach {url}: {text} (is the server running?)")
         if isinstance(exc, http.client.IncompleteRead):
@@ -637,11 +673,11 @@ class OpenAICompatibleJudge:
         """
         reply, problem = _decode_json(raw)
         if problem is not None:
-            snippet = _redact(raw[:400].decode("utf-8", "replace"), key)[:200]
+            snippet = _redact(raw.decode("utf-8", "replace"), key, 200)
             raise JudgeResponseError(f"the reply of {self.base_url} is {problem}: {snippet!r}")
         content = _message_content(reply)
         if content is None:
-            snippet = _redact(raw[:400].decode("utf-8", "replace"), key)[:200]
+            snippet = _redact(raw.decode("utf-8", "replace"), key, 200)
             raise JudgeResponseError(
                 f"the reply of {self.base_url} has no choices[0].message.content: {snippet}"
             )

@@ -35,7 +35,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_choice, check_k, check_rels
+from .._validation import check_choice, check_k, check_rels, describe
 
 __all__ = ["cumulative_gain", "dcg_at_k", "idcg_at_k", "ndcg_at_k"]
 
@@ -160,7 +160,13 @@ def cumulative_gain(rels, k):
     """
     rels = check_rels(rels)
     k = check_k(k, allow_none=True)
-    return math.fsum(_top(rels, k).tolist())
+    try:
+        return math.fsum(_top(rels, k).tolist())
+    except OverflowError:  # finite grades whose sum is not
+        raise ValueError(
+            f"CG overflows a float: the sum of the grades rels={describe(_top(rels, k).tolist())} "
+            "exceeds 1.8e308"
+        ) from None
 
 
 def dcg_at_k(rels, k, gain="linear"):

@@ -32,7 +32,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_choice, check_judged_rels, check_k
+from .._validation import check_choice, check_count_limit, check_judged_rels, check_k
 
 __all__ = ["bpref", "judged_at_k", "BPREF_VARIANTS", "JUDGED_DENOMINATORS"]
 
@@ -162,6 +162,8 @@ def bpref(rels, n_relevant, n_nonrelevant, *, variant="trec_eval"):
                               found=int(np.count_nonzero(relevant)))
     n_nonrelevant = _check_count(n_nonrelevant, "n_nonrelevant",
                                  found=int(np.count_nonzero(nonrelevant)))
+    check_count_limit(n_relevant, name="bpref: n_relevant")
+    check_count_limit(n_nonrelevant, name="bpref: n_nonrelevant")
     if n_relevant == 0:  # nothing to prefer: 0, as trec_eval
         return 0.0
     # judged non-relevant documents above each rank

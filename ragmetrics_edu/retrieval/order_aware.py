@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_choice, check_k, check_n_relevant, check_rels
+from .._validation import check_choice, check_count_limit, check_k, check_n_relevant, check_rels
 
 __all__ = [
     "reciprocal_rank",
@@ -246,6 +246,7 @@ def average_precision(rels, n_relevant, k=None, *, denominator="all_relevant"):
     check_choice(denominator, AP_DENOMINATORS, name="denominator")
     relevant = rels > 0
     n_relevant = check_n_relevant(n_relevant, found=int(np.count_nonzero(relevant)))
+    check_count_limit(n_relevant, name="n_relevant")
 
     top = relevant if k is None else relevant[:k]
     ranks = np.arange(1, len(top) + 1)

@@ -25,8 +25,9 @@ any run of C's whitespace (spaces, tabs, ``\\r``, ``\\v``, ``\\f``; lines end wi
 ``tag`` (ignored).  Numbers follow C's grammar exactly (``atol`` for grades,
 ``strtod`` for scores): a field trec_eval would read only in part (``1_0``,
 ``0.5x``, Arabic-Indic digits) is refused, never read differently.  Blank
-lines are skipped.  Every malformed line raises :class:`ValueError` naming
-the file and the line number.
+lines are skipped.  A line may hold at most :data:`MAX_LINE_BYTES` bytes
+(1 MiB; trec_eval has no limit).  Every malformed line raises
+:class:`ValueError` naming the file and the line number.
 
 Examples
 --------
@@ -51,6 +52,7 @@ from operator import ne
 
 import numpy as np
 
+from .._validation import check_mapping, check_real
 from .batch._words import id_words, ranges
 
 __all__ = ["read_qrels", "read_run", "write_run", "trec_order", "read_qrels_slowly",
@@ -63,6 +65,15 @@ SPACE = b" \t\n\v\f\r"
 
 MAX_SHOWN = 200
 """Characters of a line or an id quoted in an error message, at most."""
+
+MAX_LINE_BYTES = 1 << 20
+"""Bytes of one line of a qrels or run file, at most, its ``\\n`` not counted (1 MiB).
+
+trec_eval has no limit of its own (it copies the whole file into memory
+and cuts it into lines there); the readers here read a line at a time, so
+they bound it, and a longer line (a binary file, ``/dev/zero``) is refused
+with its file and line number after reading at most this many bytes of it.
+A line of a real run is about a hundred bytes."""
 
 _INTEGER = re.compile(rb"[+-]?[0-9]+")
 # strtod's decimal form, a hexadecimal form, and its words (case-insensitive).
@@ -142,13 +153,27 @@ def _lines(path):
     """Yield ``(line_number, raw_line_bytes)`` for every line of ``path``.
 
     Lines end with ``\\n`` as trec_eval reads them; a byte-order mark before
-    the first line is skipped.
+    the first line is skipped.  A line longer than :data:`MAX_LINE_BYTES`
+    is refused after reading that many bytes of it, never held whole.
     """
     with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        number = 0
+        while True:
+            raw = handle.readline(MAX_LINE_BYTES + (4 if number == 0 else 1))  # (a BOM)
+            if not raw:
+                return
+            number += 1
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
+            if len(raw) - raw.endswith(b"\n") > MAX_LINE_BYTES:
+                raise ValueError(_too_long(path, number))
             yield number, raw
+
+
+def _too_long(path, number):
+    return (f"{_where(path, number)}: the line is longer than {MAX_LINE_BYTES:,} bytes "
+            f"(MAX_LINE_BYTES), so this is not a TREC file (a binary file, or "
+            f"one without line ends?)")
 
 
 def _fields(path, number, raw):
@@ -270,7 +295,11 @@ class _Unusual(Exception):
 
 
 def _blocks(path):
-    """Yield the file in pieces of about BLOCK bytes, each ending with ``\\n``."""
+    """Yield the file in pieces of about BLOCK bytes, each ending with ``\\n``.
+
+    Raises _Unusual rather than hold a line longer than MAX_LINE_BYTES (the
+    readable reader then names it).
+    """
     pending = []
     with open(path, "rb") as handle:
         first = True
@@ -282,6 +311,9 @@ def _blocks(path):
             if not block:
                 break
             cut = block.rfind(b"\n")
+            held = sum(map(len, pending))
+            if held + (len(block) if cut < 0 else block.find(b"\n")) > MAX_LINE_BYTES:
+                raise _Unusual  # a line longer than the bound
             if cut < 0:  # one long line: keep reading
                 pending.append(block)
                 continue
@@ -522,8 +554,10 @@ def read_qrels(path):
         A line without exactly 4 fields, a grade that is not an integer as
         above (``"1.5"``, ``"1_0"``, ``"٣"``: trec_eval would read 1, 1 and
         0) or does not fit in 64 bits, the same (qid, docid) judged twice,
-        text that is not UTF-8, or a NUL byte; the message names the file and
-        the line, and quotes at most 200 characters of it.
+        text that is not UTF-8, a NUL byte, or a line longer than
+        :data:`MAX_LINE_BYTES` (1 MiB; refused after reading that much of it);
+        the message names the file and the line, and quotes at most 200
+        characters of it.
 
     See Also
     --------
@@ -582,8 +616,10 @@ def read_run(path):
         A line with fewer than 6 fields, a rank that is not an integer, a
         score that is not a number as above (``"1_0"``, ``"0.5abc"``: trec_eval
         would read 1 and 0.5) or is NaN, the same document twice for a query,
-        text that is not UTF-8, or a NUL byte; the message names the file and
-        the line, and quotes at most 200 characters of it.
+        text that is not UTF-8, a NUL byte, or a line longer than
+        :data:`MAX_LINE_BYTES` (1 MiB; refused after reading that much of it);
+        the message names the file and the line, and quotes at most 200
+        characters of it.
 
     See Also
     --------
@@ -673,7 +709,10 @@ def write_run(run, path, tag="ragmetrics_edu"):
 
     Every id is checked before anything is written, and the file is written
     to a temporary file in the same folder and then renamed over ``path``
-    (:func:`os.replace`): an error leaves an existing file as it was.
+    (:func:`os.replace`): an error leaves an existing file as it was, and
+    names ``path``.  When ``path`` is a symbolic link, the file it points to
+    is written and the link kept.  A temporary file left by a write that
+    was killed is removed by the next write to the same file.
 
     Parameters
     ----------
@@ -689,11 +728,14 @@ def write_run(run, path, tag="ragmetrics_edu"):
     ValueError
         A NaN score, or an id or tag that is empty, holds whitespace or a NUL,
         or cannot be encoded as UTF-8 (a lone surrogate such as
-        ``"\\ud800"``), or a query id starting with ``#`` (trec_eval 10.0 reads
-        such a line as a comment); the message names the query and the
+        ``"\\ud800"``), a query id starting with ``#`` (trec_eval 10.0 reads
+        such a line as a comment), or ids so long that a line would pass
+        :data:`MAX_LINE_BYTES`; the message names the query and the
         document.
+        A score no float can hold (an integer such as ``10**400``).
     TypeError
-        An id that is not a string, or a score that is not a number.
+        ``run`` or a ranking that is not a dict, an id that is not a string,
+        or a score that is not a number.
 
     See Also
     --------
@@ -702,8 +744,11 @@ def write_run(run, path, tag="ragmetrics_edu"):
     Notes
     -----
     :func:`read_run` skips a byte-order mark at the start of a file.  When
-    the first query id itself starts with one (``"\\ufeffq1"``), a
-    byte-order mark is written first, so that the id reads back whole.
+    the first query id written (the first with documents) itself starts with
+    one (``"\\ufeffq1"``), a byte-order mark is written first, so that the
+    id reads back whole; a mark anywhere else is an ordinary character.
+    A query without documents writes no line, so it does not read back.
+    Every other run reads back equal (:func:`read_run`).
 
     Examples
     --------
@@ -715,8 +760,11 @@ def write_run(run, path, tag="ragmetrics_edu"):
     q1 Q0 d1 2 1.5 bm25
     """
     _check_field(tag, "the tag")
+    check_mapping(run, name="run", what="dict of query id -> {document id: score}")
     for qid, ranking in run.items():
         _check_field(qid, "query ids")
+        check_mapping(ranking, name=f"the ranking of query {_show(qid)}",
+                      what="dict of document id -> score")
         if qid.startswith("#"):
             raise ValueError(f"query ids must not start with '#' (trec_eval 10.0 reads "
                              f"such a line as a comment), got {_show(qid)}")
@@ -727,40 +775,79 @@ def write_run(run, path, tag="ragmetrics_edu"):
                     f"scores must be numbers, got {score!r} for document {_show(docid)} "
                     f"of query {_show(qid)}"
                 )
+            check_real(score, name="scores",
+                       where=f" for document {_show(docid)} of query {_show(qid)}")
             if math.isnan(score):
                 raise ValueError(
                     f"scores must not be NaN, got NaN for document {_show(docid)} of "
                     f"query {_show(qid)}"
                 )
     lines = []
-    if run and next(iter(run)).startswith("\ufeff"):
+    written = [qid for qid, ranking in run.items() if ranking]  # no line for an empty one
+    if written and written[0].startswith("\ufeff"):
         lines.append("\ufeff")  # read_run skips this one, and keeps the id's
     for qid, ranking in run.items():
         for rank, docid in enumerate(trec_order(ranking), start=1):
-            lines.append(f"{qid} Q0 {docid} {rank} {float(ranking[docid])!r} {tag}\n")
+            line = f"{qid} Q0 {docid} {rank} {float(ranking[docid])!r} {tag}"
+            if len(line) > MAX_LINE_BYTES // 4 and len(line.encode("utf-8")) > MAX_LINE_BYTES:
+                raise ValueError(
+                    f"the line of document {_show(docid)} of query {_show(qid)} would be "
+                    f"longer than {MAX_LINE_BYTES:,} bytes (MAX_LINE_BYTES), which read_run "
+                    f"refuses: the query id has {len(qid.encode('utf-8')):,} bytes, the "
+                    f"document id {len(docid.encode('utf-8')):,} and the tag "
+                    f"{len(tag.encode('utf-8')):,}")
+            lines.append(line + "\n")
     _replace(path, "".join(lines).encode("utf-8"))
 
 
 def _replace(path, data):
-    """Write ``data`` to ``path`` through a temporary file in the same folder."""
+    """Write ``data`` to ``path`` through a temporary file in the same folder.
+
+    A symbolic link is written through: the file it points to is replaced,
+    the link stays (as editors do). Temporary files of this file left by a
+    write that was killed (``.<name>.<8 hex digits>.tmp``) are removed
+    first. An error names ``path`` (and the file it links to), never the
+    temporary file.
+    """
     path = os.fspath(path)
-    folder, name = os.path.split(os.path.abspath(path))
+    target = os.path.realpath(path)  # through every link, to the file itself
+    folder, name = os.path.split(target)
     temporary = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
     try:
-        mode = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
-    # 0o666 less the umask, as open(path, "w") would create it
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.remove(temporary)
-        raise
+        _remove_leftovers(folder, name)
+        try:
+            mode = os.stat(target).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = None
+        # 0o666 less the umask, as open(path, "w") would create it
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if mode is not None:
+                os.chmod(temporary, mode)
+            os.replace(temporary, target)
+        except BaseException:
+            if os.path.exists(temporary):
+                os.remove(temporary)
+            raise
+    except OSError as exc:  # say which file could not be written, not the temporary one
+        linked = "" if target == os.path.abspath(path) else f"; it links to {target}"
+        if exc.errno is None:
+            raise OSError(f"cannot write {path}{linked}: {exc}") from None
+        raise OSError(exc.errno, f"{exc.strerror} (writing the run file{linked})", path) from None
+
+
+def _remove_leftovers(folder, name):
+    """Remove the temporary files of ``name`` that a killed write left in ``folder``."""
+    pattern = re.compile(rf"\.{re.escape(name)}\.[0-9a-f]{{8}}\.tmp")
+    with os.scandir(folder) as entries:
+        leftovers = [entry.path for entry in entries
+                     if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)]
+    for leftover in leftovers:
+        try:
+            os.remove(leftover)
+        except FileNotFoundError:  # removed meanwhile
+            pass

@@ -1,0 +1,407 @@
+r"""A judge held against human assessors: kappa with an interval, and system rankings.
+
+Two questions, two units:
+
+* **Does the judge label pairs as the assessors did?** :func:`kappa_ci` -
+  Cohen's kappa (binary, or weighted for graded labels) of the judge's and
+  the assessors' labels of the same (query, document) pairs, with a
+  percentile bootstrap interval over pairs, or over queries when
+  ``groups=`` names each pair's query (pairs of one query are not
+  independent).
+* **Does the judge rank systems as the assessors' labels do?**
+  :func:`system_ranking_tau` - score every system twice (once with the
+  assessors' qrels, once with the judge's), and compare the two orders of
+  the systems by Kendall's tau, with a bootstrap interval over queries.
+
+What matters for evaluation is the second (Voorhees 2000: assessors who
+disagree on many documents still rank systems alike). A judge with modest
+kappa can rank systems well; a judge with high kappa can still favour its
+own kind of system.
+
+The point values are :func:`~ragmetrics_edu.judge.cohen_kappa` (equal to
+``sklearn.metrics.cohen_kappa_score``) and
+:func:`~ragmetrics_edu.judge.kendall_tau` (tau-b, equal to
+``scipy.stats.kendalltau``). Higher is better: 1 is perfect agreement.
+Plain NumPy.
+"""
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import check_choice, check_k
+from .agreement import _pair, cohen_kappa, kendall_tau
+from .meta_eval import _check_confidence, _check_seed, _group_index, _resample_indices
+
+__all__ = ["AgreementInterval", "RankingAgreement", "kappa_ci", "system_ranking_tau"]
+
+
+@dataclass(frozen=True)
+class AgreementInterval:
+    """An agreement statistic with its percentile bootstrap interval.
+
+    Attributes
+    ----------
+    statistic : str
+        What was measured, e.g. ``"Cohen's kappa (quadratic weights)"``.
+    value : float
+        On the data as given (``nan`` if undefined).
+    low, high : float
+        The percentile bootstrap interval (``nan`` if every resample was undefined).
+    n : int
+        Items (pairs) measured.
+    confidence : float
+    n_resamples : int
+    n_undefined : int
+        Resamples on which the statistic was undefined, left out of the quantiles.
+    unit : str
+        What was resampled: ``"pairs"`` or ``"groups"``.
+    seed : int or None
+    """
+
+    statistic: str
+    value: float
+    low: float
+    high: float
+    n: int
+    confidence: float
+    n_resamples: int
+    n_undefined: int
+    unit: str
+    seed: object
+
+    def __str__(self):
+        return (f"{self.statistic} {self.value:.4f} [{self.low:.4f}, {self.high:.4f}] "
+                f"({self.confidence:.0%} percentile bootstrap over {self.unit}, "
+                f"{self.n_resamples} resamples, seed={self.seed}, n={self.n})")
+
+
+@dataclass(frozen=True)
+class RankingAgreement:
+    """Two orders of the same systems, and Kendall's tau between them.
+
+    Attributes
+    ----------
+    systems : tuple of str
+        The systems, in the order given.
+    mean_a, mean_b : tuple of float
+        Each system's mean score over the queries under ``a`` and ``b``
+        (e.g. the assessors' qrels and a judge's).
+    tau : float
+        Kendall's tau-b between ``mean_a`` and ``mean_b``.
+    low, high : float
+        Percentile bootstrap interval of tau, resampling queries.
+    discordant : tuple of (str, str)
+        The pairs of systems that ``a`` and ``b`` order differently, each
+        written ``(better under a, better under b)``.
+    n_queries, confidence, n_resamples, n_undefined, seed
+        How the interval was made.
+    """
+
+    systems: tuple
+    mean_a: tuple
+    mean_b: tuple
+    tau: float
+    low: float
+    high: float
+    discordant: tuple
+    n_queries: int
+    confidence: float
+    n_resamples: int
+    n_undefined: int
+    seed: object
+
+    def __str__(self):
+        return (f"Kendall's tau-b {self.tau:.4f} [{self.low:.4f}, {self.high:.4f}] between two "
+                f"rankings of {len(self.systems)} systems ({self.confidence:.0%} percentile "
+                f"bootstrap over {self.n_queries} queries, {self.n_resamples} resamples, "
+                f"seed={self.seed}); {len(self.discordant)} pairs of systems swapped")
+
+
+def _quantiles(stats, confidence):
+    defined = stats[~np.isnan(stats)]
+    if defined.size == 0:
+        return math.nan, math.nan, int(stats.size)
+    alpha = 1.0 - confidence
+    low, high = np.quantile(defined, [alpha / 2.0, 1.0 - alpha / 2.0])
+    return float(low), float(high), int(stats.size - defined.size)
+
+
+# ----------------------------------------------------------------- kappa
+
+def _kappas(codes_a, codes_b, n_labels, w, resamples):
+    """Kappa of every resample at once: one confusion matrix per row of indices."""
+    out = np.empty(len(resamples), dtype=np.float64)
+    for r, idx in enumerate(resamples):
+        cells = codes_a[idx] * n_labels + codes_b[idx]
+        observed = np.bincount(cells, minlength=n_labels * n_labels).reshape(n_labels, n_labels)
+        observed = observed.astype(np.float64)
+        expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / observed.sum()
+        disagreement_expected = float((w * expected).sum())
+        out[r] = math.nan if disagreement_expected == 0.0 else \
+            1.0 - float((w * observed).sum()) / disagreement_expected
+    return out
+
+
+def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000, seed=0,
+             groups=None):
+    r"""Cohen's kappa between two raters, with a percentile bootstrap interval.
+
+    The value is :func:`~ragmetrics_edu.judge.cohen_kappa`,
+
+    .. math::
+
+        \kappa = 1 - \frac{\sum_{ij} w_{ij} O_{ij}}{\sum_{ij} w_{ij} E_{ij}}
+
+    (:math:`O` the confusion matrix, :math:`E` its expectation under
+    independence, :math:`w` 0/1, :math:`|i-j|` or :math:`(i-j)^2`). The
+    interval: draw :math:`n` pairs with replacement (or, with ``groups``,
+    as many groups as there are, keeping all their pairs), compute
+    :math:`\kappa^*_b`, repeat :math:`B` times, and take the
+    :math:`\alpha/2` and :math:`1-\alpha/2` quantiles.
+
+    Parameters
+    ----------
+    a, b : sequence
+        The two raters' labels of the same items (e.g. the assessors' grades
+        and a judge's).
+    weights : {None, "linear", "quadratic"}, default None
+    labels : sequence, optional
+        The labels in order; default the sorted labels seen in ``a`` and
+        ``b``. Every resample uses the same labels, so a grade missing from
+        a resample keeps its place in the weights.
+    confidence : float, default 0.95
+    n_resamples : int, default 1000
+    seed : int or None, default 0
+        Seed of ``numpy.random.default_rng``.
+    groups : sequence, optional
+        One label per item (its query): whole groups are resampled.
+
+    Returns
+    -------
+    AgreementInterval
+
+    See Also
+    --------
+    ragmetrics_edu.judge.cohen_kappa, ragmetrics_edu.judge.correlation_ci
+
+    Notes
+    -----
+    Resamples where kappa is undefined (both raters used one and the same
+    label) are left out and counted in ``n_undefined``. The percentile
+    interval of kappa is the usual choice for a few hundred pairs; with
+    few pairs, or kappa near 1, it is too narrow.
+
+    References
+    ----------
+    J. Cohen, "A coefficient of agreement for nominal scales", 1960;
+    "Weighted kappa", 1968. B. Efron and R. J. Tibshirani, *An Introduction
+    to the Bootstrap*, 1993.
+
+    Examples
+    --------
+    >>> human = [0, 0, 1, 1, 1, 0, 1, 0, 1, 1]
+    >>> judge = [0, 1, 1, 1, 1, 0, 1, 0, 0, 1]
+    >>> k = kappa_ci(human, judge, n_resamples=200, seed=0)
+    >>> # p_o = 8/10; p_e = 0.4 * 0.4 + 0.6 * 0.6 = 0.52; (0.8 - 0.52) / 0.48
+    >>> round(k.value, 4)
+    0.5833
+    >>> k.low < k.value < k.high
+    True
+    """
+    check_choice(weights, (None, "linear", "quadratic"), name="weights")
+    confidence = _check_confidence(confidence)
+    n_resamples = check_k(n_resamples, name="n_resamples")
+    seed = _check_seed(seed)
+    a, b = _pair(a, b)
+    value = cohen_kappa(a, b, weights=weights, labels=labels)  # checks labels too
+    if labels is None:
+        labels = sorted(set(a) | set(b))
+    index = {lab: i for i, lab in enumerate(labels)}
+    codes_a = np.array([index[x] for x in a], dtype=np.int64)
+    codes_b = np.array([index[x] for x in b], dtype=np.int64)
+    idx = np.arange(len(labels))
+    if weights is None:
+        w = (idx[:, None] != idx[None, :]).astype(np.float64)
+    elif weights == "linear":
+        w = np.abs(idx[:, None] - idx[None, :]).astype(np.float64)
+    else:
+        w = ((idx[:, None] - idx[None, :]) ** 2).astype(np.float64)
+    group_index = None if groups is None else _group_index(groups, len(a))
+    resamples = _resample_indices(len(a), n_resamples, seed, group_index)
+    low, high, undefined = _quantiles(_kappas(codes_a, codes_b, len(labels), w, resamples),
+                                      confidence)
+    name = "Cohen's kappa" + ("" if weights is None else f" ({weights} weights)")
+    return AgreementInterval(name, value, low, high, len(a), confidence, n_resamples,
+                             undefined, "pairs" if groups is None else "groups", seed)
+
+
+# ----------------------------------------------------------------- rankings
+
+def _from_report(value, metric, name):
+    """``{qid: score}`` of one metric from an ``evaluate`` report; other values as they are."""
+    if not hasattr(value, "per_query"):
+        return value
+    if metric is None:
+        raise ValueError(f"{name} holds evaluate() reports: pass metric= to say which "
+                         "measure ranks the systems (e.g. metric='P@10')")
+    per_query = value.per_query
+    missing = [q for q, row in per_query.items() if metric not in row]
+    if missing:
+        raise ValueError(f"{name}: a report has no {metric!r} for query {missing[0]!r}")
+    return {q: row[metric] for q, row in per_query.items()}
+
+
+def _score_table(scores, name, metric=None):
+    """``(systems, queries or None, matrix systems x queries)`` of per-query scores."""
+    if not isinstance(scores, Mapping) or not scores:
+        raise TypeError(f"{name} must be a non-empty dict of system -> per-query scores, "
+                        f"got {repr(scores)[:80]}")
+    scores = {s: _from_report(v, metric, f"{name}[{s!r}]") for s, v in scores.items()}
+    systems = list(scores)
+    first = scores[systems[0]]
+    if isinstance(first, Mapping):
+        queries = list(first)
+        rows = []
+        for s in systems:
+            per_query = scores[s]
+            if not isinstance(per_query, Mapping) or set(per_query) != set(queries):
+                raise ValueError(f"{name}[{s!r}] must score the same queries as "
+                                 f"{name}[{systems[0]!r}] ({len(queries)} queries)")
+            rows.append([per_query[q] for q in queries])
+    else:
+        queries = None
+        rows = [scores[s] for s in systems]
+    table = []
+    for s, row in zip(systems, rows):
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
+            raise TypeError(f"{name}[{s!r}] must be per-query scores, got {repr(row)[:80]}")
+        values = np.asarray(row, dtype=np.float64)
+        if values.ndim != 1 or not np.all(np.isfinite(values)):
+            raise ValueError(f"{name}[{s!r}] must be a flat sequence of finite scores, "
+                             f"got {repr(row)[:80]}")
+        table.append(values)
+    lengths = {len(v) for v in table}
+    if len(lengths) != 1:
+        raise ValueError(f"every system of {name} must be scored on the same queries, got "
+                         f"{sorted(lengths)} scores")
+    if 0 in lengths:
+        raise ValueError(f"{name} must score at least one query")
+    return systems, queries, np.vstack(table)
+
+
+def system_ranking_tau(scores_a, scores_b, metric=None, confidence=0.95, n_resamples=1000,
+                       seed=0):
+    r"""Kendall's tau between two rankings of the same systems, with an interval over queries.
+
+    Each system :math:`s` has a score per query under two sets of labels,
+    :math:`x_{sq}` (e.g. the assessors' qrels) and :math:`y_{sq}` (a judge's).
+    The systems are ordered by their means :math:`\bar x_s` and
+    :math:`\bar y_s`, and the two orders compared by Kendall's tau-b,
+
+    .. math::
+
+        \tau_b = \frac{P - Q}{\sqrt{(P + Q + T_a)(P + Q + T_b)}}
+
+    over the pairs of systems (:math:`P` ordered alike, :math:`Q` swapped,
+    :math:`T` tied in one order only). The interval resamples **queries**:
+    draw as many queries as there are, with replacement, recompute every
+    system's two means on them, then tau; repeat :math:`B` times and take the
+    percentile interval. Systems are fixed (they are the ones compared);
+    the queries are the sample.
+
+    Parameters
+    ----------
+    scores_a, scores_b : dict of str to sequence of float, dict, or Report
+        ``{system: per-query scores}``, the same systems in both. The
+        per-query scores are either sequences in one query order (the same
+        for every system and for both dicts), ``{query id: score}`` dicts
+        over the same queries (aligned by id), or the reports of
+        :func:`ragmetrics_edu.evaluate` (with ``metric=``).
+    metric : str, optional
+        The measure to read from reports (``"P@10"``, ``"ndcg_cut_10"``).
+        Every report must score the same queries: a query that has no
+        relevant document under a judge's labels, and that ``evaluate``
+        leaves out, must be left out of the other reports too.
+    confidence : float, default 0.95
+    n_resamples : int, default 1000
+    seed : int or None, default 0
+
+    Returns
+    -------
+    RankingAgreement
+        ``tau``, ``low``, ``high``, the means (for a scatter of one ranking
+        against the other) and the swapped pairs of systems.
+
+    See Also
+    --------
+    ragmetrics_edu.judge.kendall_tau, kappa_ci
+
+    Notes
+    -----
+    ``tau`` equals ``scipy.stats.kendalltau(mean_a, mean_b).statistic``.
+    A tau of 0.9 between two rankings is the usual threshold below which
+    the two are taken to be different (Voorhees 2000); with ten systems one
+    swapped pair already costs 0.04. Resamples where tau is undefined (all
+    means tied under one set of labels) are left out and counted.
+
+    References
+    ----------
+    E. M. Voorhees, "Variations in relevance judgments and the measurement
+    of retrieval effectiveness", Information Processing & Management 36(5),
+    2000. P. Thomas, S. Spielman, N. Craswell and B. Mitra, "Large language
+    models can accurately predict searcher preferences", SIGIR 2024.
+
+    Examples
+    --------
+    Three systems on four queries; the judge's labels swap the two weaker:
+
+    >>> human = {"bm25": [0.6, 0.4, 0.8, 0.6], "dense": [0.4, 0.2, 0.4, 0.6],
+    ...          "weak": [0.2, 0.4, 0.2, 0.4]}
+    >>> judge = {"bm25": [0.8, 0.6, 0.8, 0.6], "dense": [0.4, 0.4, 0.4, 0.4],
+    ...          "weak": [0.4, 0.6, 0.4, 0.6]}
+    >>> r = system_ranking_tau(human, judge, n_resamples=200, seed=0)
+    >>> r.discordant
+    (('dense', 'weak'),)
+    >>> round(r.tau, 4)     # 2 pairs alike, 1 swapped: (2 - 1) / 3
+    0.3333
+    """
+    confidence = _check_confidence(confidence)
+    n_resamples = check_k(n_resamples, name="n_resamples")
+    seed = _check_seed(seed)
+    systems, queries_a, x = _score_table(scores_a, "scores_a", metric)
+    systems_b, queries_b, y = _score_table(scores_b, "scores_b", metric)
+    if set(systems_b) != set(systems):
+        missing = sorted(set(systems) ^ set(systems_b), key=repr)
+        raise ValueError(f"scores_a and scores_b must score the same systems; only in one: "
+                         f"{repr(missing)[:80]}")
+    order = [systems_b.index(s) for s in systems]
+    y = y[order]
+    if (queries_a is None) != (queries_b is None):
+        raise TypeError("scores_a and scores_b must both give per-query scores as sequences, "
+                        "or both as {query id: score} dicts")
+    if queries_a is not None:
+        if set(queries_a) != set(queries_b):
+            raise ValueError("scores_a and scores_b must score the same queries")
+        y = y[:, [queries_b.index(q) for q in queries_a]]
+    elif x.shape[1] != y.shape[1]:
+        raise ValueError(f"scores_a and scores_b must score the same queries, got "
+                         f"{x.shape[1]} and {y.shape[1]} scores per system")
+    if len(systems) < 2:
+        raise ValueError(f"scores_a must hold at least 2 systems to rank, got {len(systems)}")
+    mean_a, mean_b = x.mean(axis=1), y.mean(axis=1)
+    tau = kendall_tau(mean_a, mean_b)
+    discordant = tuple(
+        (s, t) if mean_a[i] > mean_a[j] else (t, s)
+        for i, s in enumerate(systems) for j, t in enumerate(systems)
+        if i < j and (mean_a[i] - mean_a[j]) * (mean_b[i] - mean_b[j]) < 0
+    )
+    resamples = _resample_indices(x.shape[1], n_resamples, seed, None)
+    stats = np.array([kendall_tau(x[:, idx].mean(axis=1), y[:, idx].mean(axis=1))
+                      for idx in resamples], dtype=np.float64)
+    low, high, undefined = _quantiles(stats, confidence)
+    return RankingAgreement(tuple(systems), tuple(float(v) for v in mean_a),
+                            tuple(float(v) for v in mean_b), tau, low, high, discordant,
+                            x.shape[1], confidence, n_resamples, undefined, seed)

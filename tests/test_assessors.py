@@ -1,0 +1,202 @@
+"""Kappa with a bootstrap interval and system-ranking tau, against scikit-learn and scipy."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ragmetrics_edu as rm
+from ragmetrics_edu.judge import cohen_kappa
+from ragmetrics_edu.judge.assessors import kappa_ci, system_ranking_tau
+
+sklearn_metrics = pytest.importorskip("sklearn.metrics")
+scipy_stats = pytest.importorskip("scipy.stats")
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # scikit-learn on one-label draws (nan)
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+def test_kappa_equals_scikit_learn_on_random_inputs(weights):
+    rng = np.random.default_rng({None: 0, "linear": 1, "quadratic": 2}[weights])
+    worst = 0.0
+    for _ in range(200):
+        n_labels = int(rng.integers(2, 5)) if weights else 2
+        n = int(rng.integers(2, 80))
+        a = rng.integers(0, n_labels, n)
+        noise = rng.integers(-1, 2, n) * (rng.random(n) < rng.random())
+        b = np.clip(a + noise, 0, n_labels - 1)
+        ref = sklearn_metrics.cohen_kappa_score(a, b, weights=weights)
+        ours = kappa_ci(a.tolist(), b.tolist(), weights=weights, n_resamples=5).value
+        if math.isnan(ref):
+            assert math.isnan(ours)
+        else:
+            worst = max(worst, abs(ours - ref))
+    assert worst < 1e-12, worst
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+def test_each_resample_is_the_kappa_of_the_resampled_pairs(weights):
+    """The interval equals a plain loop: same draws (default_rng(seed)), cohen_kappa with fixed labels."""
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 4, 60).tolist()
+    b = np.clip(np.array(a) + rng.integers(-1, 2, 60), 0, 3).tolist()
+    result = kappa_ci(a, b, weights=weights, n_resamples=300, seed=7, confidence=0.9)
+    draws = np.random.default_rng(7).integers(0, 60, size=(300, 60))
+    labels = sorted(set(a) | set(b))
+    stats = []
+    for idx in draws:
+        ra, rb = [a[i] for i in idx], [b[i] for i in idx]
+        stats.append(sklearn_metrics.cohen_kappa_score(ra, rb, labels=labels, weights=weights))
+    stats = np.array(stats)
+    stats = stats[~np.isnan(stats)]
+    low, high = np.quantile(stats, [0.05, 0.95])
+    assert result.low == pytest.approx(low, abs=1e-12)
+    assert result.high == pytest.approx(high, abs=1e-12)
+    assert result.unit == "pairs" and result.n == 60
+
+
+def test_kappa_groups_resample_whole_queries():
+    rng = np.random.default_rng(4)
+    queries = np.repeat(np.arange(12), 5)
+    a = rng.integers(0, 2, 60).tolist()
+    b = [x if rng.random() < 0.8 else 1 - x for x in a]
+    result = kappa_ci(a, b, groups=queries.tolist(), n_resamples=200, seed=1)
+    assert result.unit == "groups"
+    members = [np.flatnonzero(queries == g) for g in range(12)]
+    picks = np.random.default_rng(1).integers(0, 12, size=(200, 12))
+    stats = [cohen_kappa([a[i] for i in idx], [b[i] for i in idx], labels=[0, 1])
+             for idx in (np.concatenate([members[g] for g in row]) for row in picks)]
+    low, high = np.quantile([s for s in stats if not math.isnan(s)], [0.025, 0.975])
+    assert (result.low, result.high) == pytest.approx((low, high), abs=1e-12)
+
+
+def test_kappa_interval_is_seeded_and_holds_the_value():
+    a = [0, 0, 1, 1, 1, 0, 1, 0, 1, 1] * 3
+    b = [0, 1, 1, 1, 1, 0, 1, 0, 0, 1] * 3
+    one = kappa_ci(a, b, seed=5, n_resamples=300)
+    assert one == kappa_ci(a, b, seed=5, n_resamples=300)
+    assert one.low <= one.value <= one.high
+    assert "Cohen's kappa" in str(one)
+
+
+def test_kappa_undefined_resamples_are_counted():
+    # one disagreement among 9 agreeing pairs: a resample without it is all one label -> nan
+    a = [1] * 9 + [0]
+    b = [1] * 10
+    result = kappa_ci(a, b, n_resamples=400, seed=0)
+    assert result.n_undefined > 0
+
+
+def test_kappa_bad_input():
+    with pytest.raises(ValueError, match="same items"):
+        kappa_ci([1, 0], [1])
+    with pytest.raises(ValueError, match="weights"):
+        kappa_ci([1, 0], [1, 0], weights="cubic")
+    with pytest.raises(ValueError, match="confidence"):
+        kappa_ci([1, 0], [1, 0], confidence=1.0)
+    with pytest.raises(ValueError, match="labels must include"):
+        kappa_ci([1, 2], [1, 0], labels=[1, 2])
+    with pytest.raises(ValueError, match="groups"):
+        kappa_ci([1, 0], [1, 0], groups=[1])
+
+
+# ----------------------------------------------------------------- rankings
+
+def _systems(rng, n_systems, n_queries, noise):
+    quality = rng.uniform(0, 1, n_systems)
+    human = {f"s{i}": np.clip(quality[i] + rng.normal(0, 0.3, n_queries), 0, 1)
+             for i in range(n_systems)}
+    judge = {s: np.clip(v + rng.normal(0, noise, n_queries), 0, 1) for s, v in human.items()}
+    return human, judge
+
+
+def test_tau_equals_scipy_on_random_systems():
+    rng = np.random.default_rng(8)
+    worst = 0.0
+    for _ in range(100):
+        human, judge = _systems(rng, int(rng.integers(2, 15)), int(rng.integers(1, 40)),
+                                float(rng.uniform(0, 1)))
+        r = system_ranking_tau(human, judge, n_resamples=5)
+        ref = scipy_stats.kendalltau(r.mean_a, r.mean_b).statistic
+        means_a = [np.mean(v) for v in human.values()]
+        assert r.mean_a == pytest.approx(means_a, abs=1e-15)
+        worst = max(worst, abs(r.tau - ref))
+    assert worst < 1e-12, worst
+
+
+def test_tau_with_ties_equals_scipy_tau_b():
+    human = {"a": [1, 0], "b": [1, 0], "c": [0, 0], "d": [1, 1]}
+    judge = {"a": [1, 1], "b": [0, 0], "c": [0, 0], "d": [1, 1]}
+    r = system_ranking_tau(human, judge, n_resamples=10)
+    assert r.tau == pytest.approx(scipy_stats.kendalltau(r.mean_a, r.mean_b).statistic)
+
+
+def test_tau_interval_resamples_queries():
+    rng = np.random.default_rng(9)
+    human, judge = _systems(rng, 8, 25, 0.4)
+    r = system_ranking_tau(human, judge, n_resamples=250, seed=3, confidence=0.9)
+    x = np.vstack(list(human.values()))
+    y = np.vstack(list(judge.values()))
+    draws = np.random.default_rng(3).integers(0, 25, size=(250, 25))
+    stats = [scipy_stats.kendalltau(x[:, i].mean(1), y[:, i].mean(1)).statistic for i in draws]
+    low, high = np.quantile([s for s in stats if not math.isnan(s)], [0.05, 0.95])
+    assert (r.low, r.high) == pytest.approx((low, high), abs=1e-12)
+    assert r.n_queries == 25 and len(r.systems) == 8
+
+
+def test_tau_aligns_dicts_by_system_and_query():
+    human = {"a": {"q1": 0.9, "q2": 0.7}, "b": {"q1": 0.1, "q2": 0.3}, "c": {"q1": 0.5, "q2": 0.5}}
+    judge = {"c": {"q2": 0.5, "q1": 0.5}, "b": {"q2": 0.9, "q1": 0.9}, "a": {"q2": 0.8, "q1": 0.6}}
+    r = system_ranking_tau(human, judge, n_resamples=20)
+    assert r.systems == ("a", "b", "c")
+    assert r.mean_b == pytest.approx((0.7, 0.9, 0.5))
+    assert set(r.discordant) == {("a", "b"), ("c", "b")}
+    assert r.tau == pytest.approx(-1 / 3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.floats(0, 1), min_size=3, max_size=3), min_size=2, max_size=8,
+                unique_by=lambda row: round(sum(row), 9)))
+def test_same_labels_give_tau_one(rows):
+    scores = {f"s{i}": row for i, row in enumerate(rows)}
+    r = system_ranking_tau(scores, scores, n_resamples=20)
+    assert r.tau == pytest.approx(1.0) and r.discordant == ()
+
+
+def test_tau_reads_evaluate_reports():
+    qrels_human = {"q1": {"d1": 1, "d2": 1}, "q2": {"d3": 1}}
+    qrels_judge = {"q1": {"d1": 1, "d4": 1}, "q2": {"d3": 1, "d5": 1}}
+    runs = {"a": {"q1": {"d1": 3, "d2": 2, "d4": 1}, "q2": {"d3": 2, "d5": 1}},
+            "b": {"q1": {"d4": 3, "d1": 2, "d9": 1}, "q2": {"d5": 2, "d3": 1}},
+            "c": {"q1": {"d9": 3, "d8": 2, "d2": 1}, "q2": {"d8": 2, "d9": 1}}}
+    human = {s: rm.evaluate(qrels_human, run, ["P@2"]) for s, run in runs.items()}
+    judge = {s: rm.evaluate(qrels_judge, run, ["P@2"]) for s, run in runs.items()}
+    r = system_ranking_tau(human, judge, metric="P@2", n_resamples=20)
+    # P@2 by hand. human: a (1 + 0.5) / 2, b (0.5 + 0.5) / 2, c 0
+    #               judge: a (0.5 + 1) / 2, b (1 + 1) / 2,     c 0
+    assert r.mean_a == pytest.approx((0.75, 0.5, 0.0))
+    assert r.mean_b == pytest.approx((0.75, 1.0, 0.0))
+    assert r.discordant == (("a", "b"),) and r.tau == pytest.approx(1 / 3)
+    assert r.tau == pytest.approx(scipy_stats.kendalltau(r.mean_a, r.mean_b).statistic)
+    with pytest.raises(ValueError, match="metric="):
+        system_ranking_tau(human, judge)
+
+
+def test_tau_bad_input():
+    with pytest.raises(ValueError, match="same systems"):
+        system_ranking_tau({"a": [1], "b": [0]}, {"a": [1], "c": [0]})
+    with pytest.raises(ValueError, match="at least 2 systems"):
+        system_ranking_tau({"a": [1]}, {"a": [1]})
+    with pytest.raises(ValueError, match="same queries"):
+        system_ranking_tau({"a": [1, 0], "b": [0, 1]}, {"a": [1], "b": [0]})
+    with pytest.raises(ValueError, match="finite"):
+        system_ranking_tau({"a": [1, float("nan")], "b": [0, 1]}, {"a": [1, 0], "b": [0, 1]})
+    with pytest.raises(TypeError, match="scores_a"):
+        system_ranking_tau([1, 2], {"a": [1]})
+
+
+def test_public_names():
+    assert rm.kappa_ci is kappa_ci
+    assert rm.system_ranking_tau is system_ranking_tau

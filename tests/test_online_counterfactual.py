@@ -1,0 +1,116 @@
+"""Counterfactual evaluation: IPS is unbiased under the position-based model (exactly, and over
+seeds), naive click counting is not; bad propensities are refused."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ragmetrics_edu as rm
+
+LOGGED = ["d1", "d2", "d3", "d4", "d5"]
+GRADES = [0, 1, 4, 0, 3]  # what the logging ranker shows, in its order
+NEW = ["d3", "d5", "d2", "d1", "d4"]  # the new ranker puts the relevant ones first
+
+
+def _true_value(model, ranking, alpha_by_doc, weights):
+    return sum(w * alpha_by_doc[d] for w, d in zip(weights, ranking))
+
+
+def test_ips_is_exactly_unbiased_in_expectation():
+    """E[IPS] = sum_d P(click on d) * w(new rank of d) / p(logged rank of d), with the exact
+    click probabilities of the model, equals the true value."""
+    model = rm.PositionBasedModel(eta=1.0)
+    p = model.examination_probabilities(5)
+    click = model.click_probabilities(GRADES)
+    alpha = dict(zip(LOGGED, model.alpha(GRADES)))
+    new_rank = {d: j for j, d in enumerate(NEW)}
+    expected_ips = sum(click[i] * p[new_rank[d]] / p[i] for i, d in enumerate(LOGGED))
+    truth = _true_value(model, NEW, alpha, p)
+    assert expected_ips == pytest.approx(truth, abs=1e-12)
+    # the truth is the new ranking's expected clicks had it been shown
+    assert truth == pytest.approx(model.expected([GRADES[LOGGED.index(d)] for d in NEW]).clicks)
+    expected_naive = sum(click[i] * p[new_rank[d]] for i, d in enumerate(LOGGED))
+    assert expected_naive < truth - 0.1
+
+
+def test_ips_is_unbiased_over_seeds_and_naive_is_not():
+    model = rm.PositionBasedModel(eta=1.0)
+    p = model.examination_probabilities(5)
+    truth = _true_value(model, NEW, dict(zip(LOGGED, model.alpha(GRADES))), p)
+    ips, naive = [], []
+    for seed in range(300):
+        log = model.simulate(GRADES, 200, seed=seed)
+        ips.append(rm.ips_estimate(log, LOGGED, NEW, propensities=p))
+        naive.append(rm.naive_estimate(log, LOGGED, NEW, weights=p))
+    ips, naive = np.array(ips), np.array(naive)
+    se_ips = ips.std() / math.sqrt(len(ips))
+    assert abs(ips.mean() - truth) <= 4 * se_ips
+    assert abs(naive.mean() - truth) > 20 * naive.std() / math.sqrt(len(naive))
+
+
+@given(st.lists(st.integers(0, 4), min_size=2, max_size=6), st.randoms(use_true_random=False),
+       st.floats(0, 2))
+def test_ips_expectation_for_any_rankings(grades, random, eta):
+    docs = [f"d{i}" for i in range(len(grades))]
+    new = random.sample(docs, len(docs))
+    model = rm.PositionBasedModel(eta=eta)
+    p = model.examination_probabilities(len(docs))
+    click = model.click_probabilities(grades)
+    new_rank = {d: j for j, d in enumerate(new)}
+    expected_ips = sum(click[i] * p[new_rank[d]] / p[i] for i, d in enumerate(docs))
+    assert expected_ips == pytest.approx(
+        _true_value(model, new, dict(zip(docs, model.alpha(grades))), p), abs=1e-12)
+
+
+def test_estimators_by_hand():
+    clicks = [[1, 0, 1], [0, 1, 0]]
+    # IPS: session 1: d1 (new rank 3, w .2) / 1 + d3 (new rank 1, w 1) / .25; session 2:
+    # d2 (new rank 2, w .5) / .5 -> (0.2 + 4 + 1) / 2
+    got = rm.ips_estimate(clicks, ["d1", "d2", "d3"], ["d3", "d2", "d1"],
+                          propensities=[1.0, 0.5, 0.25], weights=[1.0, 0.5, 0.2])
+    assert got == pytest.approx(2.6)
+    got = rm.naive_estimate(clicks, ["d1", "d2", "d3"], ["d3", "d2", "d1"],
+                            weights=[1.0, 0.5, 0.2])
+    assert got == pytest.approx((0.2 + 1 + 0.5) / 2)
+
+
+def test_counterfactual_evaluation_on_several_queries():
+    qrels = {"1": {"a": 4, "b": 1}, "2": {"c": 3}}
+    logging = {"1": ["x", "b", "y", "a"], "2": ["c", "x", "y", "z"]}
+    new = {"1": ["a", "b", "x", "y"], "2": ["x", "c", "y", "z"]}
+    res = rm.counterfactual_evaluation(logging, new, qrels, n_sessions=50_000, depth=4, seed=3)
+    model = rm.PositionBasedModel()
+    truth = np.mean([model.expected([qrels[q].get(d, 0) for d in new[q]]).clicks
+                     for q in qrels])
+    assert res.true_new == pytest.approx(truth)
+    assert abs(res.ips - truth) < 0.02 and abs(res.naive - truth) > 0.1
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: rm.ips_estimate([[1, 0]], ["a", "b"], ["b", "a"], propensities=[1.0, 0.0]),
+     r"propensities must be above 0 .*, got propensities\[1\] = 0.0"),
+    (lambda: rm.ips_estimate([[1, 0]], ["a", "b"], ["b", "a"], propensities=[1.0, 1.5]),
+     r"propensities\[1\] must be a probability in \[0, 1\], got 1.5"),
+    (lambda: rm.ips_estimate([[1, 0]], ["a", "b"], ["c", "a"], propensities=[1.0, 0.5]),
+     "document 'c' at rank 1 was never shown by the logging ranker"),
+    (lambda: rm.ips_estimate(np.zeros((0, 2)), ["a", "b"], ["b"], propensities=[1, 1]),
+     "at least one session"),
+    (lambda: rm.naive_estimate([[1, 0]], ["a"], ["a"], weights=[1.0]),
+     "logged_ranking must name the document of each of the 2 logged ranks"),
+    (lambda: rm.naive_estimate([[1, 0]], ["a", "b"], ["a"], weights=[1.0], depth=2),
+     "depth=2 is deeper than new_ranking"),
+    (lambda: rm.counterfactual_evaluation({"q": ["a"]}, {"q": ["a"]}, {}, depth=2),
+     r"logging_run\['q'\] holds 1 documents, fewer than depth=2"),
+])
+def test_bad_input(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_ignoring_an_unseen_document_is_allowed_on_request():
+    got = rm.ips_estimate([[1, 0]], ["a", "b"], ["c", "a"], propensities=[1.0, 0.5],
+                          missing="ignore")
+    assert got == pytest.approx(0.5)  # a's click at new rank 2, weighted by p_2 / p_1
