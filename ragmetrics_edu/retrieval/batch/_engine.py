@@ -106,7 +106,10 @@ def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_positions,
     joined ids as 8-byte words (:func:`_member_ids`, :func:`_id_words`);
     compare each hit's id with the ids of its group as C's ``strcmp`` does
     (:func:`_larger_ids`), ``max_pairs`` comparisons at a time to bound
-    the memory.
+    the memory, if the group has at most ``_PAIRWISE`` members; the hits of
+    larger groups are sorted with their members instead
+    (:func:`_count_by_sorting`), so that the work grows as ``n log n``
+    with the size of a group, not as the product of its hits and members.
     """
     # 1. the groups, each known by its first slot: a new group starts
     # where the first slot changes
@@ -135,21 +138,79 @@ def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_positions,
     hit_words = _id_words(hit_raw, hit_starts, hit_lengths, n_words)
     del raw, starts, lengths
 
-    # 4. each hit against each member of its group (itself included: not
-    # larger), hits [lo, hi) together, about max_pairs pairs at a time
+    # 4. each hit of a small group against each member of its group (itself
+    # included: not larger); the hits of large groups sorted with their members
     counts = np.zeros(len(first_equal), dtype=np.int64)
-    pairs_of_hit = group_size[group_of_hit]
-    bounds = np.searchsorted(np.cumsum(pairs_of_hit),
-                             np.arange(max_pairs, pairs_of_hit.sum(), max_pairs)).tolist()
-    for lo, hi in zip([0, *bounds], [*bounds, len(first_equal)]):
+    hit_size = group_size[group_of_hit]
+    small = hit_size <= _PAIRWISE
+    pairwise = np.flatnonzero(small)
+    if len(pairwise):
+        counts[pairwise] = _count_pairwise(member_words, hit_words, pairwise,
+                                           group_start[group_of_hit[pairwise]],
+                                           hit_size[pairwise], max_pairs)
+    if len(pairwise) < len(small):
+        counts[~small] = _count_by_sorting(member_words, hit_words, group_of_hit, group_start,
+                                           group_size, ~small)
+    return counts
+
+
+_PAIRWISE = 64
+"""Largest tie group whose tied hits are compared with each of its members.
+
+Comparing pairs is the fastest way for the small groups of most runs (a
+few gathers per pair), but a group of ``n`` members with ``n / 2`` hits
+makes ``n**2 / 2`` pairs: larger groups are sorted (:func:`_count_by_sorting`).
+"""
+
+
+def _count_pairwise(member_words, hit_words, hits, member_first, n_members, max_pairs):
+    """Compare each of ``hits`` with ``n_members`` members from ``member_first``: the larger ids.
+
+    Hits ``hits[lo:hi]`` are taken together, about ``max_pairs`` pairs at a time.
+    """
+    counts = np.empty(len(hits), dtype=np.int64)
+    bounds = np.searchsorted(np.cumsum(n_members),
+                             np.arange(max_pairs, n_members.sum(), max_pairs)).tolist()
+    for lo, hi in zip([0, *bounds], [*bounds, len(hits)]):
         if lo == hi:
             continue
-        n = pairs_of_hit[lo:hi]
-        member = _ranges(group_start[group_of_hit[lo:hi]], n)
-        larger = _larger_ids(member_words, member, hit_words, np.repeat(np.arange(lo, hi), n))
+        n = n_members[lo:hi]
+        member = _ranges(member_first[lo:hi], n)
+        larger = _larger_ids(member_words, member, hit_words, np.repeat(hits[lo:hi], n))
         # the pairs of one hit are consecutive: add them up segment by segment
         counts[lo:hi] = np.add.reduceat(larger, np.cumsum(n) - n, dtype=np.int64)
     return counts
+
+
+def _count_by_sorting(member_words, hit_words, group_of_hit, group_start, group_size, chosen):
+    """For the ``chosen`` hits, the members of their group with a larger id, found by one sort.
+
+    The chosen hits and every member of their groups are sorted together
+    by group, then id (its words, then its length: :func:`_id_words`), a
+    member before a hit of the same id (``np.lexsort``, whose last key
+    comes first).  A hit's id is the id of one member of its group, so
+    the members sorted before a hit are those whose id is not larger: the
+    rest are the larger ones.
+    """
+    hits = np.flatnonzero(chosen)
+    groups, group_of = _unique(group_of_hit[hits])  # (hits come group after group)
+    sizes = group_size[groups]
+    members = _ranges(group_start[groups], sizes)
+    n_members = len(members)
+    words = np.concatenate([member_words[:, members], hit_words[:, hits]], axis=1)
+    group = np.concatenate([np.repeat(np.arange(len(groups)), sizes), group_of])
+    is_hit = np.zeros(len(group), dtype=bool)
+    is_hit[n_members:] = True
+    # keys, the least significant first: hit after member, the length
+    # (words[-1]), the words from the last to the first, the group
+    order = np.lexsort((is_hit, words[-1], *words[-2::-1], group))
+    del words
+    place = np.empty(len(order), dtype=np.int64)
+    place[order] = np.arange(len(order))
+    # members sorted before each place (a hit's own id among them)
+    members_before = np.cumsum(~is_hit[order]) - ~is_hit[order]
+    before_in_group = members_before[place[n_members:]] - (np.cumsum(sizes) - sizes)[group_of]
+    return sizes[group_of] - before_in_group
 
 
 _CHUNK = 1 << 16
