@@ -11,6 +11,7 @@ Usage::
     python benchmarks/bench_retrieval.py --heavy-ties --no-ranx  # scores 0-4
     python benchmarks/bench_retrieval.py --new-measures --no-ranx  # + rprec, iprec, 11pt, bpref
     python benchmarks/bench_retrieval.py --workloads-only --rounds 11  # the ratios table only
+    python benchmarks/bench_retrieval.py --tie-sweep --rounds 7  # one big tie group, 10k-80k
 
 What is timed, in one run:
 
@@ -25,12 +26,21 @@ What is timed, in one run:
   (``rm.precision_at_k`` ...) over every query, the path ``rm.evaluate``
   replaces.
 
-Then a table of ``rm.evaluate`` against pytrec_eval on four workloads,
+Then a table of ``rm.evaluate`` against pytrec_eval on six workloads,
 each timed in alternating warm calls (rm, pytrec_eval, rm, ...; ``--rounds``
 of each), printed as the median ratio and its range over the rounds: the
 5 measures above; with the new measures (rprec, iprec@0.5, 11pt and bpref
-too: issue 12); with heavy ties (scores 0-4: issue 15); and both.
-Alternating rounds and medians make the ratios steady on a busy machine.
+too: issue 12); with heavy ties (scores 0-4: issue 15); and both; and a
+second heavy-ties run, both ways (issue 23: scores 0-4 over 100 retrieved
+documents, 15 judged documents per query, all of them retrieved, grades
+0-2, document ids drawn from 400, so that ties hold many relevant
+documents).  Alternating rounds and medians make the ratios steady on a
+busy machine.
+
+``--tie-sweep`` times one query whose documents all share one score (half
+of them relevant, ``map`` and ``bpref``) at 10,000 to 80,000 documents,
+against pytrec_eval in the same alternating rounds: the time of a tie group
+must grow about as its size does (issue 23: within 10x pytrec_eval's time).
 
 Before any time is printed, the values of ``rm.evaluate``, pytrec_eval and
 the plain loop are checked equal (to 1e-12): the script stops if they are
@@ -67,6 +77,8 @@ WORKLOADS = [
     ("+ new measures (9)", False, True, "issue 12"),
     ("heavy ties (5 measures)", True, False, "issue 15"),
     ("heavy ties + new measures", True, True, "issues 12 and 15"),
+    ("ties, all judged retrieved", "judged", False, "issue 23"),
+    ("same + new measures", "judged", True, "issue 23"),
 ]
 """The workloads of the ratios table (see the module docstring)."""
 TOLERANCE = 1e-12
@@ -95,6 +107,26 @@ def make_data(n_queries, n_retrieved, n_judged, seed=0, heavy_ties=False):
             [rng.choice(retrieved, n_judged - n_judged // 2, replace=False), docs[n_retrieved:]]
         )
         grades = rng.integers(0, 4, size=len(judged))
+        qrels[qid] = {f"d{d}": int(g) for d, g in zip(judged, grades)}
+    return qrels, run
+
+
+def make_judged_ties_data(n_queries, n_retrieved, seed=0):
+    """Return ``(qrels, run)`` of the second heavy-ties workload (issue 23).
+
+    Integer scores 0-4 over ``n_retrieved`` documents drawn from 400 ids,
+    15 judged documents per query, all of them retrieved, grades 0-2: most
+    tie groups hold relevant documents, unlike :func:`make_data`'s.
+    """
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(n_queries):
+        qid = f"q{q}"
+        retrieved = rng.choice(400, size=n_retrieved, replace=False)
+        scores = rng.integers(0, 5, size=n_retrieved)
+        run[qid] = {f"d{d}": float(s) for d, s in zip(retrieved, scores)}
+        judged = rng.choice(retrieved, size=15, replace=False)
+        grades = rng.integers(0, 3, size=15)
         qrels[qid] = {f"d{d}": int(g) for d, g in zip(judged, grades)}
     return qrels, run
 
@@ -315,7 +347,7 @@ def workload_ratios(n_queries, n_retrieved, rounds, data=None):
     values are checked equal (it also warms them up), then ``rounds``
     alternating warm calls; the ratio of every round's pair of calls, CPU
     and wall, summed up as median (min-max).  ``data`` maps ``heavy_ties``
-    to ``(qrels, run)`` already built.
+    to ``(qrels, run)`` already built (``"judged"``: :func:`make_judged_ties_data`).
     """
     import pytrec_eval
 
@@ -327,7 +359,9 @@ def workload_ratios(n_queries, n_retrieved, rounds, data=None):
     print(f"  {'workload':28s}{'CPU ratio':>18s}{'wall ratio':>18s}"
           f"{'rm CPU s':>10s}{'pytrec CPU s':>14s}   target <= 0.5")
     for name, heavy_ties, new_measures, issue in WORKLOADS:
-        if heavy_ties not in data:
+        if heavy_ties == "judged" and heavy_ties not in data:
+            data[heavy_ties] = make_judged_ties_data(n_queries, n_retrieved)
+        elif heavy_ties not in data:
             data[heavy_ties] = make_data(n_queries, n_retrieved, 10, heavy_ties=heavy_ties)
         qrels, run = data[heavy_ties]
         names, measures = workload_measures(new_measures)
@@ -346,6 +380,42 @@ def workload_ratios(n_queries, n_retrieved, rounds, data=None):
               f"{median_cpu:10.3f}{median_trec:14.3f}   {issue}")
 
 
+def tie_sweep(rounds, sizes=(10_000, 20_000, 40_000, 80_000)):
+    """Print rm.evaluate / pytrec_eval on one query whose documents all tie, by its size.
+
+    The query retrieves ``n`` documents with score 0.0; every other one is
+    judged relevant (``map``), or judged relevant and non-relevant in turn
+    (``bpref``).  Values are checked equal first; then ``rounds``
+    alternating warm calls, CPU time, median (min-max) of the ratios.
+    """
+    import pytrec_eval
+
+    import ragmetrics_edu as rm
+
+    print(f"\none tie group (every document scored 0.0), half of it relevant: "
+          f"rm.evaluate / pytrec_eval, CPU, median (min-max) of {rounds} alternating rounds")
+    print(f"  {'documents':>10s}{'measure':>9s}{'CPU ratio':>20s}{'rm CPU s':>10s}"
+          f"{'pytrec CPU s':>14s}   target <= 10")
+    for n in sizes:
+        run = {"q": {f"doc{i}": 0.0 for i in range(n)}}
+        for measure in ("map", "bpref"):
+            qrels = {"q": {f"doc{i}": 1 - i % 2 for i in range(n)} if measure == "bpref"
+                     else {f"doc{i}": 1 for i in range(0, n, 2)}}
+            functions = {
+                "rm": lambda: rm.evaluate(qrels, run, [measure]),
+                "pytrec_eval": lambda: pytrec_eval.RelevanceEvaluator(
+                    qrels, {measure}).evaluate(run),
+            }
+            check_agreement(functions["rm"](), functions["pytrec_eval"](),
+                            names={measure: measure})
+            times = alternate(functions, rounds)
+            cpu = [r[1] / max(p[1], 1e-9) for r, p in zip(times["rm"], times["pytrec_eval"])]
+            median_cpu = sorted(c for _, c in times["rm"])[rounds // 2]
+            median_trec = sorted(c for _, c in times["pytrec_eval"])[rounds // 2]
+            print(f"  {n:10,d}{measure:>9s}{_spread(cpu):>20s}{median_cpu:10.3f}"
+                  f"{median_trec:14.3f}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1,000 queries x 50 documents")
@@ -362,6 +432,8 @@ def main(argv=None):
                         help="skip the ratios table (new measures, heavy ties)")
     parser.add_argument("--workloads-only", action="store_true",
                         help="print the ratios table only")
+    parser.add_argument("--tie-sweep", action="store_true",
+                        help="one tie group of 10,000 to 80,000 documents against pytrec_eval")
     parser.add_argument("--child-memory", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--child-ranx", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -375,6 +447,9 @@ def main(argv=None):
     if args.child_ranx:
         nq, nr, ties = args.child_ranx
         _child_ranx(int(nq), int(nr), ties == "1")
+        return
+    if args.tie_sweep:
+        tie_sweep(max(args.rounds, 1))
         return
     n_queries, n_retrieved = (1_000, 50) if args.quick else (10_000, 100)
     if args.workloads_only:
