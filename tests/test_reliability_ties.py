@@ -1,0 +1,192 @@
+"""Big tie groups (issue 23, item 7): trec_eval's values, in time that grows with the group's size.
+
+trec_eval orders tied documents by id, descending (``strcmp`` on bytes;
+ids equal but for trailing ``"\\0"`` as ``sorted`` orders them: rule 3 of
+:mod:`ragmetrics_edu.retrieval.batch.evaluator`).  A tie group used to compare each tied
+relevant document with every member of its group: ``n**2 / 2`` comparisons
+for ``n`` tied documents, half of them relevant.  The references here are
+pytrec_eval (trec_eval's C code) and the readable one-query functions over
+the documents ``sorted`` by (score, id), descending; the guard against
+quadratic work counts comparisons, never seconds.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ragmetrics_edu as rm
+from ragmetrics_edu.retrieval.batch import _engine as engine
+from ragmetrics_edu.retrieval.batch import evaluate
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+
+def _sorted_ranking(ranking):
+    """Document ids in trec_eval's order: float32 score, then id, both descending (``sorted``)."""
+    return [d for d, _ in sorted(ranking.items(),
+                                 key=lambda item: (float(np.float32(item[1])), item[0]),
+                                 reverse=True)]
+
+
+def _readable(qrels, ranking, metric):
+    """``map``, ``mrr`` or ``bpref`` of one query by the readable functions, in ``sorted`` order."""
+    order = _sorted_ranking(ranking)
+    n_rel = sum(g >= 1 for g in qrels.values())
+    if metric == "bpref":
+        n_nonrel = sum(0 <= g < 1 for g in qrels.values())  # a negative grade: unjudged
+        return rm.bpref([qrels.get(d) for d in order], n_rel, n_nonrel)
+    rels = [max(qrels.get(d, 0), 0) for d in order]
+    if metric == "map":
+        return rm.average_precision(rels, n_rel)
+    return rm.reciprocal_rank(rels)
+
+
+def _one_big_group(n, seed, ids=None):
+    """One query of ``n`` documents all scored 0.0, in a shuffled order; every other one judged.
+
+    Judged documents alternate relevant (grade 1 or 2) and not (0): the
+    relevant half is what ``map`` ranks, the whole judged half is what
+    ``bpref`` ranks.
+    """
+    rng = np.random.default_rng(seed)
+    ids = [f"doc{i}" for i in range(n)] if ids is None else ids
+    order = rng.permutation(len(ids)).tolist()
+    run = {"q": {ids[i]: 0.0 for i in order}}
+    judged = [ids[i] for i in order[::2]]
+    qrels = {"q": {d: int(rng.integers(1, 3)) if j % 2 == 0 else 0 for j, d in enumerate(judged)}}
+    return qrels, run
+
+
+@pytest.mark.parametrize("measure, trec_name", [("map", "map"), ("bpref", "bpref"),
+                                                ("ndcg", "ndcg"), ("mrr", "recip_rank")])
+def test_twenty_thousand_tied_documents_equal_pytrec_eval(measure, trec_name):
+    # 20,000 documents with one score, 10,000 judged (5,000 relevant): every
+    # judged one is ranked by its id among 19,999 others (issue 23: 6.8 s
+    # for bpref before, quadratic in the group's size)
+    qrels, run = _one_big_group(20_000, seed=1)
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {trec_name}).evaluate(run)["q"][trec_name]
+    ours = evaluate(qrels, run, [measure]).per_query["q"][measure]
+    assert ours == pytest.approx(theirs, abs=1e-12)
+
+
+def test_big_groups_in_many_queries_equal_pytrec_eval():
+    # tie groups of every size around the switch from pairs to sorting
+    # (engine._PAIRWISE), in one run: small and big groups, long ids that
+    # share their first 16 bytes, multi-byte characters
+    rng = np.random.default_rng(23)
+    qrels, run = {}, {}
+    for q, size in enumerate([1, 2, 63, 64, 65, 66, 129, 700, 3000]):
+        ids = [f"{'clueweb09-en0000-' if i % 3 else 'é'}{i:05d}" for i in
+               rng.choice(10 * size, size=size, replace=False).tolist()]
+        run[f"q{q}"] = {d: float(rng.integers(0, 2)) for d in ids}
+        qrels[f"q{q}"] = {d: int(rng.integers(0, 3)) for d in ids[: size // 2 + 1]}
+    names = {"map": "map", "bpref": "bpref", "ndcg": "ndcg", "P@20": "P_20"}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"map", "bpref", "ndcg", "P"}).evaluate(run)
+    ours = evaluate(qrels, run, list(names)).per_query
+    for qid, values in theirs.items():
+        for name, trec_name in names.items():
+            assert ours[qid][name] == pytest.approx(values[trec_name], abs=1e-12), (qid, name)
+
+
+_HOSTILE = [
+    "", "a", "a\0", "a\0\0", "ab", "abc", "abcdefg", "abcdefg\0", "abcdefgh", "abcdefgh\0",
+    "abcdefghi", "9", "10", "\0", "\0a", "x\0y", "é", "e\u0301", "日本", "日本語",
+    "\U0001f600", "\uffff", "\ud800", "\udfff", "\ue000", "document-00000001",
+    "document-000000010", "document-00000001-part-2",
+]
+"""Ids that order awkwardly: prefixes, trailing and inner NULs, multi-byte UTF-8, lone surrogates."""
+
+
+@pytest.mark.parametrize("path", ["pairs", "sorting"])
+@pytest.mark.parametrize("metric", ["map", "mrr", "bpref"])
+def test_a_big_group_of_hostile_ids_follows_sorted(path, metric):
+    # a group of 1,028 tied documents (the hostile ids, and 1,000 more made
+    # of their pieces): every judged one's rank is its place in sorted(),
+    # by either way of counting (pairs for small groups, one sort for big ones)
+    rng = np.random.default_rng(5)
+    extra = {"".join(rng.choice(_HOSTILE, size=3).tolist()) + str(i) for i in range(1000)}
+    qrels, run = _one_big_group(0, seed=5, ids=_HOSTILE + sorted(extra))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine, "_PAIRWISE", 10**9 if path == "pairs" else 0)
+        ours = evaluate(qrels, run, [metric]).per_query["q"][metric]
+    assert ours == pytest.approx(_readable(qrels["q"], run["q"], metric), abs=1e-12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ids=st.lists(st.text(alphabet="ab\0\xe9\ud800\U0001f600", max_size=20), min_size=1,
+                    max_size=120, unique=True),
+       scores=st.lists(st.sampled_from([0.0, 1.0, 1.0 + 1e-12]), min_size=120, max_size=120),
+       grades=st.lists(st.integers(-1, 2), min_size=120, max_size=120),
+       pairwise=st.sampled_from([0, 1, 3, 64]))
+def test_tied_ranks_follow_sorted_whichever_way_they_are_counted(ids, scores, grades, pairwise):
+    # hostile ids (NULs anywhere, prefixes, lone surrogates, 4-byte
+    # characters), a few scores (1.0 + 1e-12 ties with 1.0 as a float32),
+    # any grades: map and bpref as sorted() orders the run, whatever the
+    # size below which groups compare pairs
+    run = {"q": dict(zip(ids, scores))}
+    qrels = {"q": dict(zip(ids[::2], grades))}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine, "_PAIRWISE", pairwise)
+        report = evaluate(qrels, run, ["map", "bpref"])
+    if "q" not in report.per_query:
+        return
+    for metric in ("map", "bpref"):
+        if not any(g >= 1 for g in qrels["q"].values()):
+            assert report.per_query["q"][metric] == 0.0
+            continue
+        assert report.per_query["q"][metric] == pytest.approx(
+            _readable(qrels["q"], run["q"], metric), abs=1e-12), metric
+
+
+def _counted_work(monkeypatch, qrels, run, metric):
+    """Evaluate; return (pairs of ids compared, ids sorted) in the tie step."""
+    work = {"pairs": 0, "sorted": 0}
+    larger_ids = engine._larger_ids
+    count_by_sorting = getattr(engine, "_count_by_sorting", None)
+
+    def counting_larger_ids(a, a_columns, b, b_columns):
+        work["pairs"] += len(a_columns)
+        return larger_ids(a, a_columns, b, b_columns)
+
+    def counting_sort(member_words, hit_words, group_of_hit, group_start, group_size, chosen):
+        groups = np.unique(group_of_hit[chosen])
+        work["sorted"] += int(group_size[groups].sum() + chosen.sum())
+        return count_by_sorting(member_words, hit_words, group_of_hit, group_start,
+                                group_size, chosen)
+
+    monkeypatch.setattr(engine, "_larger_ids", counting_larger_ids)
+    monkeypatch.setattr(engine, "_count_by_sorting", counting_sort, raising=False)
+    evaluate(qrels, run, [metric])
+    return work["pairs"], work["sorted"]
+
+
+@pytest.mark.parametrize("metric", ["map", "bpref"])
+@pytest.mark.parametrize("n", [500, 4000])
+def test_tie_work_grows_linearly_with_the_group(monkeypatch, metric, n):
+    # n tied documents, n / 2 judged (n / 4 relevant): comparing each ranked
+    # document with each member of its group made n**2 / 4 (bpref) pairs;
+    # now at most engine._PAIRWISE pairs a ranked document, and each id of a
+    # big group is sorted once (plus once as a ranked document)
+    qrels, run = _one_big_group(n, seed=n)
+    ranked = sum(1 for g in qrels["q"].values() if metric == "bpref" or g >= 1)
+    pairs, sorted_ids = _counted_work(monkeypatch, qrels, run, metric)
+    assert pairs <= 64 * ranked  # (64: engine._PAIRWISE today)
+    assert sorted_ids <= n + ranked
+
+
+def test_tie_work_of_many_small_groups_is_pairs_of_at_most_pairwise(monkeypatch):
+    # groups of up to engine._PAIRWISE documents compare pairs, each ranked
+    # document with its group only: the pairs are the sum of those sizes
+    rng = np.random.default_rng(3)
+    run = {f"q{q}": {f"long-document-id-{i:06d}": float(rng.integers(0, 3))
+                     for i in rng.choice(10_000, size=90, replace=False).tolist()}
+           for q in range(50)}
+    qrels = {q: {d: 1 for d in list(r)[::3]} for q, r in run.items()}
+    expected = 0
+    for q, ranking in run.items():
+        scores = list(ranking.values())
+        sizes = [scores.count(ranking[d]) for d in qrels[q]]
+        expected += sum(s for s in sizes if s > 1)  # a document alone in its score: no tie
+    pairs, sorted_ids = _counted_work(monkeypatch, qrels, run, "map")
+    assert sorted_ids == 0 and pairs == expected
