@@ -596,7 +596,8 @@ def interpolated_precision(rels, n_relevant, recall, *, convention="trec_eval_9"
     -------
     float
         In [0, 1]; 0.0 if the level is never reached, if R = 0, or if the
-        ranking is empty.
+        ranking is empty (where trec_eval's ``iprec_at_recall`` gives NaN
+        at level 0, the 0/0 precision of nothing retrieved).
 
     Raises
     ------

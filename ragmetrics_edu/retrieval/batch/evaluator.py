@@ -76,7 +76,13 @@ path with:
 
 * ``rprec``: :func:`ragmetrics_edu.retrieval.order_aware.r_precision`, trec_eval ``Rprec``;
 * ``iprec@0.5``: :func:`ragmetrics_edu.retrieval.order_aware.interpolated_precision`,
-  trec_eval ``iprec_at_recall_0.50``;
+  trec_eval ``iprec_at_recall_0.50``.  For an empty ranking, ``{}``,
+  trec_eval starts from the precision of the whole ranking, 0 relevant of
+  0 retrieved, NaN, and gives it at every level it counts as reached with
+  no relevant document found (level 0 always, where ``int(level * R +
+  0.9)`` is 0), 0 at the others; 0 at every level here, as for ``11pt``, so
+  that a mean over queries stays a number and ``11pt`` stays the average
+  of the eleven levels (a TREC run file cannot write an empty ranking);
 * ``11pt``: :func:`ragmetrics_edu.retrieval.order_aware.eleven_point_average_precision`,
   trec_eval ``11pt_avg`` (which gives NaN, 0/0, for an empty ranking; 0 here);
 * ``bpref``: :func:`ragmetrics_edu.retrieval.incomplete.bpref`, trec_eval ``bpref``;
