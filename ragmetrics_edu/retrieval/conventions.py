@@ -24,6 +24,9 @@ Precision@k         divide by ``k`` (missing ranks count as not            ``pre
 missing queries     a judged query absent from the run: left out of the    ``missing``
                     mean (trec_eval) or scored 0 (``trec_eval -c``, ranx
                     with ``make_comparable=True``)
+grades              integers only (trec_eval), cut to integers toward      ``grades``
+                    zero (ranx: 2.5 is 2, 0.999 is 0), or real gains as
+                    given (scikit-learn: 2.5 gains 2.5)
 ==================  =====================================================  =======================
 
 :data:`PRESETS` holds one :class:`Conventions` per library, with the place in
@@ -74,7 +77,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_choice, check_k_text
+from .._validation import check_choice, check_k_text, describe_int
 from .batch.report import Report
 from .graded import GAINS, dcg_at_k, ndcg_at_k
 from .order_aware import AP_DENOMINATORS, average_precision, reciprocal_rank
@@ -107,6 +110,9 @@ IDEALS = ("judged", "retrieved")
 
 MISSING = ("ignore", "zero")
 """What happens to a judged query that is not in the run."""
+
+GRADES = ("integer", "truncated", "real")
+"""How a qrels grade is read (see :class:`Conventions`)."""
 
 FAMILIES = ("P", "recall", "f1", "hit_rate", "mrr", "map", "ndcg", "dcg")
 """Metric families, written before ``@k`` as in :func:`ragmetrics_edu.evaluate`."""
@@ -153,6 +159,23 @@ class Conventions:
         reports.
     where : str
         Where the library makes these choices (file, function, or page).
+    grades : {"integer", "truncated", "real"}, default "integer"
+        How a qrels grade is read.  ``"integer"``: trec_eval's relevance
+        levels are integers (pytrec_eval refuses 2.5; ``2.0`` is read as
+        2), and a grade below 1, negative ones too, is not relevant and
+        brings no gain.  ``"truncated"``: ranx stores grades as 64-bit
+        integers (``np.array(scores, dtype=int)`` in
+        ``ranx/data_structures/qrels.py``), which cuts them toward zero
+        (2.5 is 2, 0.999 is 0, -1.5 is -1), then drops those below its
+        relevance level 1 (``clean_qrels`` in ``ranx/metrics/common.py``):
+        not relevant, no gain; a grade that no 64-bit integer holds (inf,
+        1e300) is refused, where ranx raises ``OverflowError``.
+        ``"real"``: scikit-learn takes real gains as given (2.5 gains 2.5;
+        a document is relevant to AP if its grade is >= 1); it refuses an
+        infinite grade (``check_array``) and, in ``ndcg``, a negative one
+        (``ndcg_score``), which ``dcg`` uses as a negative gain
+        (``dcg_score``).  A refused grade raises a ``ValueError`` naming
+        its query, its document and the grade.
     """
 
     name: str
@@ -166,6 +189,7 @@ class Conventions:
     missing: str
     metrics: tuple
     where: str
+    grades: str = "integer"
 
     def __post_init__(self):
         check_choice(self.ties, TIES, name="ties")
@@ -176,6 +200,7 @@ class Conventions:
         check_choice(self.precision_denominator, PRECISION_DENOMINATORS,
                      name="precision_denominator")
         check_choice(self.missing, MISSING, name="missing")
+        check_choice(self.grades, GRADES, name="grades")
         for family in self.metrics:
             check_choice(family, FAMILIES, name="metrics")
 
@@ -258,6 +283,7 @@ PRESETS = {
             "qrels), ranx/metrics/precision.py (divide by k), "
             "Run.make_comparable (missing queries get empty results)"
         ),
+        grades="truncated",
     ),
     "sklearn": Conventions(
         name="sklearn",
@@ -272,6 +298,7 @@ PRESETS = {
             "average_precision_score steps over distinct score thresholds "
             "and divides by the positives passed)"
         ),
+        grades="real",
     ),
     "seeds": Conventions(
         name="seeds",
@@ -469,12 +496,70 @@ def _check_nested(mapping, name, what):
                 raise ValueError(f"{name}[{qid!r}][{doc!r}] is NaN")
 
 
-def _score_query(family, k, judged, doc_scores, conv):
-    """One metric of one query under ``conv``, with the readable functions."""
+def _read_grades(judged, conv, qid):
+    """``{docid: grade}`` of one query as the preset's library reads it, or raise naming one.
+
+    See :class:`Conventions`, ``grades``.  (NaN was refused before.)
+    """
+    out = {}
+    for doc, g in judged.items():
+        if conv.grades == "real":
+            if not math.isfinite(g):
+                raise ValueError(
+                    f"scikit-learn refuses a grade that is not finite (check_array), got "
+                    f"{g!r} for document {doc!r} of query {qid!r}")
+            out[doc] = float(g)
+        elif conv.grades == "truncated":
+            try:
+                value = int(g)  # toward zero, as NumPy's cast to int64
+            except OverflowError:
+                value = None
+            if value is None or not -2**63 <= value < 2**63:
+                raise ValueError(
+                    f"ranx stores grades as 64-bit integers (and raises OverflowError), got "
+                    f"{describe_int(g)} for document {doc!r} of query {qid!r}")
+            out[doc] = value
+        elif isinstance(g, numbers.Integral):
+            out[doc] = int(g)
+        elif math.isfinite(g) and g == math.floor(g):
+            out[doc] = int(g)  # 2.0 is the level 2
+        else:
+            raise ValueError(
+                f"the {conv.name!r} conventions read grades as integer relevance levels "
+                f"({conv.library}), got {g!r} for document {doc!r} of query {qid!r}")
+    return out
+
+
+def _check_gains_not_negative(judged, docs, qid):
+    """Raise as scikit-learn's ``ndcg_score`` does if a grade it would read is negative."""
+    for doc in docs:
+        if judged.get(doc, 0) < 0:
+            raise ValueError(
+                f"scikit-learn's ndcg_score refuses negative grades (dcg_score takes them), got "
+                f"{judged[doc]!r} for document {doc!r} of query {qid!r}")
+
+
+def _score_query(family, k, judged, doc_scores, conv, qid=None):
+    """One metric of one query under ``conv``, with the readable functions.
+
+    ``judged`` holds the grades as :func:`_read_grades` reads them.
+    """
     ranking = rank(doc_scores, conv)
-    # grade >= 1 is relevant; a negative grade (junk) brings nothing, like 0
-    rels = [max(int(judged.get(d, 0)), 0) for d in ranking]
-    all_grades = [max(int(g), 0) for g in judged.values()]
+    if conv.grades == "real":
+        # real gains as given; relevant means grade >= 1 (a relevance flag
+        # for the measures that only count relevant documents)
+        rels = [judged.get(d, 0.0) for d in ranking]
+        all_grades = list(judged.values())
+        if family == "ndcg":
+            _check_gains_not_negative(judged, judged if conv.ideal == "judged" else ranking, qid)
+        if family == "dcg" and conv.ties != "average":  # (dcg_at_k refuses negative grades)
+            return _tie_averaged_dcg(rels, range(len(rels), 0, -1), k, conv.gain)  # no ties
+        if family not in ("dcg", "ndcg"):
+            rels = [1 if g >= 1 else 0 for g in rels]
+    else:
+        # grade >= 1 is relevant; a negative grade (junk) brings nothing, like 0
+        rels = [max(judged.get(d, 0), 0) for d in ranking]
+        all_grades = [max(g, 0) for g in judged.values()]
     n_relevant = sum(g >= 1 for g in all_grades)
 
     if conv.ties == "average" and family in ("map", "ndcg", "dcg"):
@@ -658,7 +743,8 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval"):
     per_query = {}
     for qid in scored:
         per_query[qid] = {
-            name: float(_score_query(family, k, qrels[qid], run[qid], conv))
+            name: float(_score_query(family, k, grades, run[qid], conv, qid))
+            for grades in [_read_grades(qrels[qid], conv, qid)]
             for name, (family, k) in zip(metrics, parsed)
         }
     if conv.missing == "zero":
