@@ -42,6 +42,7 @@ EXPECTED = {
     "05_bertscore.ipynb": ("BERTScore: greedy matching of token vectors",
                            "BERTScoreHeatmap("),
     "06_llm_as_judge.ipynb": ("A judge grades an answer", "JudgePlayground("),
+    "12_online_evaluation.ipynb": ("A simulated user scans a ranking", "ClickUserExplorer("),
 }
 
 

@@ -142,6 +142,16 @@ DASHBOARDS = (
         "                            answer=record[\"answers\"][1][\"text\"])",
         "06_llm_as_judge",
     ),
+    Dashboard(
+        "12_online_evaluation.ipynb",
+        "A simulated user scans a ranking",
+        "Under the cascade user, move the grade-3 document from rank 4 to rank 1: the "
+        "CTR does not change, the users stop earlier. Switch to *DBN* and lower *gamma*: "
+        "now the order changes the CTR. Position-based: *eta* 0 sees everything.",
+        "import ragmetrics_edu as rm\n\n"
+        "rm.course.widgets.click_user_explorer(rels=[0, 2, 2, 3, 0], model=\"cascade\")",
+        "12_online_evaluation",
+    ),
 )
 
 

@@ -536,7 +536,8 @@ def impressions_needed(run_a, run_b, qrels, model=None, alpha=0.05, power=0.8,
     does not depend on the order of the documents: two rankers that show
     the same documents in a different order have equal CTRs, and the A/B
     test on CTR needs infinitely many users, while interleaving sees the
-    difference.  The DCM and DBN users' CTRs depend on the order.
+    difference.  So does the DCM user's (until the first click it is the
+    cascade user); the DBN and position-based users' CTRs depend on the order.
 
     References
     ----------

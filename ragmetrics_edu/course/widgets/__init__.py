@@ -15,6 +15,7 @@ constructor                           pure computation            notebook
 ``ngram_overlap_explorer``            (see ``.ngram``)            04
 ``bertscore_heatmap``                 (see ``.bertscore``)        05
 ``judge_playground``                  ``judge_playground_state``  06
+``click_user_explorer``               ``click_user_state``        12
 ====================================  ==========================  ========
 
 ``Explorer`` is the base class of them all: subclass it to build your own.
@@ -44,6 +45,9 @@ _EXPORTS = {
     "judge_playground": "judge",
     "judge_playground_state": "judge",
     "JudgePlayground": "judge",
+    "click_user_explorer": "online",
+    "click_user_state": "online",
+    "ClickUserExplorer": "online",
     "Explorer": "_common",
     "FigureView": "_common",
 }
