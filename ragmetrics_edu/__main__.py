@@ -13,7 +13,10 @@ Exit status: 0 on success, 2 on a usage error, an unknown metric, or a missing
 or malformed file (the message, on stderr, names the file and the line).  When
 the reader of the output goes away (``... | head -1``), the program stops
 quietly with status 141 (128 + SIGPIPE), as a Unix tool killed by SIGPIPE
-does.  Ids shown in notes and messages are escaped (``repr``) when they hold
+does.  The table and CSV outputs end with a summary row whose qid is
+``mean``; a run with a query named ``mean`` is refused by
+``--format csv --per-query`` (the two rows could not be told apart) and
+reads well as ``--format json``.  Ids shown in notes and messages are escaped (``repr``) when they hold
 a character a terminal would not print as it is.
 
 Examples
@@ -220,14 +223,30 @@ def _ranx_tie_note(run, run_path):
             f"(which keep the run file's order).  Break ties before comparing.")
 
 
+SUMMARY_ROW = "mean"
+"""The qid cell of the summary row of the table and CSV outputs."""
+
+
 def _csv(report, per_query):
+    """The report as CSV: a ``qid`` column, one column per metric, and the ``mean`` row last.
+
+    A query named ``mean`` would give two rows a reader could not tell apart
+    (a TREC id can be any word, so no label is safe), so with ``--per-query``
+    such a run is refused, pointing to ``--format json``, which keeps
+    ``per_query`` and ``mean`` apart.
+    """
+    if per_query and SUMMARY_ROW in report.per_query:
+        raise _UsageError(
+            f"--format csv --per-query: a query is named {SUMMARY_ROW!r}, like the summary "
+            f"row, so the two rows could not be told apart; use --format json (per_query "
+            f"and mean are separate there), or rename the query")
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["qid", *report.metrics])
     if per_query:
         for qid, values in report.per_query.items():
             writer.writerow([qid, *(repr(values[m]) for m in report.metrics)])
-    writer.writerow(["mean", *(repr(report.mean[m]) for m in report.metrics)])
+    writer.writerow([SUMMARY_ROW, *(repr(report.mean[m]) for m in report.metrics)])
     return out.getvalue().rstrip("\n")
 
 

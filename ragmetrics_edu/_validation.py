@@ -260,3 +260,50 @@ def check_mapping(value, *, name, what):
         raise TypeError(f"{name} must be a {what}, got {describe(value)} "
                         f"(a {type(value).__name__})")
     return value
+
+
+def check_nested(mapping, *, name, what, values=False):
+    """Raise unless ``mapping`` is a dict ``{qid: {docid: value}}`` with string ids.
+
+    ``what`` names the values in the message (``"grade"``, ``"score"``).  With
+    ``values=True`` every value must also be a real number, not NaN (the
+    readable evaluators); the batch evaluator checks its values itself, a
+    million at a time.  The common case is checked in C (the set of the types
+    met); the loop that names the culprit only runs when something is wrong.
+
+    >>> check_nested({"q": {"a": "high"}}, name="run", what="score", values=True)
+    Traceback (most recent call last):
+    ...
+    TypeError: run['q']['a'] must be a number, got 'high'
+    """
+    if not isinstance(mapping, collections.abc.Mapping):
+        raise TypeError(
+            f"{name} must be a dict {{qid: {{docid: {what}}}}}, got {type(mapping).__name__}"
+        )
+    key_types = set(map(type, mapping))
+    inner_types = set(map(type, mapping.values()))
+    if not (all(issubclass(t, str) for t in key_types)
+            and all(issubclass(t, collections.abc.Mapping) for t in inner_types)):
+        for qid, inner in mapping.items():
+            if not isinstance(qid, str):
+                raise TypeError(
+                    f"{name} query ids must be strings (as in a TREC file), got {describe(qid)}"
+                )
+            if not isinstance(inner, collections.abc.Mapping):
+                raise TypeError(
+                    f"{name}[{describe(qid)}] must be a dict {{docid: {what}}}, got {describe(inner)}"
+                )
+    if not values:
+        return
+    for qid, docs in mapping.items():
+        for doc, value in docs.items():
+            if not isinstance(doc, str):
+                raise TypeError(
+                    f"{name}[{describe(qid)}] document ids must be strings, got {describe(doc)}"
+                )
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(
+                    f"{name}[{describe(qid)}][{describe(doc)}] must be a number, got {describe(value)}"
+                )
+            if math.isnan(value):
+                raise ValueError(f"{name}[{describe(qid)}][{describe(doc)}] is NaN")

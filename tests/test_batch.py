@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import ragmetrics_edu as rm
 from ragmetrics_edu.retrieval.batch import METRICS, evaluate
+from ragmetrics_edu.retrieval.conventions import evaluate_as
 from ragmetrics_edu.retrieval.graded import dcg_at_k, ndcg_at_k
 from ragmetrics_edu.retrieval.order_aware import average_precision, reciprocal_rank
 from ragmetrics_edu.retrieval.order_unaware import (
@@ -731,3 +732,34 @@ def test_table_shows_control_characters_in_query_ids_escaped():
     table = rm.evaluate(qrels, run, ["P@1"]).to_table()
     assert "\x1b" not in table and "\ufeff" not in table
     assert "'\\x1b[31mq'" in table and "'\\ufeffq2'" in table
+
+
+def test_a_repeated_parameter_is_refused_naming_it():
+    """'rbp(p=.5,p=.6)' was once read as p=.6 without a word."""
+    for name, key in (("rbp(p=.5,p=.6)", "p"), ("err(max_grade=3, max_grade=3)@5", "max_grade"),
+                      ("rbp(gain=graded,p=0.9,gain=binary)", "gain")):
+        with pytest.raises(ValueError, match=rf"the parameter {key} is given twice"):
+            evaluate(QRELS, RUN, [name])
+
+
+def test_the_unknown_metric_message_lists_each_name_once():
+    with pytest.raises(ValueError) as info:
+        evaluate(QRELS, RUN, ["precision@10"])
+    listed = str(info.value).split("the known metrics are: ")[1].split(" (k a positive")[0]
+    names = [n.strip() for n in re.split(r",\s(?![^()]*\))", listed)]
+    assert len(names) == len(set(names)), names
+    assert "err" in names and "err@k" in names and "err(max_grade=4)@k" in names
+
+
+def test_evaluate_and_evaluate_as_parse_names_with_one_parser():
+    """The same bad name gets the same message from both evaluators."""
+    for name in ("P", "ndcg@0", "map(p=1)", "P@1.5", "mrr@" + "9" * 30):
+        with pytest.raises(ValueError) as fast:
+            evaluate(QRELS, RUN, [name])
+        with pytest.raises(ValueError) as readable:
+            evaluate_as(QRELS, RUN, [name], conventions="seeds")
+        assert str(fast.value) == str(readable.value)
+    with pytest.raises(ValueError, match="unknown metric 'precision@10'; the known metrics "
+                                         "are: P@k, recall@k, f1@k, hit_rate@k, mrr, mrr@k, "
+                                         "map, map@k, ndcg, ndcg@k, dcg@k [(]k a positive"):
+        evaluate_as(QRELS, RUN, ["precision@10"], conventions="seeds")

@@ -502,3 +502,21 @@ def test_new_measures_by_hand(tmp_path):
     assert mean["rbp(p=0.8)"] == pytest.approx(0.2)
     assert mean["rbp_residual(p=0.8)"] == pytest.approx(0.64)
     assert mean["bpref"] == 1.0 and mean["rprec"] == 1.0
+
+
+def test_a_query_named_mean_is_not_confused_with_the_mean_row(tmp_path, capsys):
+    """CSV rows are told apart by their qid: a query named 'mean' is refused with --per-query."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("mean 0 a 1\nq2 0 b 1\n")
+    run.write_text("mean Q0 a 1 1.0 s\nq2 Q0 c 1 1.0 s\n")
+    args = ["evaluate", str(qrels), str(run), "--metrics", "map", "--format", "csv"]
+    assert main(args) == 0  # the mean alone: one row, no ambiguity
+    assert list(csv.reader(io.StringIO(capsys.readouterr().out))) == [
+        ["qid", "map"], ["mean", "0.5"]]
+    assert main([*args, "--per-query"]) == 2
+    err = capsys.readouterr().err
+    assert "a query is named 'mean', like the summary row" in err and "--format json" in err
+    assert main(["evaluate", str(qrels), str(run), "--metrics", "map", "--format", "json",
+                 "--per-query"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["per_query"]["mean"]["map"] == 1.0 and doc["mean"]["map"] == 0.5

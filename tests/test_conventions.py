@@ -358,7 +358,7 @@ def test_errors_name_the_argument_and_the_value():
         evaluate_as(QRELS, RUN, "P", "trec_eval")
     with pytest.raises(ValueError, match="unknown metric 'bleu'"):
         evaluate_as(QRELS, RUN, "bleu", "trec_eval")
-    with pytest.raises(ValueError, match="cut-off must be a positive integer, got 0 in metric 'ndcg@0'"):
+    with pytest.raises(ValueError, match="cut-off k must be a positive integer, got 0 in metric 'ndcg@0'"):
         evaluate_as(QRELS, RUN, "ndcg@0", "trec_eval")
     # a cut-off beyond trec_eval's C long is named, not converted (5,000
     # digits would hit Python's 4300-digit limit for int())

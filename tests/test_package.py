@@ -98,7 +98,8 @@ def test_no_module_imports_itself_in_a_circle():
     batch = "ragmetrics_edu.retrieval.batch"
     conventions = "ragmetrics_edu.retrieval.conventions"
     assert conventions in graph[f"{batch}.evaluator"]
-    assert not any(name.startswith(batch) and name != f"{batch}.report"
+    # conventions reads the registry and the report, never the evaluator
+    assert not any(name.startswith(batch) and name not in (f"{batch}.report", f"{batch}.registry")
                    for name in graph[conventions])
 
     def reaches(start, goal, seen):

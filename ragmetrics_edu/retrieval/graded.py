@@ -36,11 +36,9 @@ import math
 import numpy as np
 
 from .._validation import check_choice, check_k, check_rels, describe
+from .batch.registry import GAINS  # the names of the gain functions, defined once
 
 __all__ = ["cumulative_gain", "dcg_at_k", "idcg_at_k", "ndcg_at_k"]
-
-GAINS = ("linear", "exponential")
-"""Names of the gain functions (see :func:`dcg_at_k`)."""
 
 
 def _top(rels, k):

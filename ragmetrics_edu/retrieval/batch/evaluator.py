@@ -144,7 +144,7 @@ from ._checks import (_as_dicts, _check_all_docids, _check_grades, _check_nested
                       _check_scores, _joined_ids)
 from ._engine import _count_larger_ids, _sort_each_query, _sortable, _to_float32, _unique
 from .kernels import _KERNELS
-from .registry import _NEEDS_JUDGED, _check_metrics
+from .registry import _NEEDS_JUDGED, check_metrics
 from .report import Report
 
 __all__ = ["evaluate"]
@@ -297,7 +297,7 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None):
     conv = _chosen_conventions(conventions, missing, gain)
     if not _takes_the_fast_path(conv):
         return evaluate_as(qrels, run, metrics, conv)
-    parsed = _check_metrics(metrics)
+    parsed = check_metrics(metrics)
     _check_nested(qrels, "qrels", "grade")
     _check_nested(run, "run", "score")
 
