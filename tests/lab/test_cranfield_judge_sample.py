@@ -11,7 +11,7 @@ import pytest
 import ragmetrics_edu as rm
 from ragmetrics_edu.judge.cranfield_sample import load_cranfield_judge_sample
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,7 @@ from ragmetrics_edu.judge import (
 )
 from ragmetrics_edu.judge.openai_compat import _is_loopback, _retry_after_seconds
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SECRET = "sk-test-SECRET-0123456789"
 SECRET_PARTS = ("sk-test-SECRET", "SECRET-0123456789")  # what must never show, even split
 

@@ -11,7 +11,7 @@ import pytest
 from ragmetrics_edu.retrieval import trec
 from ragmetrics_edu.retrieval.trec import read_qrels, read_qrels_slowly, read_run, read_run_slowly
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MB = 1 << 20
 
 

@@ -18,7 +18,7 @@ import pytest
 from ragmetrics_edu.retrieval import conventions as rc
 from ragmetrics_edu.lab.datasets import load_cranfield
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LAB = ROOT / "solutions" / "07_rag_lab.ipynb"
 CONVENTIONS = ROOT / "solutions" / "08_conventions.ipynb"
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from ragmetrics_edu.retrieval.incomplete import bpref, judged_at_k
 
-from ._random_judged import graded_ranking, random_collection, trec_eval_order
+from tests._random_judged import graded_ranking, random_collection, trec_eval_order
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

@@ -26,7 +26,7 @@ from ragmetrics_edu.judge import (
     parse_verdict,
 )
 from tests._timing import growth
-from tests.test_judge_http import ScriptedServer
+from tests.judge.test_judge_http import ScriptedServer
 
 # pieces a reply is made of: the labels and their decorations, digits, JSON punctuation,
 # every kind of line break and white space, and characters that fold or encode oddly

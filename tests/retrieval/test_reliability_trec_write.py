@@ -11,7 +11,7 @@ import pytest
 from ragmetrics_edu.retrieval import trec
 from ragmetrics_edu.retrieval.trec import read_run, write_run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RUN = {"q1": {"d1": 2.0, "d2": 1.0}}
 NEW = {"q2": {"d9": 3.5}}
 

@@ -466,7 +466,7 @@ def test_evaluate_conventions_errors_name_the_argument_and_the_value():
 
 
 # ------------------------------------------------------------------ trec_eval 10.0
-TREC_EVAL10_DIR = Path(__file__).parent / "trec_eval10"
+TREC_EVAL10_DIR = Path(__file__).parents[1] / "trec_eval10"
 TREC_EVAL10_NAMES = {"map": "map", "recip_rank": "mrr", "ndcg": "ndcg",
                      "ndcg_cut_3": "ndcg@3", "ndcg_cut_10": "ndcg@10", "map_cut_5": "map@5",
                      "success_1": "hit_rate@1", "success_5": "hit_rate@5"}

@@ -23,7 +23,7 @@ from ragmetrics_edu.retrieval.order_aware import (
     r_precision,
 )
 
-from ._random_judged import binary_ranking, random_collection, trec_eval_order
+from tests._random_judged import binary_ranking, random_collection, trec_eval_order
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

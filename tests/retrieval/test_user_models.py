@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from ragmetrics_edu.retrieval.user_models import err_at_k, rank_biased_precision, rbp_residual
 
-from ._random_judged import graded_ranking, random_collection, score_order
+from tests._random_judged import graded_ranking, random_collection, score_order
 
 ir_measures = pytest.importorskip("ir_measures")
 

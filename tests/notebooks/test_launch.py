@@ -18,7 +18,7 @@ from IPython.core.inputtransformer2 import TransformerManager
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 import launch  # noqa: E402
 
