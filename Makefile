@@ -150,6 +150,7 @@ bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/bench_minilm.py
 	$(PY) benchmarks/bench_chrf.py
 	$(PY) benchmarks/bench_judge_parsing.py
+	$(PY) benchmarks/bench_readers.py
 	$(PY) benchmarks/bench_lab.py
 	$(PY) benchmarks/bench_notebooks.py
 
