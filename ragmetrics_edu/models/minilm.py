@@ -48,6 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validation import check_layer
+
 REQUIRED_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 """The files a model folder must hold."""
 
@@ -781,9 +783,7 @@ def attention(text, layer=1, model=None):
     if model is None:
         model = _shipped_model()
     n_layers = model.config.num_hidden_layers
-    if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) \
-            or not 1 <= layer <= n_layers:
-        raise ValueError(f"layer must be an integer from 1 to {n_layers}, got {layer!r}")
+    layer = check_layer(layer, n_layers, lowest=1)
     if not isinstance(text, str):
         raise TypeError(f"text must be a string, got {text!r}")
     enc = model.tokenizer.encode_text(text, model.tokenizer.model_max_length)

@@ -34,7 +34,7 @@ from statistics import NormalDist
 import numpy as np
 
 from .._validation import check_choice
-from ._checks import check_count, check_probability, rng_from
+from .._validation import check_count, check_probability, rng_from
 
 __all__ = ["ab_sample_size", "SAMPLE_SIZE_METHODS", "ZTest", "two_proportion_z_test",
            "Peeking", "peeking_false_positive_rate"]

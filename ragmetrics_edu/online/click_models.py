@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_choice, check_k, check_rels
-from ._checks import check_count, check_probabilities, check_probability, rng_from
+from .._validation import check_count, check_probabilities, check_probability, rng_from
 
 __all__ = [
     "ATTRACTIVENESS", "attractiveness_from_grades", "CascadeModel", "PositionBasedModel",

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_choice, check_k
-from ._checks import _shown, check_count, check_probabilities
+from .._validation import check_choice, check_count, check_k, check_probabilities, describe
+
 
 __all__ = ["naive_estimate", "ips_estimate", "ranking_value", "CounterfactualResult",
            "counterfactual_evaluation"]
@@ -187,7 +187,7 @@ def ips_estimate(clicks, logged_ranking, new_ranking, propensities, weights=None
     if unseen and missing == "error":
         j, d = unseen[0]
         raise ValueError(
-            f"new_ranking's document {_shown(d)} at rank {j + 1} was never shown by the "
+            f"new_ranking's document {describe(d)} at rank {j + 1} was never shown by the "
             f"logging ranker (propensity 0): IPS cannot estimate it; pass missing='ignore' "
             f"to leave it out (biased down)"
         )
@@ -288,12 +288,12 @@ def counterfactual_evaluation(logging_run, new_run, qrels, model=None, n_session
     """
     from .click_models import PositionBasedModel
     from .interleaving import _check_runs, _ranked_ids
-    from ._checks import rng_from
+    from .._validation import rng_from
 
     model = PositionBasedModel() if model is None else model
     if not isinstance(model, PositionBasedModel):
         raise TypeError(f"model must be a PositionBasedModel (IPS needs its propensities), "
-                        f"got {_shown(model)}")
+                        f"got {describe(model)}")
     depth = check_k(depth, name="depth")
     n_sessions = check_count(n_sessions, name="n_sessions")
     logging_run = {q: _ranked_ids(r) for q, r in logging_run.items()} \

@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_choice, check_k
-from ._checks import _shown, check_count, rng_from
+from .._validation import check_choice, check_count, check_k, describe, rng_from
+
 
 __all__ = ["INTERLEAVING_METHODS", "Interleaving", "team_draft_interleave",
            "balanced_interleave", "team_draft_credit", "balanced_credit",
@@ -58,16 +58,16 @@ def _check_ranking(ranking, name):
     if isinstance(ranking, (str, bytes)) or not hasattr(ranking, "__iter__") \
             or isinstance(ranking, (set, frozenset, dict)):
         raise TypeError(f"{name} must be a sequence of document ids in rank order, "
-                        f"got {_shown(ranking)}")
+                        f"got {describe(ranking)}")
     docs = list(ranking)
     seen = {}
     for i, d in enumerate(docs):
         try:
             if d in seen:
-                raise ValueError(f"{name} lists document {_shown(d)} twice, at ranks "
+                raise ValueError(f"{name} lists document {describe(d)} twice, at ranks "
                                  f"{seen[d] + 1} and {i + 1}")
         except TypeError:
-            raise TypeError(f"{name} must hold hashable document ids, got {_shown(d)} "
+            raise TypeError(f"{name} must hold hashable document ids, got {describe(d)} "
                             f"at rank {i + 1}") from None
         seen[d] = i
     return docs
@@ -258,7 +258,7 @@ def _check_click_row(clicks, n):
         )
     if row.dtype != bool:
         if not np.issubdtype(row.dtype, np.number) or not np.isin(row, (0, 1)).all():
-            raise ValueError(f"clicks must hold 0/1 or booleans, got {_shown(clicks)}")
+            raise ValueError(f"clicks must hold 0/1 or booleans, got {describe(clicks)}")
         row = row.astype(bool)
     return row
 
@@ -281,7 +281,7 @@ def team_draft_credit(teams, clicks):
     teams = list(teams)
     bad = [t for t in teams if t not in ("A", "B")]
     if bad:
-        raise ValueError(f"teams must hold 'A' or 'B', got {_shown(bad[0])}")
+        raise ValueError(f"teams must hold 'A' or 'B', got {describe(bad[0])}")
     row = _check_click_row(clicks, len(teams))
     is_a = np.array([t == "A" for t in teams[:len(row)]], dtype=bool)
     return int((row & is_a).sum()), int((row & ~is_a).sum())
@@ -325,7 +325,7 @@ def balanced_credit(ranking, clicks, ranking_a, ranking_b):
     lowest = clicked[-1]
     k = min(rank_a.get(lowest, math.inf), rank_b.get(lowest, math.inf))
     if k == math.inf:
-        raise ValueError(f"ranking holds {_shown(lowest)}, which neither ranking_a nor "
+        raise ValueError(f"ranking holds {describe(lowest)}, which neither ranking_a nor "
                          "ranking_b lists")
     return (sum(1 for d in clicked if rank_a.get(d, math.inf) <= k),
             sum(1 for d in clicked if rank_b.get(d, math.inf) <= k))
@@ -338,7 +338,7 @@ def _grades_of(docs, judged):
 def _check_runs(run_a, run_b, qrels, depth, names=("run_a", "run_b")):
     for name, run in ((names[0], run_a), (names[1], run_b), ("qrels", qrels)):
         if not isinstance(run, dict):
-            raise TypeError(f"{name} must be a dict by query id, got {_shown(run)}")
+            raise TypeError(f"{name} must be a dict by query id, got {describe(run)}")
     qids = [q for q in run_a if q in run_b]
     if not qids:
         raise ValueError(f"{names[0]} and {names[1]} must share at least one query id, "
@@ -407,7 +407,7 @@ def interleaving_outcomes(run_a, run_b, qrels, model=None, n_per_query=100, seed
 
     model = CascadeModel() if model is None else model
     if not isinstance(model, _ClickModel):
-        raise TypeError(f"model must be one of the click models, got {_shown(model)}")
+        raise TypeError(f"model must be one of the click models, got {describe(model)}")
     check_choice(method, INTERLEAVING_METHODS, name="method")
     depth = check_k(depth, name="depth")
     n_per_query = check_count(n_per_query, name="n_per_query")

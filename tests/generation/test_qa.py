@@ -250,7 +250,7 @@ def test_bad_input_names_the_argument():
         rm.corpus_exact_match("Paris", ["Paris"])
     with pytest.raises(TypeError, match=r"predictions\[1\] must be a string"):
         rm.corpus_token_f1(["a", 3], ["a", "b"])
-    with pytest.raises(TypeError, match=r"references\[0\] must be a string or a list"):
+    with pytest.raises(TypeError, match=r"references\[0\]\[0\] must be a string, got list"):
         rm.corpus_token_f1(["a"], [[["a"]]])
     with pytest.raises(ValueError, match=r"references\[1\] must hold at least one"):
         rm.corpus_exact_match(["a", "b"], [["a"], []])
