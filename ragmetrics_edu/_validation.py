@@ -35,7 +35,10 @@ def check_k(k, *, name="k", allow_none=False):
     return int(k)
 
 
-MAX_K = 2**63 - 1
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
+"""The range of a C ``long`` (64 bits), in which trec_eval reads grades, ranks and cut-offs."""
+
+MAX_K = INT64_MAX
 """The largest cut-off: trec_eval reads cut-offs as a C ``long`` (64 bits)."""
 
 
@@ -468,3 +471,21 @@ def check_layer(layer, n_layers, *, lowest=0, name="layer"):
         raise ValueError(f"{name} must be an integer from {lowest} to {n_layers} for this model, "
                          f"got {describe(layer)}")
     return int(layer)
+
+
+def check_confidence(confidence, *, name="confidence"):
+    """Return a confidence level strictly between 0 and 1 as a float, or raise."""
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) \
+            or not 0 < confidence < 1:
+        raise ValueError(
+            f"{name} must be a number strictly between 0 and 1, got {describe(confidence)}")
+    return float(confidence)
+
+
+def check_seed(seed, *, name="seed"):
+    """Return ``seed`` (None or a non-negative integer) as None or an int, or raise."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"{name} must be None or a non-negative integer, got {describe(seed)}")
+    return int(seed)

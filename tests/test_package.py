@@ -200,3 +200,19 @@ def test_no_module_is_over_900_lines():
     long = {str(path.relative_to(PACKAGE)): n for path in PACKAGE.rglob("*.py")
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert long == {}
+
+
+def test_no_module_imports_a_private_name_of_another():
+    """A helper two modules share has a name without the underscore (public within the
+    package, not exported); only the private engine modules (``_checks``, ``_engine``,
+    ``_words``, ``_common``) hand private names to the modules of their own folder."""
+    import ast
+
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level \
+                    and not (node.module or "").split(".")[-1].startswith("_"):
+                found += [f"{_module_name(path)} <- {node.module}.{a.name}" for a in node.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+    assert found == []

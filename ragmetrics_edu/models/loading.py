@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from .._validation import check_layer, check_positive_int, check_texts
-from .minilm import SEMANTIC_HINT, _missing, default_model_path
+from .minilm import SEMANTIC_HINT, missing_extra_error, default_model_path
 
 DEFAULT_HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 """Where the default model is on the Hugging Face hub (used only online,
@@ -87,7 +87,7 @@ def _import_numpy_backend():
         try:
             importlib.import_module(module)
         except ImportError as exc:
-            raise _missing(package, exc) from exc
+            raise missing_extra_error(package, exc) from exc
     from . import minilm
 
     return minilm

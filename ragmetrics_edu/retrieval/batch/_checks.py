@@ -10,12 +10,11 @@ how they do it fast is here.
 
 import math
 import numbers
-from collections.abc import Mapping
 from itertools import chain, islice
 
 import numpy as np
 
-from ..._validation import check_nested, describe_int
+from ..._validation import INT64_MAX, INT64_MIN, check_nested, describe_int
 
 
 def _check_nested(mapping, name, what):
@@ -210,7 +209,7 @@ def _refuse_bool_scores(rankings, array, run_starts, run_sizes, where):
                 )
 
 
-_INT64_RANGE = (-2**63, 2**63 - 1)
+_INT64_RANGE = (INT64_MIN, INT64_MAX)
 """Grades must fit in a 64-bit integer (trec_eval reads them as a C ``long``)."""
 
 

@@ -69,7 +69,7 @@ PARAMETERS = {
 }
 """The named parameters of a family and their defaults: ``"rbp(p=0.9)"``, ``"err(max_grade=3)@20"``."""
 
-_NEEDS_JUDGED = {"bpref", "judged", "rbp_residual"}
+NEEDS_JUDGED = {"bpref", "judged", "rbp_residual"}
 """Families that need the ranks of every judged document, not only the relevant ones."""
 
 PRESET_FAMILIES = ("P", "recall", "f1", "hit_rate", "mrr", "map", "ndcg", "dcg")
