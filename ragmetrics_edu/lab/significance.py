@@ -375,7 +375,7 @@ def _betainc(x, a, b, x_complement=None):
 
 
 def t_two_sided_p(t, df):
-    r"""P(|T| >= |t|) for Student's t with ``df`` degrees of freedom.
+    r"""``P(|T| >= |t|)`` for Student's t with ``df`` degrees of freedom.
 
     .. math:: p = I_{\nu/(\nu + t^2)}\left(\tfrac{\nu}{2}, \tfrac{1}{2}\right)
     """
