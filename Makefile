@@ -11,7 +11,7 @@ SANITIZE := tests/nbval_sanitize.cfg
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: lab test test-unit test-notebooks test-colab test-browser test-site test-grading demo bench notebooks student clean-venv site assignments grade-demo
+.PHONY: lab test test-unit test-crosscheck test-course test-notebooks test-colab test-browser test-site test-grading demo bench notebooks student clean-venv site assignments grade-demo
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,10 +37,20 @@ LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(VENV)/.installed-course
 	$(VENV)/bin/jupyter lab $(LAB_ARGS) notebooks/00_introduction.ipynb
 
-test: test-unit test-notebooks test-colab test-browser test-grading test-site
+test: test-unit test-crosscheck test-course test-notebooks test-colab test-browser test-grading test-site
 
+# The tests are marked by folder (tests/conftest.py): the library's own tests and the
+# doctests (unit), the comparisons with other libraries (tests/crosscheck/), and the
+# checks of the notebooks, lessons, site and environment (tests/notebooks/, course).
 test-unit: $(VENV)/.installed-dev
-	MPLBACKEND=Agg $(PY) -m pytest tests ragmetrics_edu --doctest-modules
+	MPLBACKEND=Agg $(PY) -m pytest -m "not crosscheck and not course and not browser" \
+		tests ragmetrics_edu --doctest-modules
+
+test-crosscheck: $(VENV)/.installed-dev
+	MPLBACKEND=Agg $(PY) -m pytest -m crosscheck tests/crosscheck
+
+test-course: $(VENV)/.installed-dev
+	MPLBACKEND=Agg $(PY) -m pytest -m course tests/notebooks
 
 test-notebooks: $(VENV)/.installed-dev
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with $(SANITIZE) notebooks solutions
@@ -65,7 +75,8 @@ $(COLAB)/.installed: pyproject.toml
 
 # Everything runs from a copy outside the repository, so `import ragmetrics_edu`
 # finds the installed package, not the source tree (checked first).
-COLAB_TESTS := tests/conftest.py tests/test_widgets_retrieval.py tests/test_widgets_generation.py
+COLAB_TESTS := tests/conftest.py tests/course/test_widgets_retrieval.py tests/course/test_widgets_generation.py \
+	tests/course/test_widgets_online.py
 test-colab: $(COLAB)/.installed
 	$(COLAB)/bin/python -m pip install --quiet --no-deps --force-reinstall .
 	rm -rf $(COLAB)/run && mkdir -p $(COLAB)/run
@@ -114,7 +125,7 @@ grade-demo: $(VENV)/.installed-dev
 	$(PY) tools/assignments.py grade-demo 2>build/grade-demo.log || \
 		{ tail -40 build/grade-demo.log; exit 1; }
 
-# (tests/test_assignments.py, the cells' roles, runs with the unit tests)
+# (tests/notebooks/test_assignments.py, the cells' roles, runs with the unit tests)
 test-grading: grade-demo
 
 # The instructor's demo mode: every widget dashboard, no code, large fonts.
@@ -140,6 +151,7 @@ bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/bench_minilm.py
 	$(PY) benchmarks/bench_chrf.py
 	$(PY) benchmarks/bench_judge_parsing.py
+	$(PY) benchmarks/bench_readers.py
 	$(PY) benchmarks/bench_lab.py
 	$(PY) benchmarks/bench_notebooks.py
 

@@ -13,7 +13,10 @@ Exit status: 0 on success, 2 on a usage error, an unknown metric, or a missing
 or malformed file (the message, on stderr, names the file and the line).  When
 the reader of the output goes away (``... | head -1``), the program stops
 quietly with status 141 (128 + SIGPIPE), as a Unix tool killed by SIGPIPE
-does.  Ids shown in notes and messages are escaped (``repr``) when they hold
+does.  The table and CSV outputs end with a summary row whose qid is
+``mean``; a run with a query named ``mean`` is refused by
+``--format csv --per-query`` (the two rows could not be told apart) and
+reads well as ``--format json``.  Ids shown in notes and messages are escaped (``repr``) when they hold
 a character a terminal would not print as it is.
 
 Examples
@@ -46,21 +49,22 @@ import os
 import re
 import sys
 
+# The limits and choices of the options are the library's own, read from where
+# they are defined (these modules need NumPy only), so that what the parser
+# accepts the library accepts too.
+from .lab.significance import MAX_RESAMPLES, TESTS
+from .retrieval.batch.registry import GAINS, MISSING_POLICIES, check_metrics, known_metrics
+from .retrieval.conventions import PRESETS
+
 PROG = "ragmetrics-edu"
 DEFAULT_METRICS = ("P@10", "ndcg@10", "map", "mrr")
 FORMATS = ("table", "json", "csv")
-PRESET_NAMES = ("trec_eval", "trec_eval_c", "trec_eval10", "ranx", "sklearn", "seeds", "ragas")
-"""The keys of ragmetrics_edu.retrieval.conventions.PRESETS (not imported here: startup stays light)."""
-
-MAX_RESAMPLES = 10_000_000
-"""Largest ``--n-resamples``: the bootstrap keeps one float per resample (80 MB
-here), and the time grows with resamples x queries."""
+PRESET_NAMES = tuple(PRESETS)
+"""The keys of :data:`ragmetrics_edu.retrieval.conventions.PRESETS`."""
 
 MAX_SEED = 2 ** 64 - 1
-"""Largest ``--seed`` (NumPy's generators take any such integer)."""
-
-MAX_K_DIGITS = 18
-"""Most digits of a cut-off k in a metric name (``P@10``); k < 10**18."""
+"""Largest ``--seed`` (NumPy's generators take any such integer; the bound keeps
+the digits a user may type finite)."""
 
 EXIT_SIGPIPE = 128 + 13
 """Exit status when the output pipe closes, as for a process killed by SIGPIPE."""
@@ -89,13 +93,12 @@ def _integer_option(low, high):
 
 
 def _check_metric_names(names, option):
-    """Refuse a cut-off too long to be read (the library checks the rest)."""
-    for name in names:
-        k = name.partition("@")[2]
-        if k.isascii() and k.isdigit() and len(k.lstrip("0")) > MAX_K_DIGITS:
-            raise _UsageError(
-                f"{option}: the cut-off k of {_shown(name[:40] + '...')} has "
-                f"{len(k.lstrip('0')):,} digits; k must be below 10**{MAX_K_DIGITS}")
+    """Parse the metric names with the library's parser before any file is read,
+    naming the option in the message."""
+    try:
+        check_metrics(names)
+    except (TypeError, ValueError) as error:
+        raise _UsageError(f"{option}: {error}") from None
 
 
 def _shown(text):
@@ -139,20 +142,24 @@ def _build_parser():
     ev.add_argument("qrels", metavar="QRELS", help="TREC qrels file (qid iter docid grade)")
     ev.add_argument("run", metavar="RUN", help="TREC run file (qid Q0 docid rank score tag)")
     ev.add_argument("--metrics", nargs="+", default=list(DEFAULT_METRICS), metavar="METRIC",
-                    help="metrics, e.g. P@10 recall@100 ndcg@10 map mrr "
-                         f"(default: {' '.join(DEFAULT_METRICS)})")
+                    help=f"metrics, among {known_metrics()} (k a positive integer; "
+                         f"default: {' '.join(DEFAULT_METRICS)})".replace("%", "%%"))
     ev.add_argument("--per-query", action="store_true",
                     help="one row per query before the mean (table and csv; json "
                          "always holds per_query)")
     ev.add_argument("--format", choices=FORMATS, default="table",
                     help="output format (default: table)")
-    ev.add_argument("--missing", choices=("ignore", "zero"), default=None,
+    ev.add_argument("--missing", choices=MISSING_POLICIES, default=None,
                     help="judged queries absent from the run: left out of the means "
                          "(ignore, trec_eval's default) or scored 0 (zero, trec_eval -c); "
                          "overrides the --conventions preset's choice")
     ev.add_argument("--conventions", choices=PRESET_NAMES, default=None,
                     help="score as another library does (ties in the run file's "
                          "order for ranx, seeds and ragas); default: trec_eval")
+    ev.add_argument("--gain", choices=GAINS, default=None,
+                    help="gain of a grade g in dcg and ndcg: g (linear) or 2**g - 1 "
+                         "(exponential); overrides the --conventions preset's choice "
+                         "(default: linear, as trec_eval)")
 
     cmp_ = sub.add_parser(
         "compare", help="compare runs on one metric, with a significance test",
@@ -163,7 +170,7 @@ def _build_parser():
     cmp_.add_argument("runs", metavar="RUN", nargs="+",
                       help="two or more TREC run files; the first is the baseline")
     cmp_.add_argument("--metric", default="ndcg@10", help="the metric (default: ndcg@10)")
-    cmp_.add_argument("--test", choices=("t", "randomization"), default="t",
+    cmp_.add_argument("--test", choices=TESTS, default="t",
                       help="paired t-test or paired randomization test (default: t)")
     cmp_.add_argument("--n-resamples", type=_integer_option(1, MAX_RESAMPLES),
                       default=10_000, metavar="N",
@@ -171,7 +178,7 @@ def _build_parser():
                            f"interval (default: 10000, at most {MAX_RESAMPLES:,})")
     cmp_.add_argument("--seed", type=_integer_option(0, MAX_SEED), default=0,
                       help="random seed (default: 0)")
-    cmp_.add_argument("--missing", choices=("ignore", "zero"), default="zero",
+    cmp_.add_argument("--missing", choices=MISSING_POLICIES, default="zero",
                       help="judged queries absent from a run: scored 0 (zero, the "
                            "default, so every run covers the same queries) or left "
                            "out (ignore; then the runs must cover the same queries)")
@@ -182,7 +189,8 @@ def _build_parser():
 
 # ----------------------------------------------------------------- evaluate
 
-def _evaluate_report(qrels_path, run_path, metrics, missing, conventions=None, qrels=None):
+def _evaluate_report(qrels_path, run_path, metrics, missing, conventions=None, qrels=None,
+                     gain=None):
     from .retrieval.batch import evaluate
     from .retrieval.trec import read_qrels, read_run
 
@@ -195,7 +203,7 @@ def _evaluate_report(qrels_path, run_path, metrics, missing, conventions=None, q
             f"run, {len(qrels)} judged; run ids such as {_shown_ids(list(run), 3)}, "
             f"judged ids such as {_shown_ids(list(qrels), 3)}): there is nothing to score"
         )
-    report = evaluate(qrels, run, metrics, missing=missing, conventions=conventions)
+    report = evaluate(qrels, run, metrics, missing=missing, conventions=conventions, gain=gain)
     if conventions == "ranx":
         note = _ranx_tie_note(run, run_path)
         if note:
@@ -220,14 +228,30 @@ def _ranx_tie_note(run, run_path):
             f"(which keep the run file's order).  Break ties before comparing.")
 
 
+SUMMARY_ROW = "mean"
+"""The qid cell of the summary row of the table and CSV outputs."""
+
+
 def _csv(report, per_query):
+    """The report as CSV: a ``qid`` column, one column per metric, and the ``mean`` row last.
+
+    A query named ``mean`` would give two rows a reader could not tell apart
+    (a TREC id can be any word, so no label is safe), so with ``--per-query``
+    such a run is refused, pointing to ``--format json``, which keeps
+    ``per_query`` and ``mean`` apart.
+    """
+    if per_query and SUMMARY_ROW in report.per_query:
+        raise _UsageError(
+            f"--format csv --per-query: a query is named {SUMMARY_ROW!r}, like the summary "
+            f"row, so the two rows could not be told apart; use --format json (per_query "
+            f"and mean are separate there), or rename the query")
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["qid", *report.metrics])
     if per_query:
         for qid, values in report.per_query.items():
             writer.writerow([qid, *(repr(values[m]) for m in report.metrics)])
-    writer.writerow(["mean", *(repr(report.mean[m]) for m in report.metrics)])
+    writer.writerow([SUMMARY_ROW, *(repr(report.mean[m]) for m in report.metrics)])
     return out.getvalue().rstrip("\n")
 
 
@@ -246,7 +270,7 @@ def _notes(report):
 def _cmd_evaluate(args, out):
     _check_metric_names(args.metrics, "--metrics")
     report = _evaluate_report(args.qrels, args.run, args.metrics, args.missing,
-                              args.conventions)
+                              args.conventions, gain=args.gain)
     if args.format == "json":
         doc = {"mean": report.mean, "per_query": report.per_query}
         if report.missing_queries:

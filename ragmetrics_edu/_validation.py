@@ -1,7 +1,11 @@
-"""Small ``_check_*`` helpers shared by every metric.
+"""The one validation layer: every input check of the package, and the bounds they share.
 
-Each one states the rule and the value it got, and raises; none uses
-``assert`` (assertions vanish under ``python -O``).
+Each one states the rule, names the argument and shows the value it got (cut
+to 80 characters by :func:`describe`), and raises; none uses ``assert``
+(assertions vanish under ``python -O``).  The checks are grouped by what they
+check: cut-offs and counts, rankings and grades, nested qrels and runs,
+texts and references, probabilities and seeds, model layers.  This module
+imports nothing of the package.
 """
 
 import collections.abc
@@ -31,7 +35,10 @@ def check_k(k, *, name="k", allow_none=False):
     return int(k)
 
 
-MAX_K = 2**63 - 1
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
+"""The range of a C ``long`` (64 bits), in which trec_eval reads grades, ranks and cut-offs."""
+
+MAX_K = INT64_MAX
 """The largest cut-off: trec_eval reads cut-offs as a C ``long`` (64 bits)."""
 
 
@@ -151,7 +158,7 @@ def check_choice(value, choices, *, name):
     """Raise unless ``value`` is one of ``choices`` (listing them)."""
     if value not in choices:
         known = ", ".join(repr(c) for c in choices)
-        raise ValueError(f"{name} must be one of {known}, got {value!r}")
+        raise ValueError(f"{name} must be one of {known}, got {describe(value)}")
     return value
 
 
@@ -260,3 +267,225 @@ def check_mapping(value, *, name, what):
         raise TypeError(f"{name} must be a {what}, got {describe(value)} "
                         f"(a {type(value).__name__})")
     return value
+
+
+def check_nested(mapping, *, name, what, values=False):
+    """Raise unless ``mapping`` is a dict ``{qid: {docid: value}}`` with string ids.
+
+    ``what`` names the values in the message (``"grade"``, ``"score"``).  With
+    ``values=True`` every value must also be a real number, not NaN (the
+    readable evaluators); the batch evaluator checks its values itself, a
+    million at a time.  The common case is checked in C (the set of the types
+    met); the loop that names the culprit only runs when something is wrong.
+
+    >>> check_nested({"q": {"a": "high"}}, name="run", what="score", values=True)
+    Traceback (most recent call last):
+    ...
+    TypeError: run['q']['a'] must be a number, got 'high'
+    """
+    if not isinstance(mapping, collections.abc.Mapping):
+        raise TypeError(
+            f"{name} must be a dict {{qid: {{docid: {what}}}}}, got {type(mapping).__name__}"
+        )
+    key_types = set(map(type, mapping))
+    inner_types = set(map(type, mapping.values()))
+    if not (all(issubclass(t, str) for t in key_types)
+            and all(issubclass(t, collections.abc.Mapping) for t in inner_types)):
+        for qid, inner in mapping.items():
+            if not isinstance(qid, str):
+                raise TypeError(
+                    f"{name} query ids must be strings (as in a TREC file), got {describe(qid)}"
+                )
+            if not isinstance(inner, collections.abc.Mapping):
+                raise TypeError(
+                    f"{name}[{describe(qid)}] must be a dict {{docid: {what}}}, got {describe(inner)}"
+                )
+    if not values:
+        return
+    for qid, docs in mapping.items():
+        for doc, value in docs.items():
+            if not isinstance(doc, str):
+                raise TypeError(
+                    f"{name}[{describe(qid)}] document ids must be strings, got {describe(doc)}"
+                )
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(
+                    f"{name}[{describe(qid)}][{describe(doc)}] must be a number, got {describe(value)}"
+                )
+            if math.isnan(value):
+                raise ValueError(f"{name}[{describe(qid)}][{describe(doc)}] is NaN")
+
+
+
+# ------------------------------------------------------------- probabilities, counts, seeds
+
+def check_probability(p, *, name, open_low=False, open_high=False):
+    """Return ``p`` as a float in [0, 1] (or an open end), or raise naming ``name``.
+
+    >>> check_probability(1.5, name="alpha", open_low=True, open_high=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: alpha must be a probability in (0, 1), got 1.5
+    """
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or math.isnan(p):
+        raise TypeError(f"{name} must be a probability (a number in [0, 1]), got {describe(p)}")
+    low_bad = p <= 0 if open_low else p < 0
+    high_bad = p >= 1 if open_high else p > 1
+    if low_bad or high_bad:
+        interval = ("(" if open_low else "[") + "0, 1" + (")" if open_high else "]")
+        raise ValueError(f"{name} must be a probability in {interval}, got {describe(p)}")
+    return float(p)
+
+
+def check_probabilities(values, *, name, n=None):
+    """Return ``values`` as a 1-D float array of probabilities in [0, 1], or raise.
+
+    A single number is repeated ``n`` times when ``n`` is given.
+    """
+    if n is not None and isinstance(values, numbers.Real) and not isinstance(values, bool):
+        return np.full(n, check_probability(values, name=name))
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise TypeError(f"{name} must be a sequence of probabilities, got {describe(values)}")
+    objects = np.asarray(values, dtype=object)
+    if objects.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence of probabilities, got shape "
+                         f"{objects.shape}: {describe(values)}")
+    out = [check_probability(v, name=f"{name}[{i}]") for i, v in enumerate(objects.tolist())]
+    arr = np.asarray(out, dtype=np.float64)
+    if n is not None and len(arr) < n:
+        raise ValueError(
+            f"{name} must give a probability for each of the {n} ranks, got {len(arr)}: "
+            f"{describe(values)}"
+        )
+    return arr if n is None else arr[:n]
+
+
+def check_count(n, *, name, minimum=1):
+    """Return ``n`` as an int of at least ``minimum``, or raise."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {describe(n)}")
+    if n < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {describe(n)}")
+    return int(n)
+
+
+def check_positive_int(value, *, name):
+    """Return ``value`` as a positive int, or a ValueError naming ``name`` (a batch size)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {describe(value)}")
+    return int(value)
+
+
+def check_flag(value, *, name):
+    """Return ``value`` as a bool if it is one (NumPy's too), else raise."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {describe(value)}")
+    return bool(value)
+
+
+def rng_from(seed):
+    """A ``numpy.random.Generator`` from ``seed`` (an int >= 0, None, or a Generator)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)
+                             or seed < 0):
+        raise ValueError(
+            f"seed must be None, a non-negative integer or a numpy Generator, got {describe(seed)}"
+        )
+    return np.random.default_rng(seed)
+
+
+# ------------------------------------------------------------------ texts and references
+
+def check_text(text, *, name):
+    """Return ``text`` if it is a string, else raise (with a hint for a list one level too deep)."""
+    if not isinstance(text, str):
+        hint = " (is it nested one level too deep?)" if isinstance(text, (list, tuple)) else ""
+        raise TypeError(f"{name} must be a string, got {type(text).__name__}: "
+                        f"{describe(text)}{hint}")
+    return text
+
+
+def check_texts(texts, *, name):
+    """Return ``texts`` (a string, or an iterable of strings) as a list of strings, or raise.
+
+    >>> check_texts("one", name="texts"), check_texts(("a", "b"), name="texts")
+    (['one'], ['a', 'b'])
+    """
+    if isinstance(texts, str):
+        return [texts]
+    if isinstance(texts, (bytes, collections.abc.Mapping, collections.abc.Set)):
+        raise TypeError(f"{name} must be a string or a list of strings, got {describe(texts)}")
+    try:
+        texts = list(texts)
+    except TypeError:
+        raise TypeError(
+            f"{name} must be a string or a list of strings, got {describe(texts)}") from None
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise TypeError(f"{name} must hold strings, got {describe(t)} at position {i}")
+    return texts
+
+
+def check_references(references, *, name="references", what="the references", empty_hint=""):
+    """Return one segment's references (a string, or a list of strings) as a non-empty list.
+
+    ``what`` says what the references are in the message; ``empty_hint``
+    follows the message for an empty list.
+
+    >>> check_references("a cat", name="references")
+    ['a cat']
+    >>> check_references(["a", ["b"]], name="references[3]")
+    Traceback (most recent call last):
+    ...
+    TypeError: references[3][1] must be a string, got list: ['b'] (is it nested one level too deep?)
+    """
+    if isinstance(references, str):
+        return [references]
+    if not isinstance(references, (list, tuple)):
+        raise TypeError(
+            f"{name} must be a string or a list of strings ({what}), "
+            f"got {type(references).__name__}: {describe(references)}"
+        )
+    if len(references) == 0:
+        raise ValueError(f"{name} must hold at least one reference, got an empty list{empty_hint}")
+    for i, ref in enumerate(references):
+        check_text(ref, name=f"{name}[{i}]")
+    return list(references)
+
+
+# ------------------------------------------------------------------------------ models
+
+def check_layer(layer, n_layers, *, lowest=0, name="layer"):
+    """Return ``layer`` as an int from ``lowest`` to ``n_layers`` (the model's), or raise.
+
+    Layer 0 is the embeddings, ``n_layers`` the last transformer layer.
+
+    >>> check_layer(7, 6)
+    Traceback (most recent call last):
+    ...
+    ValueError: layer must be an integer from 0 to 6 for this model, got 7
+    """
+    if isinstance(layer, bool) or not isinstance(layer, (numbers.Integral, np.integer)) \
+            or not lowest <= layer <= n_layers:
+        raise ValueError(f"{name} must be an integer from {lowest} to {n_layers} for this model, "
+                         f"got {describe(layer)}")
+    return int(layer)
+
+
+def check_confidence(confidence, *, name="confidence"):
+    """Return a confidence level strictly between 0 and 1 as a float, or raise."""
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) \
+            or not 0 < confidence < 1:
+        raise ValueError(
+            f"{name} must be a number strictly between 0 and 1, got {describe(confidence)}")
+    return float(confidence)
+
+
+def check_seed(seed, *, name="seed"):
+    """Return ``seed`` (None or a non-negative integer) as None or an int, or raise."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"{name} must be None or a non-negative integer, got {describe(seed)}")
+    return int(seed)

@@ -401,11 +401,12 @@ def test_python_dash_m_and_console_script(files, capsys):
 # ---------------------------------------------------------------- hostile input
 
 @pytest.mark.parametrize("option, value, rule", [
-    ("--n-resamples", "1000000000", "from 1 to 10,000,000"),  # 8 GB of bootstrap means
-    ("--n-resamples", "0", "from 1 to 10,000,000"),
-    ("--n-resamples", "1_000", "from 1 to 10,000,000"),  # int() reads 1000
-    ("--n-resamples", "\u0663", "from 1 to 10,000,000"),  # int() reads 3
-    ("--n-resamples", "9" * 5000, "from 1 to 10,000,000"),  # int() refuses: 4300 digits
+    ("--n-resamples", "1000000000", "from 1 to 1,000,000"),  # 8 GB of bootstrap means
+    ("--n-resamples", "2000000", "from 1 to 1,000,000"),  # once passed here, failed in the library
+    ("--n-resamples", "0", "from 1 to 1,000,000"),
+    ("--n-resamples", "1_000", "from 1 to 1,000,000"),  # int() reads 1000
+    ("--n-resamples", "\u0663", "from 1 to 1,000,000"),  # int() reads 3
+    ("--n-resamples", "9" * 5000, "from 1 to 1,000,000"),  # int() refuses: 4300 digits
     ("--seed", str(10 ** 400), "from 0 to 18,446,744,073,709,551,615"),
     ("--seed", "-1", "from 0 to 18,446,744,073,709,551,615"),
 ])
@@ -424,7 +425,7 @@ def test_integer_options_out_of_range_exit_2_naming_the_option(files, capsys, op
 def test_a_huge_cut_off_gets_our_message(files, capsys, metric):
     assert main(["evaluate", str(files["qrels"]), str(files["bm25"]), "--metrics", metric]) == 2
     err = capsys.readouterr().err
-    assert "--metrics: the cut-off k of" in err and "k must be below 10**18" in err
+    assert "--metrics: the cut-off k must be a positive integer of at most 2**63 - 1" in err
     assert "Exceeds the limit" not in err and len(err) < 500
 
 
@@ -502,3 +503,73 @@ def test_new_measures_by_hand(tmp_path):
     assert mean["rbp(p=0.8)"] == pytest.approx(0.2)
     assert mean["rbp_residual(p=0.8)"] == pytest.approx(0.64)
     assert mean["bpref"] == 1.0 and mean["rprec"] == 1.0
+
+
+def test_a_query_named_mean_is_not_confused_with_the_mean_row(tmp_path, capsys):
+    """CSV rows are told apart by their qid: a query named 'mean' is refused with --per-query."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("mean 0 a 1\nq2 0 b 1\n")
+    run.write_text("mean Q0 a 1 1.0 s\nq2 Q0 c 1 1.0 s\n")
+    args = ["evaluate", str(qrels), str(run), "--metrics", "map", "--format", "csv"]
+    assert main(args) == 0  # the mean alone: one row, no ambiguity
+    assert list(csv.reader(io.StringIO(capsys.readouterr().out))) == [
+        ["qid", "map"], ["mean", "0.5"]]
+    assert main([*args, "--per-query"]) == 2
+    err = capsys.readouterr().err
+    assert "a query is named 'mean', like the summary row" in err and "--format json" in err
+    assert main(["evaluate", str(qrels), str(run), "--metrics", "map", "--format", "json",
+                 "--per-query"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["per_query"]["mean"]["map"] == 1.0 and doc["mean"]["map"] == 0.5
+
+
+def test_the_options_take_their_limits_and_choices_from_the_library(capsys):
+    """The parser accepts what the library accepts: one constant, read where it is defined."""
+    from ragmetrics_edu.__main__ import _build_parser
+    from ragmetrics_edu.lab.significance import MAX_RESAMPLES, TESTS
+    from ragmetrics_edu.retrieval.batch.registry import GAINS, METRICS, MISSING_POLICIES
+
+    actions = {(sub, a.dest): a for sub, parser in
+               _build_parser()._subparsers._group_actions[0].choices.items()
+               for a in parser._actions}
+    assert tuple(actions["evaluate", "missing"].choices) == MISSING_POLICIES
+    assert tuple(actions["compare", "missing"].choices) == MISSING_POLICIES
+    assert tuple(actions["evaluate", "gain"].choices) == GAINS
+    assert tuple(actions["compare", "test"].choices) == TESTS
+    assert f"at most {MAX_RESAMPLES:,}" in actions["compare", "n_resamples"].help
+    assert all(family in actions["evaluate", "metrics"].help for family in METRICS)
+    assert actions["compare", "n_resamples"].type(str(MAX_RESAMPLES)) == MAX_RESAMPLES
+
+
+def test_compare_refuses_what_the_library_refuses_naming_the_flag(files, capsys):
+    from ragmetrics_edu.lab.significance import MAX_RESAMPLES
+
+    argv = ["compare", str(files["qrels"]), str(files["bm25"]), str(files["weak"]),
+            "--n-resamples", str(MAX_RESAMPLES + 1)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"argument --n-resamples: must be an integer from 1 to {MAX_RESAMPLES:,}" in err
+    assert "n_resamples must" not in err  # the flag, not the library's argument
+
+
+def test_metric_names_are_checked_before_any_file_is_read(tmp_path, capsys):
+    missing = str(tmp_path / "no such file")
+    assert main(["evaluate", missing, missing, "--metrics", "rbp(p=.5,p=.6)"]) == 2
+    assert "--metrics: metric 'rbp(p=.5,p=.6)': the parameter p is given twice" in \
+        capsys.readouterr().err
+    assert main(["compare", missing, missing, missing, "--metric", "ndgc@10"]) == 2
+    assert "--metric: unknown metric 'ndgc@10'" in capsys.readouterr().err
+
+
+def test_gain_option(files, capsys):
+    common = ["evaluate", str(files["qrels"]), str(files["bm25"]), "--metrics", "ndcg@10",
+              "--format", "json"]
+    assert main(common) == 0
+    linear = json.loads(capsys.readouterr().out)["mean"]["ndcg@10"]
+    assert main([*common, "--gain", "exponential"]) == 0
+    exponential = json.loads(capsys.readouterr().out)["mean"]["ndcg@10"]
+    qrels, run = rm.read_qrels(files["qrels"]), rm.read_run(files["bm25"])
+    assert linear == pytest.approx(rm.evaluate(qrels, run, ["ndcg@10"]).mean["ndcg@10"], abs=1e-15)
+    assert exponential == pytest.approx(
+        rm.evaluate(qrels, run, ["ndcg@10"], gain="exponential").mean["ndcg@10"], abs=1e-15)
+    assert linear != exponential

@@ -42,3 +42,44 @@ def test_metrics_refuse_sets_and_dicts():
         rm.precision_at_k(np.array(5), 1)
     with pytest.raises(TypeError, match="rels .* got a set"):
         rm.ndcg_at_k({2, 1}, 2)
+
+
+HUGE = "x" * 10_000
+
+
+@pytest.mark.parametrize("call, error, rule", [
+    (lambda: rm.sentence_chrf("a", ["b", HUGE.split()]), TypeError,
+     r"references\[1\] must be a string, got list"),
+    (lambda: rm.exact_match("a", [HUGE, [HUGE]]), TypeError,
+     r"references\[1\] must be a string, got list"),
+    (lambda: rm.chrf(["a"], [{HUGE: 1}]), TypeError,
+     r"references\[0\] must be a string or a list of strings \(the references\), got dict"),
+    (lambda: rm.bertscore([HUGE, 3], ["a", "b"]), TypeError, "candidates must hold strings"),
+    (lambda: rm.bertscore(["a"], [[HUGE, 3]]), TypeError,
+     "references must hold strings or non-empty lists"),
+    (lambda: rm.bertscore(["a"], ["b"], idf=HUGE), TypeError, "idf must be True or False"),
+    (lambda: rm.CascadeModel([HUGE]), ValueError, "attractiveness must be one of"),
+    (lambda: rm.ab_sample_size(0.1, 0.12, alpha=HUGE), TypeError, "alpha must be a probability"),
+])
+def test_messages_name_the_rule_and_cut_the_value(call, error, rule):
+    """The checks shared by chrF, the QA metrics, BERTScore and the online part show a value
+    of 10,000 characters in at most 80 (and say how long it was)."""
+    with pytest.raises(error, match=rule) as info:
+        call()
+    assert len(str(info.value)) < 300, str(info.value)
+
+
+def test_one_check_per_rule():
+    """The checks once duplicated per module are the shared ones."""
+    from ragmetrics_edu import _validation
+    from ragmetrics_edu.generation import chrf_score, qa, semantic
+    from ragmetrics_edu.models import loading
+    from ragmetrics_edu.online import ab_test, click_models, interleaving
+
+    for module in (chrf_score, qa, semantic, loading):
+        assert not any(hasattr(module, name) for name in
+                       ("_check_text", "_check_text_list", "_check_flag", "_check_texts",
+                        "_check_batch_size")), module.__name__
+    for module in (ab_test, click_models, interleaving):
+        assert module.check_count is _validation.check_count
+    assert loading.check_layer is semantic.check_layer is _validation.check_layer

@@ -7,7 +7,7 @@ of :mod:`ragmetrics_edu.course.widgets`.  The page uses the ``projector`` templa
 fonts, large controls and the tables enlarged, for the back of a lecture hall.
 
 The dashboards are written by this script from :data:`DASHBOARDS`, the single
-source; ``tests/test_demo.py`` fails when ``demo/*.ipynb`` is out of date.
+source; ``tests/notebooks/test_demo.py`` fails when ``demo/*.ipynb`` is out of date.
 
 Usage::
 

@@ -6,7 +6,7 @@ Encoding the 1,400 abstracts takes minutes on a laptop CPU, so
 ``ragmetrics_edu.lab.retrievers.dense_run`` reads these files instead when it is
 given exactly the Cranfield texts. Run this script again whenever the
 encoder (``ragmetrics_edu.models.loading.encode_sentences``), the model or the
-loader changes; tests/test_retrievers.py checks that a few stored rows equal
+loader changes; tests/lab/test_retrievers.py checks that a few stored rows equal
 fresh encodings.
 
 Writes, in ragmetrics_edu/data/cranfield/:

@@ -119,8 +119,8 @@ import numpy as np
 
 from .._validation import check_choice
 from .bleu_stats import (
-    REF_LENGTH_RULES, _as_references, _as_tokens, _bp, _check_max_n, _reference_items,
-    _segment_stats, _tokenizer_label,
+    REF_LENGTH_RULES, as_references, as_tokens, brevity_factor, check_max_n, reference_items,
+    segment_ngram_stats, tokenizer_label,
 )
 
 __all__ = [
@@ -490,7 +490,7 @@ def score_from_stats(stats, *, max_n=None, weights=None, smoothing="none",
     for n, (c, t) in enumerate(zip(counts, totals), start=1):
         if c > t:
             raise ValueError(f"stats has more matches than n-grams at order {n}: {c} > {t}")
-    max_n = n_orders if max_n is None else _check_max_n(max_n)
+    max_n = n_orders if max_n is None else check_max_n(max_n)
     if max_n > n_orders:
         raise ValueError(f"max_n={max_n} but stats hold only {n_orders} orders")
     weights = _check_weights(weights, max_n)
@@ -501,7 +501,7 @@ def score_from_stats(stats, *, max_n=None, weights=None, smoothing="none",
             f"{_orders_needed(method, max_n)} (it reads the 5-gram precision, as nltk's "
             f"{SMOOTHING[method].nltk} does), got {n_orders} orders"
         )
-    bp = _bp(cand_len, ref_len)
+    bp = brevity_factor(cand_len, ref_len)
     raw = tuple(float(c / t) if t else 0.0 for c, t in zip(counts[:max_n], totals[:max_n]))
     base = dict(
         precisions=raw, counts=tuple(counts[:max_n]), totals=tuple(totals[:max_n]),
@@ -661,17 +661,17 @@ def bleu(candidate, references, max_n=4, weights=None, smoothing="none", *,
     ...            smoothing="exp").score, 4)     # sacrebleu: 34.98
     0.3498
     """
-    max_n = _check_max_n(max_n)
+    max_n = check_max_n(max_n)
     check_choice(ref_length, REF_LENGTH_RULES, name="ref_length")
     _check_weights(weights, max_n)
     method, _ = _check_smoothing(smoothing, smooth_value)
-    cand = _as_tokens(candidate, tokenizer, "candidate")
-    refs = _as_references(references, tokenizer, candidate_len=len(cand))
-    stats = _segment_stats(cand, refs, _orders_needed(method, max_n), ref_length,
+    cand = as_tokens(candidate, tokenizer, "candidate")
+    refs = as_references(references, tokenizer, candidate_len=len(cand))
+    stats = segment_ngram_stats(cand, refs, _orders_needed(method, max_n), ref_length,
                            count_empty_orders)
     result = score_from_stats(stats, max_n=max_n, weights=weights, smoothing=smoothing,
                               smooth_value=smooth_value, effective_order=effective_order)
-    label = _tokenizer_label(tokenizer, [candidate, *_reference_items(references)])
+    label = tokenizer_label(tokenizer, [candidate, *reference_items(references)])
     return replace(result, tokenizer=label, ref_length=ref_length,
                    count_empty_orders=bool(count_empty_orders))
 
@@ -739,7 +739,7 @@ def corpus_bleu(candidates, references, max_n=4, weights=None, smoothing="none",
     >>> round(r.score, 4)               # 0.5 * exp(1 - 12/10)
     0.4094
     """
-    max_n = _check_max_n(max_n)
+    max_n = check_max_n(max_n)
     check_choice(ref_length, REF_LENGTH_RULES, name="ref_length")
     _check_weights(weights, max_n)
     method, _ = _check_smoothing(smoothing, smooth_value)
@@ -769,13 +769,13 @@ def corpus_bleu(candidates, references, max_n=4, weights=None, smoothing="none",
                 f"references[{i}] must be a list of references of candidate {i}, got a "
                 f"string {refs!r:.60}; wrap it: [{refs!r:.40}]"
             )
-        cand_tokens = _as_tokens(cand, tokenizer, f"candidates[{i}]")
-        ref_tokens = _as_references(refs, tokenizer, f"references[{i}]",
+        cand_tokens = as_tokens(cand, tokenizer, f"candidates[{i}]")
+        ref_tokens = as_references(refs, tokenizer, f"references[{i}]",
                                     candidate_len=len(cand_tokens))
-        seg = _segment_stats(cand_tokens, ref_tokens, n_orders, ref_length, count_empty_orders)
+        seg = segment_ngram_stats(cand_tokens, ref_tokens, n_orders, ref_length, count_empty_orders)
         total = [a + b for a, b in zip(total, seg)]
     result = score_from_stats(total, max_n=max_n, weights=weights, smoothing=smoothing,
                               smooth_value=smooth_value, effective_order=effective_order)
-    texts = itertools.chain(candidates, *(_reference_items(refs) for refs in references))
-    return replace(result, tokenizer=_tokenizer_label(tokenizer, texts), ref_length=ref_length,
+    texts = itertools.chain(candidates, *(reference_items(refs) for refs in references))
+    return replace(result, tokenizer=tokenizer_label(tokenizer, texts), ref_length=ref_length,
                    count_empty_orders=bool(count_empty_orders))

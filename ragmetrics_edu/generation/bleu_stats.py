@@ -44,7 +44,7 @@ REF_LENGTH_RULES = ("closest", "shortest")
 # input checks
 # ---------------------------------------------------------------------------
 
-def _as_tokens(text, tokenizer, name):
+def as_tokens(text, tokenizer, name):
     """Return ``text`` as a list of token strings (tokenizing a string)."""
     if isinstance(text, str):
         if tokenizer is None:
@@ -73,7 +73,7 @@ def _as_tokens(text, tokenizer, name):
     return list(text)
 
 
-def _looks_like_tokens(items):
+def looks_like_tokens(items):
     """True for a list of two or more non-empty strings without whitespace."""
     return (
         len(items) >= 2
@@ -113,7 +113,7 @@ def _check_reference_shape(references, name, candidate_len):
     )
 
 
-def _reference_list(references, convert, name="references", candidate_len=0):
+def reference_list(references, convert, name="references", candidate_len=0):
     """Return ``references`` as a non-empty list, each reference passed through ``convert``.
 
     Accepts one string, a list of strings (several references) or a list of
@@ -137,13 +137,13 @@ def _reference_list(references, convert, name="references", candidate_len=0):
     return [convert(r, f"{name}[{i}]") for i, r in enumerate(references)]
 
 
-def _as_references(references, tokenizer, name="references", candidate_len=0):
-    """Return ``references`` as a non-empty list of token lists (see :func:`_reference_list`)."""
-    return _reference_list(references, lambda r, nm: _as_tokens(r, tokenizer, nm),
+def as_references(references, tokenizer, name="references", candidate_len=0):
+    """Return ``references`` as a non-empty list of token lists (see :func:`reference_list`)."""
+    return reference_list(references, lambda r, nm: as_tokens(r, tokenizer, nm),
                            name, candidate_len)
 
 
-def _tokenizer_label(tokenizer, texts):
+def tokenizer_label(tokenizer, texts):
     """The ``tok:`` part of a signature: how the texts became tokens.
 
     ``texts`` are the inputs as given (strings or token lists): the
@@ -157,14 +157,14 @@ def _tokenizer_label(tokenizer, texts):
     return "pretokenized" if True not in kinds else f"{name}+pretokenized"
 
 
-def _reference_items(references):
+def reference_items(references):
     """The references one by one, as given (one string is one reference)."""
     if isinstance(references, str):
         return [references]
     return references.tolist() if isinstance(references, np.ndarray) else list(references)
 
 
-def _check_max_n(max_n):
+def check_max_n(max_n):
     return check_k(max_n, name="max_n")
 
 
@@ -178,7 +178,7 @@ def _check_length(x, name):
 # n-grams and clipped precision
 # ---------------------------------------------------------------------------
 
-def _ngram_counter(tokens, n):
+def ngram_counter(tokens, n):
     """Counter of the n-grams (tuples) of a token list."""
     if n > len(tokens):
         return Counter()  # no n-gram; and no n slices for a huge n
@@ -213,7 +213,7 @@ def ngrams(tokens, n, *, tokenizer=None):
     4
     """
     n = check_k(n, name="n")
-    tokens = _as_tokens(tokens, tokenizer, "tokens")
+    tokens = as_tokens(tokens, tokenizer, "tokens")
     return [tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
 
 
@@ -304,14 +304,14 @@ def modified_precision(candidate, references, n, *, clip=True, tokenizer=None,
     PrecisionCounts(precision=0.0, clipped=0, total=2)
     """
     n = check_k(n, name="n")
-    cand = _as_tokens(candidate, tokenizer, "candidate")
-    refs = _as_references(references, tokenizer, candidate_len=len(cand))
-    cand_counts = _ngram_counter(cand, n)
+    cand = as_tokens(candidate, tokenizer, "candidate")
+    refs = as_references(references, tokenizer, candidate_len=len(cand))
+    cand_counts = ngram_counter(cand, n)
     total = sum(cand_counts.values())
     if clip:
-        matched = _clipped_matches(cand_counts, [_ngram_counter(r, n) for r in refs])
+        matched = _clipped_matches(cand_counts, [ngram_counter(r, n) for r in refs])
     else:
-        ref_grams = set().union(*(_ngram_counter(r, n) for r in refs))
+        ref_grams = set().union(*(ngram_counter(r, n) for r in refs))
         matched = sum(c for g, c in cand_counts.items() if g in ref_grams)
     precision = matched / total if total else 0.0
     if return_counts:
@@ -423,10 +423,10 @@ def brevity_penalty(candidate_len, reference_len, *, ref_length="closest"):
                 f"reference_len must be an integer or a sequence of integers, got {reference_len!r}"
             )
         r = _pick_reference_length(c, _check_lengths(reference_len, "reference_len"), ref_length)
-    return _bp(c, r)
+    return brevity_factor(c, r)
 
 
-def _bp(c, r):
+def brevity_factor(c, r):
     if c >= r:
         return 1.0
     if c == 0:
@@ -438,7 +438,7 @@ def _bp(c, r):
 # statistics
 # ---------------------------------------------------------------------------
 
-def _segment_stats(cand, refs, max_n, ref_length, count_empty_orders):
+def segment_ngram_stats(cand, refs, max_n, ref_length, count_empty_orders):
     """The statistics of one segment as a Python list (the core of segment_stats)."""
     cand_len = len(cand)
     if len(refs) == 1:
@@ -448,8 +448,8 @@ def _segment_stats(cand, refs, max_n, ref_length, count_empty_orders):
     counts = [0] * max_n
     totals = [0] * max_n
     for n in range(1, min(max_n, cand_len) + 1):
-        cand_counts = _ngram_counter(cand, n)
-        counts[n - 1] = _clipped_matches(cand_counts, [_ngram_counter(r, n) for r in refs])
+        cand_counts = ngram_counter(cand, n)
+        counts[n - 1] = _clipped_matches(cand_counts, [ngram_counter(r, n) for r in refs])
         totals[n - 1] = cand_len - n + 1
     if count_empty_orders:
         totals = [t if t else 1 for t in totals]
@@ -492,10 +492,10 @@ def segment_stats(candidate, references, max_n=4, *, tokenizer=None,
     >>> segment_stats("thirty six years have I", "I am thirty six years old").tolist()
     [5, 6, 4, 2, 1, 0, 5, 4, 3, 2]
     """
-    max_n = _check_max_n(max_n)
+    max_n = check_max_n(max_n)
     check_choice(ref_length, REF_LENGTH_RULES, name="ref_length")
-    cand = _as_tokens(candidate, tokenizer, "candidate")
-    refs = _as_references(references, tokenizer, candidate_len=len(cand))
+    cand = as_tokens(candidate, tokenizer, "candidate")
+    refs = as_references(references, tokenizer, candidate_len=len(cand))
     return np.asarray(
-        _segment_stats(cand, refs, max_n, ref_length, count_empty_orders), dtype=np.int64
+        segment_ngram_stats(cand, refs, max_n, ref_length, count_empty_orders), dtype=np.int64
     )

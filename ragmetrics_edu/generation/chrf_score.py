@@ -82,7 +82,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import describe
+from .._validation import check_references, check_text, describe
 
 __all__ = [
     "char_ngrams",
@@ -217,33 +217,11 @@ def _check_options(char_order, word_order, beta):
     return char_order, word_order, beta
 
 
-def _check_text(text, name):
-    if not isinstance(text, str):
-        hint = " (is it nested one level too deep?)" if isinstance(text, (list, tuple)) else ""
-        raise TypeError(f"{name} must be a string, got {type(text).__name__}: {text!r:.80}{hint}")
-
-
-def _check_references(references, name):
-    """Return one segment's references as a list of one or more strings."""
-    if isinstance(references, str):
-        return [references]
-    if not isinstance(references, (list, tuple)):
-        raise TypeError(
-            f"{name} must be a string or a list of strings (the references), "
-            f"got {type(references).__name__}: {references!r:.80}"
-        )
-    if len(references) == 0:
-        raise ValueError(f"{name} must hold at least one reference, got an empty list")
-    for i, ref in enumerate(references):
-        _check_text(ref, f"{name}[{i}]")
-    return list(references)
-
-
 def _check_corpus(hypotheses, references):
     if isinstance(hypotheses, str) or not isinstance(hypotheses, (list, tuple)):
         raise TypeError(
             "hypotheses must be a list of strings, got "
-            f"{type(hypotheses).__name__}: {hypotheses!r:.80}"
+            f"{type(hypotheses).__name__}: {describe(hypotheses)}"
         )
     if isinstance(references, str) or not isinstance(references, (list, tuple)):
         raise TypeError(
@@ -259,8 +237,8 @@ def _check_corpus(hypotheses, references):
             f"transposed: convert its reference streams with [list(r) for r in zip(*streams)])"
         )
     for i, hyp in enumerate(hypotheses):
-        _check_text(hyp, f"hypotheses[{i}]")
-    return list(hypotheses), [_check_references(r, f"references[{i}]")
+        check_text(hyp, name=f"hypotheses[{i}]")
+    return list(hypotheses), [check_references(r, name=f"references[{i}]")
                               for i, r in enumerate(references)]
 
 
@@ -479,8 +457,8 @@ def segment_stats(hypothesis, references, *, char_order=6, word_order=0, beta=2,
     [3, 3, 2, 2, 2, 0]
     """
     char_order, word_order, beta = _check_options(char_order, word_order, beta)
-    _check_text(hypothesis, "hypothesis")
-    refs = _check_references(references, "references")
+    check_text(hypothesis, name="hypothesis")
+    refs = check_references(references, name="references")
     if lowercase:
         hypothesis, refs = hypothesis.lower(), [r.lower() for r in refs]
     hyp_counters = _all_ngrams(hypothesis, char_order, word_order, whitespace)

@@ -75,7 +75,7 @@ import re
 import string
 from collections import Counter
 
-from .._validation import check_choice
+from .._validation import check_choice, check_references
 
 __all__ = [
     "normalize_answer",
@@ -200,26 +200,9 @@ def _check_prediction(prediction, name="prediction"):
 
 def _check_references(references, name="references"):
     """Return ``references`` as a list of one or more strings, or raise."""
-    if isinstance(references, str):
-        return [references]
-    if not isinstance(references, (list, tuple)):
-        raise TypeError(
-            f"{name} must be a string or a list of strings (the reference answers), "
-            f"got {type(references).__name__}: {references!r:.80}"
-        )
-    if len(references) == 0:
-        raise ValueError(
-            f"{name} must hold at least one reference answer, got an empty list "
-            f"(for an unanswerable question the reference is the empty string: [''])"
-        )
-    for i, ref in enumerate(references):
-        if not isinstance(ref, str):
-            raise TypeError(
-                f"{name} must be a string or a list of strings, got a "
-                f"{type(ref).__name__} at position {i}: {ref!r:.60} (is it nested one "
-                f"level too deep?)"
-            )
-    return list(references)
+    return check_references(
+        references, name=name, what="the reference answers",
+        empty_hint=" (for an unanswerable question the reference is the empty string: [''])")
 
 
 def _usable_references(references, convention):

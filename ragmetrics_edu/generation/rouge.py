@@ -65,8 +65,8 @@ from dataclasses import dataclass
 
 from .._validation import check_choice, check_k
 from .bleu_stats import (
-    _as_tokens, _looks_like_tokens, _ngram_counter, _reference_items, _reference_list,
-    _tokenizer_label,
+    as_tokens, looks_like_tokens, ngram_counter, reference_items, reference_list,
+    tokenizer_label,
 )
 
 __all__ = ["rouge_n", "rouge_l", "rouge_lsum", "rouge_scores", "RougeResult", "lcs_length"]
@@ -139,12 +139,12 @@ def _references(references, convert, candidate_len, name="references"):
     ``candidate_len`` (the candidate's number of tokens) decides whether a
     list of one-word strings is several references or a refused slip.
     """
-    return _reference_list(references, convert, name, candidate_len)
+    return reference_list(references, convert, name, candidate_len)
 
 
 def _flat_label(tokenizer, candidate, references):
     """The signature's ``tok:`` part for ROUGE-N and ROUGE-L."""
-    return _tokenizer_label(tokenizer, [candidate, *_reference_items(references)])
+    return tokenizer_label(tokenizer, [candidate, *reference_items(references)])
 
 
 def _sentence_items(text):
@@ -284,18 +284,18 @@ def _as_sentences(text, tokenizer, name):
     """A text as a list of token lists, one per sentence (line)."""
     if isinstance(text, str):
         lines = [s for s in text.split("\n") if len(s)]
-        return [_as_tokens(s, tokenizer, name) for s in lines]
+        return [as_tokens(s, tokenizer, name) for s in lines]
     if not isinstance(text, (list, tuple)):
         raise TypeError(
             f"{name} must be a newline-separated string or a list of sentences, "
             f"got {type(text).__name__}: {text!r:.80}"
         )
-    if _looks_like_tokens(text):
+    if looks_like_tokens(text):
         raise ValueError(
             f"{name} looks like a list of tokens, but rouge_lsum reads a list as "
             f"sentences: pass [tokens] for one sentence, or a newline-separated string"
         )
-    return [_as_tokens(s, tokenizer, f"{name}[{i}]") for i, s in enumerate(text)]
+    return [as_tokens(s, tokenizer, f"{name}[{i}]") for i, s in enumerate(text)]
 
 
 # ---------------------------------------------------------------------------
@@ -364,18 +364,18 @@ def rouge_n(candidate, references, n=1, *, tokenizer=None, multi_ref="best_f"):
     """
     n = check_k(n, name="n")
     _check_multi_ref(multi_ref)
-    cand = _as_tokens(candidate, tokenizer, "candidate")
-    refs = _references(references, lambda r, nm: _as_tokens(r, tokenizer, nm), len(cand))
+    cand = as_tokens(candidate, tokenizer, "candidate")
+    refs = _references(references, lambda r, nm: as_tokens(r, tokenizer, nm), len(cand))
     return _rouge_n_tokens(cand, refs, n, multi_ref,
                            _flat_label(tokenizer, candidate, references))
 
 
 def _rouge_n_tokens(cand, refs, n, multi_ref, tok):
-    cand_counts = _ngram_counter(cand, n)
+    cand_counts = ngram_counter(cand, n)
     cand_total = max(0, len(cand) - n + 1)
     pairs = []
     for ref in refs:
-        ref_counts = _ngram_counter(ref, n)
+        ref_counts = ngram_counter(ref, n)
         matches = 0
         small, big = (cand_counts, ref_counts) if len(cand_counts) <= len(ref_counts) \
             else (ref_counts, cand_counts)
@@ -429,8 +429,8 @@ def rouge_l(candidate, references, *, tokenizer=None, multi_ref="best_f"):
     (0.6, 0.5)
     """
     _check_multi_ref(multi_ref)
-    cand = _as_tokens(candidate, tokenizer, "candidate")
-    refs = _references(references, lambda r, nm: _as_tokens(r, tokenizer, nm), len(cand))
+    cand = as_tokens(candidate, tokenizer, "candidate")
+    refs = _references(references, lambda r, nm: as_tokens(r, tokenizer, nm), len(cand))
     return _rouge_l_tokens(cand, refs, multi_ref, _flat_label(tokenizer, candidate, references))
 
 
@@ -496,9 +496,9 @@ def rouge_lsum(candidate, references, *, tokenizer=None, multi_ref="best_f"):
                        sum(len(s) for s in cand))
     pairs = [_summary_lcs_counts(ref, cand) for ref in refs]
     pieces = _sentence_items(candidate)
-    for r in _reference_items(references):
+    for r in reference_items(references):
         pieces.extend(_sentence_items(r))
-    return _combine(pairs, multi_ref, "rougeLsum", _tokenizer_label(tokenizer, pieces))
+    return _combine(pairs, multi_ref, "rougeLsum", tokenizer_label(tokenizer, pieces))
 
 
 def rouge_scores(candidate, references, variants=("rouge1", "rouge2", "rougeL"), *,
@@ -543,8 +543,8 @@ def rouge_scores(candidate, references, variants=("rouge1", "rouge2", "rougeL"),
     out = {}
     flat = any(v != "rougeLsum" for v, _ in plan)
     if flat:
-        cand = _as_tokens(candidate, tokenizer, "candidate")
-        refs = _references(references, lambda r, nm: _as_tokens(r, tokenizer, nm), len(cand))
+        cand = as_tokens(candidate, tokenizer, "candidate")
+        refs = _references(references, lambda r, nm: as_tokens(r, tokenizer, nm), len(cand))
         tok = _flat_label(tokenizer, candidate, references)
     for v, n in plan:
         if v == "rougeLsum":

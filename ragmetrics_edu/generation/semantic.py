@@ -51,6 +51,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validation import (check_flag, check_layer, check_positive_int, check_texts,
+                           describe)
+
 __all__ = [
     "bertscore",
     "BERTScoreResult",
@@ -529,17 +532,6 @@ class BERTScoreResult:
 # the metric
 # ---------------------------------------------------------------------------
 
-def _check_text_list(texts, name):
-    if isinstance(texts, str):
-        return [texts]
-    if not isinstance(texts, (list, tuple)):
-        raise TypeError(f"{name} must be a string or a list of strings, got {texts!r}")
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise TypeError(f"{name} must hold strings, got {t!r} at position {i}")
-    return list(texts)
-
-
 def _check_references(references, n_candidates, single_candidate):
     """Return one list of reference strings per candidate."""
     if isinstance(references, str):
@@ -558,21 +550,15 @@ def _check_references(references, n_candidates, single_candidate):
             else:
                 raise TypeError(
                     "references must hold strings or non-empty lists of strings, "
-                    f"got {r!r} at position {i}")
+                    f"got {describe(r)} at position {i}")
     else:
         raise TypeError(
-            f"references must be a string or a list of strings, got {references!r}")
+            f"references must be a string or a list of strings, got {describe(references)}")
     if len(groups) != n_candidates:
         raise ValueError(
             "candidates and references must have the same length, got "
             f"{n_candidates} candidates and {len(groups)} references")
     return groups
-
-
-def _check_flag(value, name):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 def bertscore(candidates, references, model=None, layer=None, idf=False,
@@ -710,22 +696,17 @@ def bertscore(candidates, references, model=None, layer=None, idf=False,
     from ..models import loading
 
     single = isinstance(candidates, str)
-    cands = _check_text_list(candidates, "candidates")
+    cands = check_texts(candidates, name="candidates")
     groups = _check_references(references, len(cands), single)
-    idf = _check_flag(idf, "idf")
-    clip_at_zero = _check_flag(clip_at_zero, "clip_at_zero")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    idf = check_flag(idf, name="idf")
+    clip_at_zero = check_flag(clip_at_zero, name="clip_at_zero")
+    batch_size = check_positive_int(batch_size, name="batch_size")
 
     tokenizer, encoder = loading.load_model(model, backend)
     n_layers = int(encoder.config.num_hidden_layers)
     if layer is None:
         layer = n_layers
-    if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) \
-            or not 0 <= layer <= n_layers:
-        raise ValueError(
-            f"layer must be an integer from 0 to {n_layers} for this model, got {layer!r}")
-    layer = int(layer)
+    layer = check_layer(layer, n_layers)
 
     baseline = None
     if rescale_baseline is not False and rescale_baseline is not None:

@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 
-def _pair(a, b, name_a="a", name_b="b"):
+def check_label_pairs(a, b, name_a="a", name_b="b"):
     for x, name in ((a, name_a), (b, name_b)):
         if isinstance(x, (str, bytes)) or not hasattr(x, "__len__"):
             raise TypeError(f"{name} must be a sequence of labels, got {x!r}")
@@ -79,7 +79,7 @@ def confusion_matrix(a, b, labels=None):
            [0, 1, 1],
            [0, 0, 1]])
     """
-    a, b = _pair(a, b)
+    a, b = check_label_pairs(a, b)
     if labels is None:
         seen = set(a) | set(b)
         try:
@@ -117,7 +117,7 @@ def percent_agreement(a, b):
     >>> percent_agreement([1, 2, 3, 4], [1, 2, 4, 4])
     0.75
     """
-    a, b = _pair(a, b)
+    a, b = check_label_pairs(a, b)
     return float(sum(x == y for x, y in zip(a, b)) / len(a))
 
 
@@ -234,7 +234,7 @@ def rankdata(x):
 
 
 def _numbers(a, b):
-    a, b = _pair(a, b)
+    a, b = check_label_pairs(a, b)
     x = np.asarray(a, dtype=np.float64)
     y = np.asarray(b, dtype=np.float64)
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):

@@ -32,8 +32,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_choice, check_k
-from .agreement import _pair, cohen_kappa, kendall_tau
-from .meta_eval import _check_confidence, _check_seed, _group_index, _resample_indices
+from .agreement import check_label_pairs, cohen_kappa, kendall_tau
+from .._validation import check_confidence, check_seed
+from .meta_eval import index_groups, resample_indices
 
 __all__ = ["AgreementInterval", "RankingAgreement", "kappa_ci", "system_ranking_tau"]
 
@@ -212,10 +213,10 @@ def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000,
     True
     """
     check_choice(weights, (None, "linear", "quadratic"), name="weights")
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     n_resamples = check_k(n_resamples, name="n_resamples")
-    seed = _check_seed(seed)
-    a, b = _pair(a, b)
+    seed = check_seed(seed)
+    a, b = check_label_pairs(a, b)
     value = cohen_kappa(a, b, weights=weights, labels=labels)  # checks labels too
     if labels is None:
         labels = sorted(set(a) | set(b))
@@ -229,8 +230,8 @@ def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000,
         w = np.abs(idx[:, None] - idx[None, :]).astype(np.float64)
     else:
         w = ((idx[:, None] - idx[None, :]) ** 2).astype(np.float64)
-    group_index = None if groups is None else _group_index(groups, len(a))
-    resamples = _resample_indices(len(a), n_resamples, seed, group_index)
+    group_index = None if groups is None else index_groups(groups, len(a))
+    resamples = resample_indices(len(a), n_resamples, seed, group_index)
     low, high, undefined = _quantiles(_kappas(codes_a, codes_b, len(labels), w, resamples),
                                       confidence)
     name = "Cohen's kappa" + ("" if weights is None else f" ({weights} weights)")
@@ -368,9 +369,9 @@ def system_ranking_tau(scores_a, scores_b, metric=None, confidence=0.95, n_resam
     >>> round(r.tau, 4)     # 2 pairs alike, 1 swapped: (2 - 1) / 3
     0.3333
     """
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     n_resamples = check_k(n_resamples, name="n_resamples")
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     systems, queries_a, x = _score_table(scores_a, "scores_a", metric)
     systems_b, queries_b, y = _score_table(scores_b, "scores_b", metric)
     if set(systems_b) != set(systems):
@@ -398,7 +399,7 @@ def system_ranking_tau(scores_a, scores_b, metric=None, confidence=0.95, n_resam
         for i, s in enumerate(systems) for j, t in enumerate(systems)
         if i < j and (mean_a[i] - mean_a[j]) * (mean_b[i] - mean_b[j]) < 0
     )
-    resamples = _resample_indices(x.shape[1], n_resamples, seed, None)
+    resamples = resample_indices(x.shape[1], n_resamples, seed, None)
     stats = np.array([kendall_tau(x[:, idx].mean(axis=1), y[:, idx].mean(axis=1))
                       for idx in resamples], dtype=np.float64)
     low, high, undefined = _quantiles(stats, confidence)

@@ -31,7 +31,7 @@ import numpy as np
 
 from .base import as_judge, judge_identity
 from .pairwise import compare
-from .rubric import _rubric, grade
+from .rubric import get_rubric, grade
 
 __all__ = [
     "NEUTRAL_PADDING",
@@ -199,7 +199,7 @@ def verbosity_bias(judge, items, rubric="relevance", n_sentences=2, padding=NEUT
     """
     judge = as_judge(judge)
     items = _check_items(items, "items", ("answer",), _ITEM_KEYS)
-    rubric = _rubric(rubric)
+    rubric = get_rubric(rubric)
     original, padded, texts = [], [], []
     for item in items:
         extra = {k: item.get(k) for k in ("question", "context", "reference")}

@@ -21,13 +21,12 @@ then not a finding. Read the intervals first.
 """
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_choice, check_k
-from .agreement import _pair, kendall_tau, spearman
+from .._validation import check_choice, check_confidence, check_k, check_seed
+from .agreement import check_label_pairs, kendall_tau, spearman
 
 __all__ = ["CORRELATIONS", "Correlation", "MetaEvaluation", "correlation_ci", "meta_evaluate"]
 
@@ -119,21 +118,6 @@ class MetaEvaluation:
 
 # ----------------------------------------------------------------- checks
 
-def _check_confidence(confidence):
-    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) \
-            or not 0 < confidence < 1:
-        raise ValueError(f"confidence must be a number strictly between 0 and 1, got {confidence!r}")
-    return float(confidence)
-
-
-def _check_seed(seed):
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
-    return int(seed)
-
-
 def _check_methods(methods):
     if isinstance(methods, str):
         methods = (methods,)
@@ -146,7 +130,7 @@ def _check_methods(methods):
 
 
 def _numbers(a, b, name_a, name_b):
-    a, b = _pair(a, b, name_a, name_b)
+    a, b = check_label_pairs(a, b, name_a, name_b)
     x = np.asarray(a, dtype=np.float64)
     y = np.asarray(b, dtype=np.float64)
     for v, name in ((x, name_a), (y, name_b)):
@@ -155,7 +139,7 @@ def _numbers(a, b, name_a, name_b):
     return x, y
 
 
-def _group_index(groups, n):
+def index_groups(groups, n):
     """``(list of index arrays, one per group)`` from one group label per item."""
     if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__"):
         raise TypeError(f"groups must be a sequence of one label per item, got {groups!r}")
@@ -170,7 +154,7 @@ def _group_index(groups, n):
     return [np.asarray(v, dtype=np.int64) for v in members.values()]
 
 
-def _resample_indices(n, n_resamples, seed, groups):
+def resample_indices(n, n_resamples, seed, groups):
     """The item indices of every resample: one list of index arrays.
 
     With ``groups``, each resample draws as many groups as there are, with
@@ -327,9 +311,9 @@ def meta_evaluate(metrics, ratings, methods=("kendall", "spearman"), confidence=
     if not isinstance(metrics, dict) or not metrics:
         raise TypeError(f"metrics must be a non-empty dict of name -> scores, got {metrics!r}")
     methods = _check_methods(methods)
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     n_resamples = check_k(n_resamples, name="n_resamples")
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     columns = {}
     y = None
     for name, scores in metrics.items():
@@ -338,8 +322,8 @@ def meta_evaluate(metrics, ratings, methods=("kendall", "spearman"), confidence=
     n = len(y)
     if n < 2:
         raise ValueError(f"ratings must hold at least 2 items to correlate, got {n}")
-    group_index = None if groups is None else _group_index(groups, n)
-    resamples = _resample_indices(n, n_resamples, seed, group_index)
+    group_index = None if groups is None else index_groups(groups, n)
+    resamples = resample_indices(n, n_resamples, seed, group_index)
     unit = "items" if groups is None else "groups"
     rows = {}
     for name, x in columns.items():

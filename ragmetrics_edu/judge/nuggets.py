@@ -60,7 +60,7 @@ import math
 import numbers
 
 from .base import as_judge
-from .parsing import _labelled_choice, format_section, parse_verdict
+from .parsing import labelled_choice, format_section, parse_verdict
 
 __all__ = [
     "NUGGET_IMPORTANCE",
@@ -372,7 +372,7 @@ def parse_nugget_assignment(text, allow_verdict=True):
     if not isinstance(text, str):
         raise TypeError(f"the judge's reply must be a string, got {_describe(text)}")
     try:
-        return _labelled_choice(text, "nugget assignment", "Label", _LABELS, NUGGET_ASSIGNMENTS)
+        return labelled_choice(text, "nugget assignment", "Label", _LABELS, NUGGET_ASSIGNMENTS)
     except ValueError:
         if allow_verdict and "label" not in text.lower():
             try:

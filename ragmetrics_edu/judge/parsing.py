@@ -412,7 +412,7 @@ def parse_verdict(text):
         if isinstance(value, str) and value.strip().lower() in _YES:
             return _YES[value.strip().lower()]
         raise _refuse("verdict", text, 'the JSON verdict must be "yes", "no", true or false')
-    return _labelled_choice(text, "verdict", "Verdict", _YES, ("yes", "no"))
+    return labelled_choice(text, "verdict", "Verdict", _YES, ("yes", "no"))
 
 
 _PREFERENCE = {"a": "A", "b": "B", "tie": "tie"}
@@ -444,10 +444,10 @@ def parse_preference(text):
         if value in _PREFERENCE:
             return _PREFERENCE[value]
         raise _refuse("preference", text, 'the JSON winner must be "A", "B" or "tie"')
-    return _labelled_choice(text, "preference", "Winner", _PREFERENCE, ("A", "B", "tie"))
+    return labelled_choice(text, "preference", "Winner", _PREFERENCE, ("A", "B", "tie"))
 
 
-def _labelled_choice(text, what, label, choices, shown):
+def labelled_choice(text, what, label, choices, shown):
     """The choice on the reply's one ``label:`` line, or the bare reply itself.
 
     ``choices`` maps the lower-cased words to the values returned; ``shown``

@@ -223,7 +223,7 @@ def build_rubric_prompt(rubric, answer, question=None, context=None, reference=N
     Paris.
     <<<END ANSWER>>>
     """
-    rubric = _rubric(rubric)
+    rubric = get_rubric(rubric)
     given = {"question": question, "context": context, "reference": reference}
     for need in rubric.uses:
         if given[need] is None:
@@ -258,7 +258,7 @@ def _strings(values, name):
     return values
 
 
-def _rubric(rubric):
+def get_rubric(rubric):
     if isinstance(rubric, Rubric):
         return rubric
     if isinstance(rubric, str) and rubric in RUBRICS:
@@ -353,7 +353,7 @@ def grade(judge, rubric, answer, question=None, context=None, reference=None,
     (4, ['Score: 4'])
     """
     judge = as_judge(judge)
-    rubric = _rubric(rubric)
+    rubric = get_rubric(rubric)
     if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
         raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
     prompt = build_rubric_prompt(rubric, answer, question, context, reference, template)

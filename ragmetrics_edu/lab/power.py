@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_choice, check_k
-from .significance import (_BLOCK, _check_confidence, _check_pairs, _check_resamples,
-                           _check_seed, _check_values, _t_two_sided_p)
+from .._validation import check_choice, check_confidence, check_k, check_seed
+from .significance import (RESAMPLE_BLOCK, check_pairs, check_resamples, check_values,
+                           t_two_sided_p)
 
 __all__ = [
     "adjust_pvalues", "paired_effect_size", "queries_needed",
@@ -112,7 +112,7 @@ def adjust_pvalues(pvalues, method="holm"):
     [0.03, 0.04, 0.04]
     """
     check_choice(method, ADJUST_METHODS, name="method")
-    p = _check_values(pvalues, name="pvalues", min_len=1)
+    p = check_values(pvalues, name="pvalues", min_len=1)
     outside = np.flatnonzero((p < 0) | (p > 1))
     if len(outside):
         i = int(outside[0])
@@ -263,10 +263,10 @@ def paired_effect_size(a, b, confidence=0.95, n_resamples=10_000, seed=0):
     >>> es.low <= es.d_z <= es.high
     True
     """
-    a, b = _check_pairs(a, b, min_len=2)
-    confidence = _check_confidence(confidence)
-    n_resamples = _check_resamples(n_resamples)
-    seed = _check_seed(seed)
+    a, b = check_pairs(a, b, min_len=2)
+    confidence = check_confidence(confidence)
+    n_resamples = check_resamples(n_resamples)
+    seed = check_seed(seed)
     d = b - a
     n = len(d)
     mean = float(d.mean())
@@ -274,7 +274,7 @@ def paired_effect_size(a, b, confidence=0.95, n_resamples=10_000, seed=0):
     d_z = _d_z(mean, sd)
     rng = np.random.default_rng(seed)
     values = np.empty(n_resamples, dtype=np.float64)
-    rows = max(1, _BLOCK // n)
+    rows = max(1, RESAMPLE_BLOCK // n)
     for start in range(0, n_resamples, rows):
         stop = min(start + rows, n_resamples)
         sample = d[rng.integers(0, n, size=(stop - start, n))]
@@ -348,11 +348,11 @@ class QueriesNeeded:
 def _t_critical(df, alpha):
     """The two-sided critical value t with P(|T| >= t) = alpha, by bisection."""
     low, high = 0.0, 1.0
-    while _t_two_sided_p(high, df) > alpha:
+    while t_two_sided_p(high, df) > alpha:
         high *= 2.0
     for _ in range(200):
         mid = (low + high) / 2.0
-        if _t_two_sided_p(mid, df) > alpha:
+        if t_two_sided_p(mid, df) > alpha:
             low = mid
         else:
             high = mid
@@ -366,7 +366,7 @@ def _simulated_power(d, n, alpha, n_simulations, seed):
     rng = np.random.default_rng(seed)
     t_crit = _t_critical(n - 1, alpha)
     rejected = 0
-    rows = max(1, _BLOCK // n)
+    rows = max(1, RESAMPLE_BLOCK // n)
     for start in range(0, n_simulations, rows):
         size = min(rows, n_simulations - start)
         sample = d[rng.integers(0, len(d), size=(size, n))]
@@ -465,15 +465,15 @@ def queries_needed(a, b, power=0.8, alpha=0.05, n_simulations=2000, seed=0,
     >>> round(r.achieved_power, 3)
     0.815
     """
-    a, b = _check_pairs(a, b, min_len=2)
+    a, b = check_pairs(a, b, min_len=2)
     for name, value in (("power", power), ("alpha", alpha)):
         if isinstance(value, bool) or not isinstance(value, numbers.Real) \
                 or not 0 < value < 1:
             raise ValueError(
                 f"{name} must be a number strictly between 0 and 1, got {value!r}"
             )
-    n_simulations = _check_resamples(n_simulations, name="n_simulations")
-    seed = _check_seed(seed)
+    n_simulations = check_resamples(n_simulations, name="n_simulations")
+    seed = check_seed(seed)
     max_queries = check_k(max_queries, name="max_queries")
     if max_queries < 2:
         raise ValueError(f"max_queries must be at least 2 (a t-test needs 2), got {max_queries}")

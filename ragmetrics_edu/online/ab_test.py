@@ -34,7 +34,7 @@ from statistics import NormalDist
 import numpy as np
 
 from .._validation import check_choice
-from ._checks import check_count, check_probability, rng_from
+from .._validation import check_count, check_probability, rng_from
 
 __all__ = ["ab_sample_size", "SAMPLE_SIZE_METHODS", "ZTest", "two_proportion_z_test",
            "Peeking", "peeking_false_positive_rate"]
@@ -50,7 +50,7 @@ def _normal_sf(z):
     return 0.5 * math.erfc(z / math.sqrt(2.0))
 
 
-def _check_alpha_power(alpha, power):
+def check_alpha_power(alpha, power):
     alpha = check_probability(alpha, name="alpha", open_low=True, open_high=True)
     power = check_probability(power, name="power", open_low=True, open_high=True)
     if power <= alpha / 2:
@@ -90,7 +90,7 @@ def one_sample_size(effect, alpha=0.05, power=0.8):
     >>> round(one_sample_size(0.1), 4)  # ((1.96 + 0.8416) / 0.1)**2, the other tail is tiny
     784.8861
     """
-    alpha, power = _check_alpha_power(alpha, power)
+    alpha, power = check_alpha_power(alpha, power)
     e = abs(float(effect))
     if e == 0.0 or not math.isfinite(e):
         raise ValueError(f"effect must be a finite non-zero number, got {effect!r}")
@@ -179,7 +179,7 @@ def ab_sample_size(p_a, p_b, alpha=0.05, power=0.8, *, method="arcsine", round_u
     3840.8475
     """
     check_choice(method, SAMPLE_SIZE_METHODS, name="method")
-    alpha, power = _check_alpha_power(alpha, power)
+    alpha, power = check_alpha_power(alpha, power)
     h = cohens_h(p_a, p_b)
     if p_a == p_b:
         raise ValueError(

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_choice, check_k, check_rels
-from ._checks import check_count, check_probabilities, check_probability, rng_from
+from .._validation import check_count, check_probabilities, check_probability, rng_from
 
 __all__ = [
     "ATTRACTIVENESS", "attractiveness_from_grades", "CascadeModel", "PositionBasedModel",
@@ -187,7 +187,7 @@ def _first_clicks_from(clicks_per_rank_if_independent):
 
 
 @dataclass(frozen=True)
-class _ClickModel:
+class ClickModel:
     """What every click model shares: attractiveness from grades, exact metrics, sessions."""
 
     attractiveness: str = "err"
@@ -278,7 +278,7 @@ class _ClickModel:
 
 
 @dataclass(frozen=True)
-class CascadeModel(_ClickModel):
+class CascadeModel(ClickModel):
     r"""The cascade model (Craswell et al. 2008): read down, click once, stop.
 
     The user examines rank 1; at each examined rank :math:`i` they click
@@ -325,7 +325,7 @@ class CascadeModel(_ClickModel):
 
 
 @dataclass(frozen=True)
-class DependentClickModel(_ClickModel):
+class DependentClickModel(ClickModel):
     r"""The dependent click model (Guo, Liu and Wang 2009): the cascade, with several clicks.
 
     As in the cascade, the user examines rank 1 and clicks an examined rank
@@ -377,7 +377,7 @@ class DependentClickModel(_ClickModel):
 
 
 @dataclass(frozen=True)
-class DBNModel(_ClickModel):
+class DBNModel(ClickModel):
     r"""The dynamic Bayesian network click model (Chapelle and Zhang 2009).
 
     At an examined rank the user clicks with probability :math:`\alpha_i`;
@@ -436,7 +436,7 @@ class DBNModel(_ClickModel):
 
 
 @dataclass(frozen=True)
-class PositionBasedModel(_ClickModel):
+class PositionBasedModel(ClickModel):
     r"""The position-based model: examination depends on the rank only.
 
     The user looks at rank :math:`i` with probability :math:`\epsilon_i`,
@@ -577,7 +577,7 @@ def scan_ranking(model, rels, n_sessions=1, seed=0, depth=None):
     >>> scan.running_ctr.tolist(), scan.expected_ctr
     ([1.0, 1.0], 1.0)
     """
-    if not isinstance(model, _ClickModel):
+    if not isinstance(model, ClickModel):
         raise TypeError(f"model must be one of the click models, got {model!r}")
     log = model.simulate(rels, n_sessions, seed=seed, depth=depth)
     events = []

@@ -34,17 +34,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_choice, check_k
-from ._checks import _shown, check_count, check_probabilities
+from .._validation import check_choice, check_count, check_k, check_probabilities, describe
+
 
 __all__ = ["naive_estimate", "ips_estimate", "ranking_value", "CounterfactualResult",
            "counterfactual_evaluation"]
 
 
 def _check_log(clicks, logged_ranking):
-    from .metrics import _check_clicks
+    from .metrics import check_clicks
 
-    c = _check_clicks(clicks)
+    c = check_clicks(clicks)
     logged = list(logged_ranking)
     if len(logged) < c.shape[1]:
         raise ValueError(
@@ -55,9 +55,9 @@ def _check_log(clicks, logged_ranking):
 
 
 def _new_ranks(new_ranking, depth, weights):
-    from .interleaving import _check_ranking
+    from .interleaving import check_ranking
 
-    new = _check_ranking(new_ranking, "new_ranking")
+    new = check_ranking(new_ranking, "new_ranking")
     depth = len(new) if depth is None else check_k(depth, name="depth")
     if depth > len(new):
         raise ValueError(
@@ -187,7 +187,7 @@ def ips_estimate(clicks, logged_ranking, new_ranking, propensities, weights=None
     if unseen and missing == "error":
         j, d = unseen[0]
         raise ValueError(
-            f"new_ranking's document {_shown(d)} at rank {j + 1} was never shown by the "
+            f"new_ranking's document {describe(d)} at rank {j + 1} was never shown by the "
             f"logging ranker (propensity 0): IPS cannot estimate it; pass missing='ignore' "
             f"to leave it out (biased down)"
         )
@@ -287,20 +287,20 @@ def counterfactual_evaluation(logging_run, new_run, qrels, model=None, n_session
     (0.94, 0.31)
     """
     from .click_models import PositionBasedModel
-    from .interleaving import _check_runs, _ranked_ids
-    from ._checks import rng_from
+    from .interleaving import check_runs, ranked_ids
+    from .._validation import rng_from
 
     model = PositionBasedModel() if model is None else model
     if not isinstance(model, PositionBasedModel):
         raise TypeError(f"model must be a PositionBasedModel (IPS needs its propensities), "
-                        f"got {_shown(model)}")
+                        f"got {describe(model)}")
     depth = check_k(depth, name="depth")
     n_sessions = check_count(n_sessions, name="n_sessions")
-    logging_run = {q: _ranked_ids(r) for q, r in logging_run.items()} \
+    logging_run = {q: ranked_ids(r) for q, r in logging_run.items()} \
         if isinstance(logging_run, dict) else logging_run
-    new_run = {q: _ranked_ids(r) for q, r in new_run.items()} \
+    new_run = {q: ranked_ids(r) for q, r in new_run.items()} \
         if isinstance(new_run, dict) else new_run
-    qids = _check_runs(logging_run, new_run, qrels, depth, ("logging_run", "new_run"))
+    qids = check_runs(logging_run, new_run, qrels, depth, ("logging_run", "new_run"))
     rng = rng_from(seed)
     log_depth = depth if log_depth is None else check_k(log_depth, name="log_depth")
     if log_depth < depth:

@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_choice, check_k
-from ._checks import _shown, check_count, rng_from
+from .._validation import check_choice, check_count, check_k, describe, rng_from
+
 
 __all__ = ["INTERLEAVING_METHODS", "Interleaving", "team_draft_interleave",
            "balanced_interleave", "team_draft_credit", "balanced_credit",
@@ -54,20 +54,20 @@ INTERLEAVING_METHODS = ("team_draft", "balanced")
 """Names of the interleaving methods."""
 
 
-def _check_ranking(ranking, name):
+def check_ranking(ranking, name):
     if isinstance(ranking, (str, bytes)) or not hasattr(ranking, "__iter__") \
             or isinstance(ranking, (set, frozenset, dict)):
         raise TypeError(f"{name} must be a sequence of document ids in rank order, "
-                        f"got {_shown(ranking)}")
+                        f"got {describe(ranking)}")
     docs = list(ranking)
     seen = {}
     for i, d in enumerate(docs):
         try:
             if d in seen:
-                raise ValueError(f"{name} lists document {_shown(d)} twice, at ranks "
+                raise ValueError(f"{name} lists document {describe(d)} twice, at ranks "
                                  f"{seen[d] + 1} and {i + 1}")
         except TypeError:
-            raise TypeError(f"{name} must hold hashable document ids, got {_shown(d)} "
+            raise TypeError(f"{name} must hold hashable document ids, got {describe(d)} "
                             f"at rank {i + 1}") from None
         seen[d] = i
     return docs
@@ -160,8 +160,8 @@ def team_draft_interleave(ranking_a, ranking_b, seed=0, length=None):
     >>> il.ranking, il.teams  # B's d2, A's d1, B's d4; B has nothing new left: stop
     (['d2', 'd1', 'd4'], ['B', 'A', 'B'])
     """
-    a = _check_ranking(ranking_a, "ranking_a")
-    b = _check_ranking(ranking_b, "ranking_b")
+    a = check_ranking(ranking_a, "ranking_a")
+    b = check_ranking(ranking_b, "ranking_b")
     length = check_k(length, name="length", allow_none=True)
     rng = rng_from(seed)
     shown, teams, placed = [], [], set()
@@ -225,8 +225,8 @@ def balanced_interleave(ranking_a, ranking_b, seed=0, length=None):
     >>> il.ranking, il.teams  # B first: b1, a1, b2, (a2 = b1 shown), (b3 = a1 shown)
     (['d2', 'd1', 'd4'], ['B', 'A', 'B'])
     """
-    a = _check_ranking(ranking_a, "ranking_a")
-    b = _check_ranking(ranking_b, "ranking_b")
+    a = check_ranking(ranking_a, "ranking_a")
+    b = check_ranking(ranking_b, "ranking_b")
     length = check_k(length, name="length", allow_none=True)
     rng = rng_from(seed)
     a_first = rng.random() < 0.5
@@ -258,7 +258,7 @@ def _check_click_row(clicks, n):
         )
     if row.dtype != bool:
         if not np.issubdtype(row.dtype, np.number) or not np.isin(row, (0, 1)).all():
-            raise ValueError(f"clicks must hold 0/1 or booleans, got {_shown(clicks)}")
+            raise ValueError(f"clicks must hold 0/1 or booleans, got {describe(clicks)}")
         row = row.astype(bool)
     return row
 
@@ -281,7 +281,7 @@ def team_draft_credit(teams, clicks):
     teams = list(teams)
     bad = [t for t in teams if t not in ("A", "B")]
     if bad:
-        raise ValueError(f"teams must hold 'A' or 'B', got {_shown(bad[0])}")
+        raise ValueError(f"teams must hold 'A' or 'B', got {describe(bad[0])}")
     row = _check_click_row(clicks, len(teams))
     is_a = np.array([t == "A" for t in teams[:len(row)]], dtype=bool)
     return int((row & is_a).sum()), int((row & ~is_a).sum())
@@ -313,9 +313,9 @@ def balanced_credit(ranking, clicks, ranking_a, ranking_b):
     ...                 ["d1", "d2", "d3"], ["d2", "d4", "d1"])
     (1, 2)
     """
-    shown = _check_ranking(ranking, "ranking")
-    a = _check_ranking(ranking_a, "ranking_a")
-    b = _check_ranking(ranking_b, "ranking_b")
+    shown = check_ranking(ranking, "ranking")
+    a = check_ranking(ranking_a, "ranking_a")
+    b = check_ranking(ranking_b, "ranking_b")
     row = _check_click_row(clicks, len(shown))
     clicked = [shown[i] for i in np.flatnonzero(row)]
     if not clicked:
@@ -325,7 +325,7 @@ def balanced_credit(ranking, clicks, ranking_a, ranking_b):
     lowest = clicked[-1]
     k = min(rank_a.get(lowest, math.inf), rank_b.get(lowest, math.inf))
     if k == math.inf:
-        raise ValueError(f"ranking holds {_shown(lowest)}, which neither ranking_a nor "
+        raise ValueError(f"ranking holds {describe(lowest)}, which neither ranking_a nor "
                          "ranking_b lists")
     return (sum(1 for d in clicked if rank_a.get(d, math.inf) <= k),
             sum(1 for d in clicked if rank_b.get(d, math.inf) <= k))
@@ -335,10 +335,10 @@ def _grades_of(docs, judged):
     return [float(max(judged.get(d, 0), 0)) for d in docs]
 
 
-def _check_runs(run_a, run_b, qrels, depth, names=("run_a", "run_b")):
+def check_runs(run_a, run_b, qrels, depth, names=("run_a", "run_b")):
     for name, run in ((names[0], run_a), (names[1], run_b), ("qrels", qrels)):
         if not isinstance(run, dict):
-            raise TypeError(f"{name} must be a dict by query id, got {_shown(run)}")
+            raise TypeError(f"{name} must be a dict by query id, got {describe(run)}")
     qids = [q for q in run_a if q in run_b]
     if not qids:
         raise ValueError(f"{names[0]} and {names[1]} must share at least one query id, "
@@ -352,7 +352,7 @@ def _check_runs(run_a, run_b, qrels, depth, names=("run_a", "run_b")):
     return qids
 
 
-def _ranked_ids(ranking):
+def ranked_ids(ranking):
     """Document ids in rank order, from a list or a ``{docid: score}`` dict.
 
     A dict is ordered as trec_eval orders a run: score descending, ties by
@@ -403,17 +403,17 @@ def interleaving_outcomes(run_a, run_b, qrels, model=None, n_per_query=100, seed
     >>> round(float(out["q"].mean()), 2)
     0.94
     """
-    from .click_models import CascadeModel, _ClickModel
+    from .click_models import CascadeModel, ClickModel
 
     model = CascadeModel() if model is None else model
-    if not isinstance(model, _ClickModel):
-        raise TypeError(f"model must be one of the click models, got {_shown(model)}")
+    if not isinstance(model, ClickModel):
+        raise TypeError(f"model must be one of the click models, got {describe(model)}")
     check_choice(method, INTERLEAVING_METHODS, name="method")
     depth = check_k(depth, name="depth")
     n_per_query = check_count(n_per_query, name="n_per_query")
-    run_a = {q: _ranked_ids(r) for q, r in run_a.items()} if isinstance(run_a, dict) else run_a
-    run_b = {q: _ranked_ids(r) for q, r in run_b.items()} if isinstance(run_b, dict) else run_b
-    qids = _check_runs(run_a, run_b, qrels, depth)
+    run_a = {q: ranked_ids(r) for q, r in run_a.items()} if isinstance(run_a, dict) else run_a
+    run_b = {q: ranked_ids(r) for q, r in run_b.items()} if isinstance(run_b, dict) else run_b
+    qids = check_runs(run_a, run_b, qrels, depth)
     interleave = team_draft_interleave if method == "team_draft" else balanced_interleave
     rng = rng_from(seed)
     out = {}
@@ -555,17 +555,17 @@ def impressions_needed(run_a, run_b, qrels, model=None, alpha=0.05, power=0.8,
     >>> s.ab_impressions > 10 * s.interleaving_impressions
     True
     """
-    from .ab_test import _check_alpha_power, ab_sample_size, one_sample_size
+    from .ab_test import check_alpha_power, ab_sample_size, one_sample_size
     from .click_models import CascadeModel
 
     model = CascadeModel() if model is None else model
-    alpha, power = _check_alpha_power(alpha, power)
+    alpha, power = check_alpha_power(alpha, power)
     outcomes = interleaving_outcomes(run_a, run_b, qrels, model=model,
                                      n_per_query=n_per_query, seed=seed, depth=depth,
                                      method=method)
     qids = list(outcomes)
-    ranked_a = {q: _ranked_ids(run_a[q]) for q in qids}
-    ranked_b = {q: _ranked_ids(run_b[q]) for q in qids}
+    ranked_a = {q: ranked_ids(run_a[q]) for q in qids}
+    ranked_b = {q: ranked_ids(run_b[q]) for q in qids}
     ctr_a = float(np.mean([model.expected(_grades_of(ranked_a[q][:depth], qrels.get(q, {}))).ctr
                            for q in qids]))
     ctr_b = float(np.mean([model.expected(_grades_of(ranked_b[q][:depth], qrels.get(q, {}))).ctr

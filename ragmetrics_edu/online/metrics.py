@@ -34,7 +34,7 @@ CTR_KINDS = ("session", "clicks", "rank")
 """Names of the click-through rates of :func:`click_through_rate`."""
 
 
-def _check_clicks(clicks, name="clicks"):
+def check_clicks(clicks, name="clicks"):
     """``clicks`` as a 2-D bool array with at least one session, or raise."""
     clicks = getattr(clicks, "clicks", clicks)
     arr = np.asarray(clicks)
@@ -90,7 +90,7 @@ def click_through_rate(clicks, kind="session"):
     [0.25, 0.25, 0.25]
     """
     check_choice(kind, CTR_KINDS, name="kind")
-    c = _check_clicks(clicks)
+    c = check_clicks(clicks)
     if kind == "session":
         return float(c.any(axis=1).mean())
     if kind == "clicks":
@@ -117,7 +117,7 @@ def clicks_at_k(clicks, k):
     >>> clicks_at_k([[1, 0, 1], [0, 1, 0]], k=2)  # 2 clicks in the top 2 of 2 sessions
     1.0
     """
-    c = _check_clicks(clicks)
+    c = check_clicks(clicks)
     k = check_k(k)
     if k > c.shape[1]:
         raise ValueError(f"k={k} is deeper than the log, which records {c.shape[1]} ranks")
@@ -136,7 +136,7 @@ def abandonment_rate(clicks):
     >>> abandonment_rate([[1, 0], [0, 0], [0, 0], [0, 1]])
     0.5
     """
-    c = _check_clicks(clicks)
+    c = check_clicks(clicks)
     return float((~c.any(axis=1)).mean())
 
 
@@ -156,7 +156,7 @@ def first_click_reciprocal_rank(clicks):
     >>> first_click_reciprocal_rank([[0, 1, 1], [0, 0, 0], [1, 0, 0], [0, 0, 0]])  # (1/2 + 1) / 4
     0.375
     """
-    c = _check_clicks(clicks)
+    c = check_clicks(clicks)
     any_click = c.any(axis=1)
     first = c.argmax(axis=1) + 1
     return float(np.where(any_click, 1.0 / first, 0.0).mean())
@@ -178,7 +178,7 @@ def online_metrics(clicks):
     >>> m.ctr, m.abandonment, m.first_click_rr
     (0.5, 0.5, 0.5)
     """
-    c = _check_clicks(clicks)
+    c = check_clicks(clicks)
     return OnlineMetrics(
         ctr=click_through_rate(c), clicks=click_through_rate(c, "clicks"),
         abandonment=abandonment_rate(c), first_click_rr=first_click_reciprocal_rank(c),

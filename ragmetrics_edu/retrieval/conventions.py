@@ -72,14 +72,14 @@ Examples
 import dataclasses
 import math
 import numbers
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_choice, check_k_text, describe_int
+from .._validation import check_choice, check_nested, describe_int
+from .batch.registry import GAINS, MISSING_POLICIES, PRESET_FAMILIES, check_metrics, parse_metric
 from .batch.report import Report
-from .graded import GAINS, dcg_at_k, ndcg_at_k
+from .graded import dcg_at_k, ndcg_at_k
 from .order_aware import AP_DENOMINATORS, average_precision, reciprocal_rank
 from .order_unaware import (
     PRECISION_DENOMINATORS,
@@ -108,16 +108,12 @@ SCORES = ("float32", "float64")
 IDEALS = ("judged", "retrieved")
 """Where the ideal ranking behind IDCG comes from."""
 
-MISSING = ("ignore", "zero")
-"""What happens to a judged query that is not in the run."""
-
 GRADES = ("integer", "truncated", "real")
 """How a qrels grade is read (see :class:`Conventions`)."""
 
-FAMILIES = ("P", "recall", "f1", "hit_rate", "mrr", "map", "ndcg", "dcg")
-"""Metric families, written before ``@k`` as in :func:`ragmetrics_edu.evaluate`."""
-
-_NEEDS_K = {"P", "recall", "f1", "hit_rate", "dcg"}
+# The missing-query policies (MISSING_POLICIES), the gains (GAINS) and the metric
+# families scored here (PRESET_FAMILIES) come from the one registry,
+# ragmetrics_edu.retrieval.batch.registry, which also parses the metric names.
 
 
 @dataclass(frozen=True)
@@ -199,10 +195,10 @@ class Conventions:
         check_choice(self.ap_denominator, AP_DENOMINATORS, name="ap_denominator")
         check_choice(self.precision_denominator, PRECISION_DENOMINATORS,
                      name="precision_denominator")
-        check_choice(self.missing, MISSING, name="missing")
+        check_choice(self.missing, MISSING_POLICIES, name="missing")
         check_choice(self.grades, GRADES, name="grades")
         for family in self.metrics:
-            check_choice(family, FAMILIES, name="metrics")
+            check_choice(family, PRESET_FAMILIES, name="metrics")
 
     @property
     def signature(self):
@@ -237,7 +233,7 @@ _TREC_EVAL = Conventions(
     library="trec_eval 9.x (and pytrec_eval 0.5, which runs its C code)",
     ties="docid_desc", scores="float32", gain="linear", ideal="judged",
     ap_denominator="all_relevant", precision_denominator="k",
-    missing="ignore", metrics=FAMILIES,
+    missing="ignore", metrics=PRESET_FAMILIES,
     where=(
         "https://github.com/usnistgov/trec_eval, release 9.0.8: "
         "form_res_rels.c (sort by score as a C float, then docno descending), m_P.c (divide by the "
@@ -273,7 +269,7 @@ PRESETS = {
         library="ranx 0.3 (Qrels and Run objects, make_comparable=True)",
         ties="input", scores="float64", gain="linear", ideal="judged",
         ap_denominator="all_relevant", precision_denominator="k",
-        missing="zero", metrics=FAMILIES,
+        missing="zero", metrics=PRESET_FAMILIES,
         where=(
             "https://github.com/AmenRa/ranx: ranx/data_structures/common.py "
             "(sort_dict_by_value: numba np.argsort of -score, which keeps the "
@@ -305,7 +301,7 @@ PRESETS = {
         library="the lecture slides and the NDCG blog post (notebooks 01-03)",
         ties="input", scores="float64", gain="linear", ideal="retrieved",
         ap_denominator="all_relevant", precision_denominator="k",
-        missing="ignore", metrics=FAMILIES,
+        missing="ignore", metrics=PRESET_FAMILIES,
         where=(
             "slides 'Mean Average Precision' ((1 + 2/3 + 3/5)/10) and 'NDCG@k' "
             "(IDCG from the ranked list [5, 3, 5, 0, 2] sorted)"
@@ -458,43 +454,6 @@ def _thresholded_average_precision(relevant, scores):
 
 
 # ------------------------------------------------------------------ scoring
-
-def _parse(metric, conv):
-    if not isinstance(metric, str):
-        raise TypeError(f"a metric name must be a string, got {metric!r}")
-    family, at, k = metric.partition("@")
-    known = ", ".join(repr(f) for f in conv.metrics)
-    if family not in FAMILIES:
-        raise ValueError(f"unknown metric {metric!r}; known families: "
-                         f"{', '.join(repr(f) for f in FAMILIES)} (write 'ndcg@10')")
-    if family not in conv.metrics:
-        raise ValueError(
-            f"{conv.library} does not compute {family!r}; the preset "
-            f"{conv.name!r} knows {known}, got {metric!r}"
-        )
-    if at:
-        return family, check_k_text(k, metric=metric, name="the cut-off")
-    if family in _NEEDS_K:
-        raise ValueError(f"{family!r} needs a cut-off, e.g. '{family}@10', got {metric!r}")
-    return family, None
-
-
-def _check_nested(mapping, name, what):
-    if not isinstance(mapping, Mapping):
-        raise TypeError(f"{name} must be a dict {{qid: {{docid: {what}}}}}, got {type(mapping).__name__}")
-    for qid, docs in mapping.items():
-        if not isinstance(qid, str):
-            raise TypeError(f"{name} query ids must be strings, got {qid!r}")
-        if not isinstance(docs, Mapping):
-            raise TypeError(f"{name}[{qid!r}] must be a dict {{docid: {what}}}, got {docs!r}")
-        for doc, value in docs.items():
-            if not isinstance(doc, str):
-                raise TypeError(f"{name}[{qid!r}] document ids must be strings, got {doc!r}")
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise TypeError(f"{name}[{qid!r}][{doc!r}] must be a number, got {value!r}")
-            if math.isnan(value):
-                raise ValueError(f"{name}[{qid!r}][{doc!r}] is NaN")
-
 
 def _read_grades(judged, conv, qid):
     """``{docid: grade}`` of one query as the preset's library reads it, or raise naming one.
@@ -717,14 +676,10 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval"):
     >>> # sklearn's ideal is the retrieved b, a sorted: 2.8928 / (3/1 + 1/1.585)
     """
     conv = get_preset(conventions)
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    metrics = list(metrics)
-    if not metrics:
-        raise ValueError("metrics must name at least one metric, got an empty list")
-    parsed = [_parse(m, conv) for m in metrics]
-    _check_nested(qrels, "qrels", "grade")
-    _check_nested(run, "run", "score")
+    parsed = check_metrics(metrics, conv.metrics, who=conv.library)
+    metrics = [m.name for m in parsed]
+    check_nested(qrels, name="qrels", what="grade", values=True)
+    check_nested(run, name="run", what="score", values=True)
 
     judged = [qid for qid, docs in qrels.items() if len(docs) > 0]
     scored = sorted(qid for qid in judged if qid in run)
@@ -743,9 +698,9 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval"):
     per_query = {}
     for qid in scored:
         per_query[qid] = {
-            name: float(_score_query(family, k, grades, run[qid], conv, qid))
+            m.name: float(_score_query(m.base, m.k, grades, run[qid], conv, qid))
             for grades in [_read_grades(qrels[qid], conv, qid)]
-            for name, (family, k) in zip(metrics, parsed)
+            for m in parsed
         }
     if conv.missing == "zero":
         for qid in missing_queries:
@@ -784,7 +739,7 @@ def compare(qrels, run, metrics, presets=None):
     out = {}
     for p in names:
         conv = get_preset(p)
-        ok = [m for m in metrics if m.partition("@")[0] in conv.metrics]
+        ok = [m for m in metrics if parse_metric(m).base in conv.metrics]
         means = evaluate_as(qrels, run, ok, conv).mean if ok else {}
         out[conv.name] = {m: means.get(m) for m in metrics}
     return out

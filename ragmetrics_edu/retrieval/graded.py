@@ -36,11 +36,9 @@ import math
 import numpy as np
 
 from .._validation import check_choice, check_k, check_rels, describe
+from .batch.registry import GAINS  # the names of the gain functions, defined once
 
 __all__ = ["cumulative_gain", "dcg_at_k", "idcg_at_k", "ndcg_at_k"]
-
-GAINS = ("linear", "exponential")
-"""Names of the gain functions (see :func:`dcg_at_k`)."""
 
 
 def _top(rels, k):
@@ -48,7 +46,7 @@ def _top(rels, k):
     return rels if k is None else rels[:k]
 
 
-def _gains(grades, gain, where=None):
+def gain_values(grades, gain, where=None):
     """Gain of each grade: the grade (linear) or 2**grade - 1 (exponential).
 
     ``grades`` is a float array.  2**grade overflows a float from grade 1024
@@ -71,7 +69,7 @@ def _gains(grades, gain, where=None):
     return gains
 
 
-def _dcg_overflow(grades, gain, where=None):
+def dcg_overflow_error(grades, gain, where=None):
     """The ``ValueError`` for a DCG whose sum of finite gains overflows a float."""
     of = f" ({where})" if where is not None else ""
     return ValueError(
@@ -80,7 +78,7 @@ def _dcg_overflow(grades, gain, where=None):
     )
 
 
-def _discounts(n):
+def rank_discounts(n):
     """log2(i + 1) for the ranks i = 1..n: 1, 1.585, 2, 2.322, 2.585, ..."""
     return np.log2(np.arange(2, n + 2, dtype=np.float64))
 
@@ -92,14 +90,14 @@ def _dcg(grades, gain):
     not depend on how the terms are grouped (the batch path is tested
     against it).
     """
-    terms = (_gains(grades, gain) / _discounts(len(grades))).tolist()
+    terms = (gain_values(grades, gain) / rank_discounts(len(grades))).tolist()
     try:
         return math.fsum(terms)
     except OverflowError:
-        raise _dcg_overflow(grades, gain) from None
+        raise dcg_overflow_error(grades, gain) from None
 
 
-def _ideal_grades(rels, ideal):
+def ideal_grades(rels, ideal):
     """The grades behind IDCG, best first: ``rels`` sorted, or ``ideal`` sorted.
 
     ``ideal`` holds the grades of all judged documents of the query, so it
@@ -303,7 +301,7 @@ def idcg_at_k(rels, k, gain="linear", ideal=None):
     rels = check_rels(rels)
     k = check_k(k, allow_none=True)
     check_choice(gain, GAINS, name="gain")
-    return _dcg(_top(_ideal_grades(rels, ideal), k), gain)
+    return _dcg(_top(ideal_grades(rels, ideal), k), gain)
 
 
 def ndcg_at_k(rels, k, gain="linear", ideal=None):
@@ -366,7 +364,7 @@ def ndcg_at_k(rels, k, gain="linear", ideal=None):
     k = check_k(k, allow_none=True)
     check_choice(gain, GAINS, name="gain")
     dcg = _dcg(_top(rels, k), gain)
-    idcg = _dcg(_top(_ideal_grades(rels, ideal), k), gain)
+    idcg = _dcg(_top(ideal_grades(rels, ideal), k), gain)
     if idcg == 0.0:  # no positive grade at all: nothing to normalise by
         return 0.0
     return float(dcg / idcg)

@@ -52,7 +52,7 @@ from operator import ne
 
 import numpy as np
 
-from .._validation import check_mapping, check_real
+from .._validation import INT64_MAX, check_mapping, check_real
 from .batch._words import id_words, ranges
 
 __all__ = ["read_qrels", "read_run", "write_run", "trec_order", "read_qrels_slowly",
@@ -85,7 +85,7 @@ _HEXADECIMAL = re.compile(
     rb"[+-]?0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?")
 _INFINITY = re.compile(rb"[+-]?inf(?:inity)?", re.IGNORECASE)
 _NAN = re.compile(rb"[+-]?nan(?:\([0-9A-Za-z_]*\))?", re.IGNORECASE)
-_INT64 = 2 ** 63
+_INT64 = INT64_MAX + 1  # -_INT64 <= value < _INT64: a C long
 
 
 def _show(text):

@@ -61,12 +61,12 @@ def graded_breakdown(rels, gain="linear", ideal=None, k=None):
     if n == 0:
         raise ValueError("rels must hold at least one rank, got an empty list")
     k = n if k is None else check_k(k)
-    ideal_sorted = _g._ideal_grades(grades, ideal)
+    ideal_sorted = _g.ideal_grades(grades, ideal)
     ideal_top = np.zeros(n)
     ideal_top[: min(n, len(ideal_sorted))] = ideal_sorted[:n]
-    gains = _g._gains(grades, gain)
-    discounts = _g._discounts(n)
-    ideal_gains = _g._gains(ideal_top, gain)
+    gains = _g.gain_values(grades, gain)
+    discounts = _g.rank_discounts(n)
+    ideal_gains = _g.gain_values(ideal_top, gain)
     ranks = list(range(1, n + 1))
     return {
         "rank": ranks,

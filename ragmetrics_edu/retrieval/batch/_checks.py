@@ -10,38 +10,16 @@ how they do it fast is here.
 
 import math
 import numbers
-from collections.abc import Mapping
 from itertools import chain, islice
 
 import numpy as np
 
-from ..._validation import describe_int
+from ..._validation import INT64_MAX, INT64_MIN, check_nested, describe_int
+
 
 def _check_nested(mapping, name, what):
-    """Raise unless ``mapping`` is a dict ``{str: dict}``.
-
-    The common case is checked in C (the set of the types met); the loop
-    that names the culprit only runs when something is wrong.
-    """
-    if not isinstance(mapping, Mapping):
-        raise TypeError(
-            f"{name} must be a dict {{qid: {{docid: {what}}}}}, got {type(mapping).__name__}"
-        )
-    key_types = set(map(type, mapping))
-    inner_types = set(map(type, mapping.values()))
-    if all(issubclass(t, str) for t in key_types) and all(
-        issubclass(t, Mapping) for t in inner_types
-    ):
-        return
-    for qid, inner in mapping.items():
-        if not isinstance(qid, str):
-            raise TypeError(
-                f"{name} query ids must be strings (as in a TREC file), got {qid!r}"
-            )
-        if not isinstance(inner, Mapping):
-            raise TypeError(
-                f"{name}[{qid!r}] must be a dict {{docid: {what}}}, got {inner!r}"
-            )
+    """Raise unless ``mapping`` is a dict ``{str: dict}`` (:func:`ragmetrics_edu._validation.check_nested`)."""
+    check_nested(mapping, name=name, what=what)
 
 
 def _check_docids(docids, qid_of, name):
@@ -231,7 +209,7 @@ def _refuse_bool_scores(rankings, array, run_starts, run_sizes, where):
                 )
 
 
-_INT64_RANGE = (-2**63, 2**63 - 1)
+_INT64_RANGE = (INT64_MIN, INT64_MAX)
 """Grades must fit in a 64-bit integer (trec_eval reads them as a C ``long``)."""
 
 

@@ -149,8 +149,8 @@ from ..conventions import PRESETS, evaluate_as, get_preset
 from ._checks import (_as_dicts, _check_all_docids, _check_grades, _check_nested,
                       _check_scores, _joined_ids)
 from ._engine import _count_larger_ids, _sort_each_query, _sortable, _to_float32, _unique
-from .kernels import _KERNELS
-from .registry import _NEEDS_JUDGED, _check_metrics
+from .kernels import KERNELS
+from .registry import NEEDS_JUDGED, check_metrics
 from .report import Report
 
 __all__ = ["evaluate"]
@@ -303,15 +303,15 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None):
     conv = _chosen_conventions(conventions, missing, gain)
     if not _takes_the_fast_path(conv):
         return evaluate_as(qrels, run, metrics, conv)
-    parsed = _check_metrics(metrics)
+    parsed = check_metrics(metrics)
     _check_nested(qrels, "qrels", "grade")
     _check_nested(run, "run", "score")
 
     queries = _select_queries(qrels, run)            # 1. which queries are scored
-    judged = any(m.base in _NEEDS_JUDGED for m in parsed)  # rank every judged document?
+    judged = any(m.base in NEEDS_JUDGED for m in parsed)  # rank every judged document?
     data = _flatten(qrels, run, queries, conv.scores, judged)  # 2. validate, into flat arrays
     hits = _rank_relevant(data, judged)              # 3. rank the relevant (or judged) documents
-    values = {m.name: _KERNELS[m.base](hits, m, conv)  # 4. one kernel per metric
+    values = {m.name: KERNELS[m.base](hits, m, conv)  # 4. one kernel per metric
               for m in parsed}
     return _aggregate(values, queries, hits, conv)   # 5. per query and means
 

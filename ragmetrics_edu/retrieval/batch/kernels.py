@@ -22,7 +22,7 @@ tests compare the two.
 import numpy as np
 
 from ..._validation import shorten
-from ..graded import _dcg_overflow, _gains
+from ..graded import dcg_overflow_error, gain_values
 from ..order_aware import ELEVEN_POINTS
 
 
@@ -81,7 +81,7 @@ def _dcg_terms(grades, ranks, used, gain, name):
     """
     terms = np.zeros(len(ranks))
     used = np.flatnonzero(used)
-    gains = _gains(grades[used].astype(np.float64), gain, where=lambda j: name(used[j]))
+    gains = gain_values(grades[used].astype(np.float64), gain, where=lambda j: name(used[j]))
     terms[used] = gains / np.log2(ranks[used] + 1.0)
     return terms
 
@@ -91,7 +91,7 @@ def _check_finite(hits, sums, gain):
     bad = np.flatnonzero(np.isinf(sums))
     if len(bad):
         q = int(bad[0])
-        raise _dcg_overflow(hits.ideal_grade[hits.ideal_query == q], gain,
+        raise dcg_overflow_error(hits.ideal_grade[hits.ideal_query == q], gain,
                             where=f"query {hits.data.qids[q]!r}")
     return sums
 
@@ -255,7 +255,7 @@ def _rbp_residual(hits, metric, conv):
     return 1.0 - hits.per_query_sum(ranked.query, _rbp_weights(ranked.rank, metric["p"]))
 
 
-_KERNELS = {
+KERNELS = {
     "P": _precision, "recall": _recall, "f1": _f1, "hit_rate": _hit_rate,
     "mrr": _reciprocal_rank, "map": _average_precision, "dcg": _dcg, "ndcg": _ndcg,
     "rprec": _r_precision, "iprec": _interpolated_precision, "11pt": _eleven_point,

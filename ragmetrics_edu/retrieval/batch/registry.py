@@ -5,24 +5,35 @@ A name is a family, optional named parameters and an optional cut-off:
 ``"err(max_grade=3)@20"``.  :data:`METRICS` says, for each family, whether
 it takes a cut-off, what it measures and the reference library's name for
 it; :data:`PARAMETERS` the named parameters and their defaults.
-:func:`_parse_metric` turns a name into a :class:`_Metric`, or raises an
+:func:`parse_metric` turns a name into a :class:`Metric`, or raises an
 error that lists the known names.
+
+This module is the one registry of the package: :func:`~ragmetrics_edu.evaluate`,
+:func:`~ragmetrics_edu.retrieval.conventions.evaluate_as` (which scores the
+families of :data:`PRESET_FAMILIES` under any preset) and the command line
+all read their metric names, missing-query policies (:data:`MISSING_POLICIES`)
+and gains (:data:`GAINS`) from here.
 
 Examples
 --------
->>> from ragmetrics_edu.retrieval.batch.registry import _parse_metric
->>> m = _parse_metric("err(max_grade=3)@20")
+>>> from ragmetrics_edu.retrieval.batch.registry import parse_metric
+>>> m = parse_metric("err(max_grade=3)@20")
 >>> m.base, m.k, m["max_grade"]
 ('err', 20, 3.0)
+>>> parse_metric("rbp(p=.5,p=.6)")
+Traceback (most recent call last):
+...
+ValueError: metric 'rbp(p=.5,p=.6)': the parameter p is given twice
 """
 
 import dataclasses
 import re
 
-from ..._validation import check_choice, check_k_text, shorten
+from ..._validation import check_choice, check_k_text, describe, shorten
 from ..user_models import RBP_GAINS
 
-__all__ = ["METRICS", "PARAMETERS", "MISSING_POLICIES", "GAINS"]
+__all__ = ["METRICS", "PARAMETERS", "PRESET_FAMILIES", "MISSING_POLICIES", "GAINS",
+           "Metric", "parse_metric", "check_metrics", "known_metrics"]
 
 METRICS = {
     # name: (cut-off "required" / "optional" / "none" / "level", what it is,
@@ -58,30 +69,47 @@ PARAMETERS = {
 }
 """The named parameters of a family and their defaults: ``"rbp(p=0.9)"``, ``"err(max_grade=3)@20"``."""
 
-_NEEDS_JUDGED = {"bpref", "judged", "rbp_residual"}
+NEEDS_JUDGED = {"bpref", "judged", "rbp_residual"}
 """Families that need the ranks of every judged document, not only the relevant ones."""
 
+PRESET_FAMILIES = ("P", "recall", "f1", "hit_rate", "mrr", "map", "ndcg", "dcg")
+"""The families :func:`~ragmetrics_edu.retrieval.conventions.evaluate_as` scores under any preset
+(the readable single-query functions); a preset's ``metrics`` is a subset of them."""
+
 MISSING_POLICIES = ("ignore", "zero")
-"""What :func:`evaluate` does with judged queries missing from the run."""
+"""What :func:`evaluate` does with judged queries missing from the run: leave them out of
+the means (trec_eval) or score them 0 (``trec_eval -c``)."""
 
 GAINS = ("linear", "exponential")
 """Gain of a grade ``g`` in DCG: ``g`` (trec_eval) or ``2**g - 1`` (Burges et al.)."""
 
 
-def _known_metrics():
-    """Return the list of metric name patterns, for error messages."""
+def known_metrics(families=None):
+    """The metric name patterns, each written once, for error messages and help texts.
+
+    ``families`` limits them to some families (default: all of :data:`METRICS`).
+
+    Examples
+    --------
+    >>> known_metrics(("P", "map", "err"))
+    'P@k, map, map@k, err, err@k, err(max_grade=4), err(max_grade=4)@k'
+    """
     names = []
     for base, (cut, _, _) in METRICS.items():
+        if families is not None and base not in families:
+            continue
+        heads = [base]
         if base in PARAMETERS:
             defaults = ", ".join(f"{key}={value}" for key, value in PARAMETERS[base].items())
-            base = f"{base}, {base}({defaults})"
-        names.append({"required": f"{base}@k", "optional": f"{base}, {base}@k",
-                      "none": base, "level": f"{base}@r (r in [0, 1])"}[cut])
+            heads.append(f"{base}({defaults})")
+        for head in heads:
+            names += {"required": [f"{head}@k"], "optional": [head, f"{head}@k"],
+                      "none": [head], "level": [f"{head}@r (r in [0, 1])"]}[cut]
     return ", ".join(names)
 
 
 @dataclasses.dataclass(frozen=True)
-class _Metric:
+class Metric:
     """A parsed metric name: ``"err(max_grade=3)@20"`` is family ``err``, k 20, max_grade 3."""
 
     name: str
@@ -110,6 +138,7 @@ def _parse_number(text, what, name):
 def _parse_parameters(text, base, name):
     """The ``key=value`` pairs written between parentheses, checked, with the defaults."""
     values = dict(PARAMETERS[base])
+    given = set()
     for item in text.split(","):
         key, equals, value = (part.strip() for part in item.partition("="))
         if not equals or key not in values:
@@ -118,6 +147,9 @@ def _parse_parameters(text, base, name):
                 f"metric {shorten(name)}: {base} takes the parameters {known}, "
                 f"got {shorten(item.strip())}"
             )
+        if key in given:  # "rbp(p=.5,p=.6)": which one was meant?
+            raise ValueError(f"metric {shorten(name)}: the parameter {key} is given twice")
+        given.add(key)
         if key == "gain":
             check_choice(value, RBP_GAINS, name=f"the gain of {shorten(name)}")
             values[key] = value
@@ -142,20 +174,26 @@ def _parse_parameters(text, base, name):
     return tuple(values.items())
 
 
-def _parse_metric(name):
+def parse_metric(name, families=None, *, who=None):
     """Parse a metric name such as ``"ndcg@10"``, ``"iprec@0.5"`` or ``"rbp(p=0.9)"``.
 
-    Returns a :class:`_Metric`; its cut-off is None when the name has none
-    (``"map"``).
+    Returns a :class:`Metric`; its cut-off is None when the name has none
+    (``"map"``).  ``families``, when given, are the only families accepted
+    (a preset's), and ``who`` names what computes them in the message.
     """
     if not isinstance(name, str):
-        raise TypeError(f"metric names must be strings, got {name!r}")
+        raise TypeError(f"metric names must be strings, got {describe(name)}")
     head, at, k_text = name.partition("@")
     base, parenthesis, inside = head.partition("(")
     if base not in METRICS:
         raise ValueError(
-            f"unknown metric {shorten(name)}; the known metrics are: {_known_metrics()} "
-            f"(k a positive integer, e.g. 'ndcg@10')"
+            f"unknown metric {shorten(name)}; the known metrics are: "
+            f"{known_metrics(families)} (k a positive integer, e.g. 'ndcg@10')"
+        )
+    if families is not None and base not in families:
+        raise ValueError(
+            f"{who or 'this evaluator'} does not compute {base!r}; it knows "
+            f"{known_metrics(families)}, got {shorten(name)}"
         )
     params = tuple(PARAMETERS.get(base, {}).items())
     if parenthesis:
@@ -179,36 +217,39 @@ def _parse_metric(name):
                 f"{base}: the recall level must be in [0, 1], got {k_text} in metric "
                 f"{shorten(name)}"
             )
-        return _Metric(name, base, level, params)
+        return Metric(name, base, level, params)
     if not at:
         if cut == "required":
             raise ValueError(
                 f"metric {shorten(name)} needs a cut-off k, e.g. '{base}@10'"
             )
-        return _Metric(name, base, None, params)
+        return Metric(name, base, None, params)
     if cut == "none":
         raise ValueError(f"metric {shorten(name)} takes no cut-off, write '{base}'")
     # "P@10": the cut-off must be written as a positive integer
-    return _Metric(name, base, check_k_text(k_text, metric=name), params)
+    return Metric(name, base, check_k_text(k_text, metric=name, name="the cut-off k"), params)
 
 
-def _check_metrics(metrics):
-    """Return the metric names as a list of :class:`_Metric`, without repeats."""
+def check_metrics(metrics, families=None, *, who=None):
+    """Return the metric names as a list of :class:`Metric`, without repeats.
+
+    ``families`` and ``who`` as in :func:`parse_metric`.
+    """
     if isinstance(metrics, str):
         metrics = [metrics]
     if not hasattr(metrics, "__iter__"):
-        raise TypeError(f"metrics must be a list of metric names, got {metrics!r}")
+        raise TypeError(f"metrics must be a list of metric names, got {describe(metrics)}")
     parsed = []
     seen = set()
     for name in metrics:
-        metric = _parse_metric(name)
+        metric = parse_metric(name, families, who=who)
         if name not in seen:
             seen.add(name)
             parsed.append(metric)
     if not parsed:
         raise ValueError(
             f"metrics must name at least one metric; the known metrics are: "
-            f"{_known_metrics()}"
+            f"{known_metrics(families)}"
         )
     return parsed
 
