@@ -148,7 +148,8 @@ import numpy as np
 from ..conventions import PRESETS, evaluate_as, get_preset
 from ._checks import (_as_dicts, _check_all_docids, _check_grades, _check_nested,
                       _check_scores, _joined_ids)
-from ._engine import _count_larger_ids, _sort_each_query, _sortable, _to_float32, _unique
+from ._engine import (_count_larger_ids, _packed_ranks, _sort_each_query, _sortable,
+                      _to_float32, _unique)
 from .kernels import _KERNELS
 from .registry import _NEEDS_JUDGED, _check_metrics
 from .report import Report
@@ -559,10 +560,13 @@ class _Hits:
 def _rank_relevant(data, judged=False):
     r"""The rank of every relevant retrieved document, as trec_eval orders a run.
 
-    One uint64 key per document: its query in the high 32 bits, its score
-    key in the low 32 bits.  Sorting the scores inside each query
-    (ascending) sorts the keys: by query, then by score.  A hit's rank is
-    1 + the number of documents of its query with a larger key (two binary
+    A run with few distinct scores and short ids (heavy ties) is ranked by
+    one sort of keys that hold both the score and the id
+    (:func:`_packed_ranks`).  Any other run (:func:`_rank_found`): one
+    uint64 key per document, its query in the high 32 bits, its score key
+    in the low 32 bits.  Sorting the scores inside each query (ascending)
+    sorts the keys: by query, then by score.  A hit's rank is 1 + the
+    number of documents of its query with a larger key (two binary
     searches), + the number of tied documents with a larger id
     (:func:`_count_larger_ids`, only for hits that tie).  With
     ``judged=True`` every judged document is ranked, not only the relevant
@@ -572,36 +576,17 @@ def _rank_relevant(data, judged=False):
     relevant = np.flatnonzero(grades >= 1)  # trec_eval's default relevance level
     n_relevant = np.bincount(judged_query[relevant], minlength=n_queries)
     # the judged documents looked up in the run (:func:`_join_and_look_up`)
+    # ``which`` is the index of the retrieved ones among those looked up
     positions, scores = data.looked_up, data.looked_up_scores
-
-    sorted_keys = data.score_keys.copy()
-    _sort_each_query(sorted_keys, data.run_starts, data.run_sizes)
-    query_bits = np.arange(n_queries, dtype=np.uint64) << np.uint64(32)
-    run_keys = np.repeat(query_bits, data.run_sizes)
-    run_keys |= sorted_keys
-    del sorted_keys
-
-    # The retrieved ones are put in key order: binary searches with sorted
-    # needles are much faster.  ``which`` is their index among those looked up.
     which = np.flatnonzero(~np.isnan(scores))
     found_score_keys = data.key_of(scores[which])
-    found_keys = query_bits[judged_query[positions[which]]] | found_score_keys
-    order = np.argsort(found_keys, kind="stable")
-    which, found_keys = which[order], found_keys[order]
     found_positions = positions[which]
     found_query = judged_query[found_positions]
-    first_equal = np.searchsorted(run_keys, found_keys, side="left")
-    after_equal = np.searchsorted(run_keys, found_keys, side="right")
-    del run_keys  # (8 bytes a document: not kept through the tie step)
-    query_end = data.run_starts[found_query] + data.run_sizes[found_query]
-    found_ranks = 1 + (query_end - after_equal)  # 1 + number of higher scores
-    # Tied scores: documents with a larger id come first (trec_eval).
-    tied = (after_equal - first_equal) > 1
-    if tied.any():
-        found_ranks[tied] += _count_larger_ids(
-            data, found_query[tied], first_equal[tied], after_equal[tied],
-            found_positions[tied],
-        )
+    # Few distinct scores and short ids (heavy ties): one sort of packed keys
+    found_ranks = _packed_ranks(data, found_query, found_score_keys, found_positions)
+    if found_ranks is None:
+        found_query, found_ranks, found_positions = _rank_found(
+            data, found_query, found_score_keys, found_positions)
 
     # Sort by (query, rank): bincount then adds them in rank order, the
     # order in which trec_eval sums, so even the rounding is the same.
@@ -641,6 +626,40 @@ def _rank_relevant(data, judged=False):
                  starts=hit_starts, judged=ranked_judged)
 
 
+
+
+def _rank_found(data, found_query, found_score_keys, found_positions):
+    """The ranks of the found documents by their scores, then by the ids of the tied ones.
+
+    Returns the found documents' queries, ranks and positions, in key order.
+    """
+    n_queries = data.n_queries
+    sorted_keys = data.score_keys.copy()
+    _sort_each_query(sorted_keys, data.run_starts, data.run_sizes)
+    query_bits = np.arange(n_queries, dtype=np.uint64) << np.uint64(32)
+    run_keys = np.repeat(query_bits, data.run_sizes)
+    run_keys |= sorted_keys
+    del sorted_keys
+
+    # The found ones are put in key order: binary searches with sorted
+    # needles are much faster.
+    found_keys = query_bits[found_query] | found_score_keys
+    order = np.argsort(found_keys, kind="stable")
+    found_keys, found_query, found_positions = (
+        found_keys[order], found_query[order], found_positions[order])
+    first_equal = np.searchsorted(run_keys, found_keys, side="left")
+    after_equal = np.searchsorted(run_keys, found_keys, side="right")
+    del run_keys  # (8 bytes a document: not kept through the tie step)
+    query_end = data.run_starts[found_query] + data.run_sizes[found_query]
+    found_ranks = 1 + (query_end - after_equal)  # 1 + number of higher scores
+    # Tied scores: documents with a larger id come first (trec_eval).
+    tied = (after_equal - first_equal) > 1
+    if tied.any():
+        found_ranks[tied] += _count_larger_ids(
+            data, found_query[tied], first_equal[tied], after_equal[tied],
+            found_positions[tied],
+        )
+    return found_query, found_ranks, found_positions
 
 
 def _aggregate(values, queries, hits, conv):
