@@ -202,14 +202,22 @@ def test_tie_work_of_many_small_groups_is_pairs_of_at_most_pairwise(monkeypatch)
 # other run takes the tie-group path.  Both must give sorted()'s order.
 
 def _evaluate_both_ways(qrels, run, metrics, **kwargs):
-    """``evaluate`` with packed keys allowed, and with the tie-group path only; and whether it packed."""
+    """``evaluate`` with packed keys allowed, and with the tie-group path only; and whether it packed.
+
+    (Also sets ``_evaluate_both_ways.found_by_id``: whether the judged
+    documents were found among the sorted ids rather than looked up.)
+    """
     packed_ranks = evaluator._packed_ranks
     used = []
 
     def spying(*args):
         ranks = packed_ranks(*args)
         used.append(ranks is not None)
+        if ranks is not None and len(args) == 2:
+            _evaluate_both_ways.found_by_id = True
         return ranks
+
+    _evaluate_both_ways.found_by_id = False
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(evaluator, "_packed_ranks", spying)
@@ -231,14 +239,19 @@ _SHORT_HOSTILE = ["", "a", "ab", "abc", "abcdefg", "9", "10", "\x01", "a\x01", "
        scores=st.lists(st.sampled_from([0.0, -0.0, 1.0, 1.0 + 1e-12, 2.5, -1.0, float("inf")]),
                        min_size=60, max_size=60),
        grades=st.lists(st.integers(-1, 2), min_size=60, max_size=60),
-       n_queries=st.integers(1, 3))
-def test_packed_keys_rank_as_sorted(ids, scores, grades, n_queries):
+       n_queries=st.integers(1, 3),
+       unretrieved=st.lists(st.sampled_from(["a\0", "ab\0", "\0", "abcdefgh", "ab9\x01\x7f\xe9",
+                                             "\U0001f600\U0001f600", "zz"]), max_size=4))
+def test_packed_keys_rank_as_sorted(ids, scores, grades, n_queries, unretrieved):
     # short hostile ids (prefixes, multi-byte characters, lone surrogates),
     # scores that tie as float32 (-0.0 and 0.0, 1.0 and 1.0 + 1e-12), any
-    # grades, one to three queries: the packed path is taken, and map and
-    # bpref are those of the run as sorted() orders it
+    # grades, one to three queries, judged ids that are not retrieved but
+    # whose first bytes are a retrieved id's ("a\0", "abcdefgh"): the
+    # packed path is taken, and map and bpref are those of the run as
+    # sorted() orders it
     run = {f"q{q}": dict(zip(ids[q::n_queries], scores[q::n_queries])) for q in range(n_queries)}
-    qrels = {q: dict(zip(list(r)[::2], grades)) for q, r in run.items()}
+    qrels = {q: dict(zip(list(r)[::2] + [d for d in unretrieved if d not in r], grades))
+             for q, r in run.items()}
     qrels = {q: j for q, j in qrels.items() if j}
     if not qrels:
         return
@@ -293,16 +306,18 @@ def _fixed_run(n_queries=20, size=50, ids=None, scores=None):
     return qrels, run
 
 
-@pytest.mark.parametrize("case, packs", [
-    ("five scores", True),
-    ("200 distinct scores", True),        # more than 16: ranked by a binary search
-    ("300 distinct scores", False),       # more than 256: no room in 8 bits
-    ("a score missed by the samples", False),
-    ("an id of 8 bytes", False),
-    ("an id holding a NUL", False),
-    ("7-byte multi-byte ids", True),
+@pytest.mark.parametrize("case, packs, found_by_id", [
+    ("five scores", True, True),
+    ("200 distinct scores", True, False),      # more than 16: looked up, then packed
+    ("300 distinct scores", False, False),     # more than 256: no room in 8 bits
+    ("a score missed by the samples", False, False),
+    ("an id of 8 bytes", False, False),
+    ("an id holding a NUL", False, False),
+    ("7-byte multi-byte ids", True, True),
+    ("judged ids that only begin as retrieved ones", True, False),  # a NUL: looked up
+    ("judged ids of 8 bytes that begin as retrieved ones", True, True),
 ])
-def test_which_runs_are_packed(case, packs):
+def test_which_runs_are_packed(case, packs, found_by_id):
     # whether a run is packed or not, the values are the tie-group path's
     # (and so sorted()'s and pytrec_eval's, tested above and elsewhere)
     if case == "five scores":
@@ -319,8 +334,17 @@ def test_which_runs_are_packed(case, packs):
         qrels, run = _fixed_run(ids=lambda q, i: "d1234567" if (q, i) == (19, 3) else f"d{i}")
     elif case == "an id holding a NUL":
         qrels, run = _fixed_run(ids=lambda q, i: "d\0" if (q, i) == (19, 3) else f"d{i}")
-    else:
+    elif case == "7-byte multi-byte ids":
         qrels, run = _fixed_run(ids=lambda q, i: f"é{i:05d}")
+    else:
+        # "d10" is retrieved; "d10\0" and "d10xxxxx" are judged, relevant, not
+        # retrieved (the second cut to 7 bytes is "d10xxxx", which is)
+        qrels, run = _fixed_run(ids=lambda q, i: "d10xxxx" if i == 49 else f"d{i}")
+        for judged in qrels.values():
+            judged.update({"d10xxxxx": 2} if "8 bytes" in case else
+                          {"d10\0": 2, "d10xxxxx": 2, "d10xxxx\0": 1})
     packed, general, used = _evaluate_both_ways(qrels, run, ["map", "bpref", "ndcg@10"])
     assert used == packs
+    # found among the sorted ids, or looked up in the dicts and then packed
+    assert _evaluate_both_ways.found_by_id == found_by_id
     assert packed.per_query == general.per_query and packed.mean == general.mean

@@ -102,8 +102,8 @@ _PACKED_SAMPLE = 4096
 """Scores at each end of the run, and characters of its first ids, looked at before packing it."""
 
 
-def _packed_ranks(data, found_query, found_score_keys, found_positions):
-    """The rank of each found document by one sort of 64-bit keys; None if the run does not fit.
+def _packed_ranks(data, positions, found_score_keys=None):
+    """Find and rank judged documents by sorting 64-bit keys; None if the run does not fit.
 
     When a run has at most 256 distinct scores (heavy ties: grades, integer
     scores) and ids of at most 7 bytes, each document fits in one uint64
@@ -113,13 +113,20 @@ def _packed_ranks(data, found_query, found_score_keys, found_positions):
     order them; an id holding a zero byte makes the run not fit).  Each
     query's keys are sorted (the rows of a matrix, :func:`_sort_each_query`),
     and a found document's rank is 1 + the number of keys of its query
-    larger than its own, by a binary search in its query's row: ties need
-    no step of their own.  Which runs fit is only a question of speed:
-    the other runs take the general path (:func:`_count_larger_ids`),
-    which gives the same ranks.
+    larger than its own, by a binary search in its query's row
+    (:func:`_search_rows`): ties need no step of their own.
+
+    ``positions`` are judged entries.  With ``found_score_keys`` they are
+    retrieved ones, with these score keys (looked up in the run's dicts);
+    without, they are found here: each query's ids are sorted too, each
+    carrying its score's rank in its low byte (an id of 7 bytes leaves it
+    free), and each judged id is searched for among them.  Returns the
+    positions of the retrieved ones and their ranks.  Which runs fit is
+    only a question of speed: the others take the general path
+    (:func:`_count_larger_ids`), which gives the same ranks.
     """
     keys, n_run = data.score_keys, len(data.score_keys)
-    if not len(found_query):
+    if not len(positions) or not n_run:
         return None
     # Does the run fit?  Samples first (its first and last scores, its first
     # ids): a run that does not fit is mostly told in a few microseconds.
@@ -140,32 +147,62 @@ def _packed_ranks(data, found_query, found_score_keys, found_positions):
     del bounds
     if int(lengths.max()) > _PACKED_ID_BYTES:
         return None
-    shift = np.uint64(64 - _PACKED_SCORE_BITS)
-    packed = _first_words(raw, starts, lengths)  # the id's bytes, big-endian
+    ids = _first_words(raw, starts, lengths)  # the id's bytes, big-endian; low byte 0
     del raw, starts, lengths
-    packed >>= np.uint64(8 * (8 - _PACKED_ID_BYTES))
-    packed |= score_rank.astype(np.uint64) << shift
-    del score_rank
-    _sort_each_query(packed, data.run_starts, data.run_sizes)
-
-    # the found documents' keys (their ids are ids of the run: 7 bytes at most)
+    score_rank = score_rank.astype(np.uint64)
+    query = data.judged_query[positions]
     raw, starts, lengths = _utf8_ids(data.judged_ids, len(data.grades),
-                                     lambda: chain.from_iterable(data.judgements),
-                                     found_positions)
-    found_packed = _first_words(raw, starts, lengths)
-    found_packed >>= np.uint64(8 * (8 - _PACKED_ID_BYTES))
-    found_packed |= np.searchsorted(distinct, found_score_keys).astype(np.uint64) << shift
+                                     lambda: chain.from_iterable(data.judgements), positions)
+    judged_ids = _first_words(raw, starts, np.minimum(lengths, _PACKED_ID_BYTES))
+    del raw, starts
+    if found_score_keys is None:
+        if data.judged_ids.count("\0") != len(data.grades) - 1:
+            return None  # a judged id holds a NUL: its first bytes could match a run id
+        # the judged ids among each query's ids (sorted), found with their score's rank
+        by_id = ids | score_rank
+        _sort_each_query(by_id, data.run_starts, data.run_sizes)
+        first = _search_rows(by_id, data.run_starts[query], data.run_sizes[query], judged_ids,
+                             larger=False)
+        candidate = by_id[np.minimum(first, n_run - 1)]
+        found = ((lengths <= _PACKED_ID_BYTES)
+                 & (first < data.run_starts[query] + data.run_sizes[query])
+                 & ((candidate >> np.uint64(8)) == (judged_ids >> np.uint64(8))))
+        del by_id
+        positions, query, judged_ids = positions[found], query[found], judged_ids[found]
+        found_rank = candidate[found] & np.uint64(0xFF)
+    else:
+        found_rank = np.searchsorted(distinct, found_score_keys).astype(np.uint64)
+    shift = np.uint64(64 - _PACKED_SCORE_BITS)
+    packed = ids >> np.uint64(8)
+    packed |= score_rank << shift
+    del ids, score_rank
+    _sort_each_query(packed, data.run_starts, data.run_sizes)
+    found_packed = judged_ids >> np.uint64(8)
+    found_packed |= found_rank << shift
     # in each query's row, the first key larger than the found one's
-    low = data.run_starts[found_query]
-    end = low + data.run_sizes[found_query]
-    high = end.copy()
-    for _ in range(int(data.run_sizes[found_query].max()).bit_length() + 1):
+    ends = data.run_starts[query] + data.run_sizes[query]
+    first_larger = _search_rows(packed, data.run_starts[query], data.run_sizes[query],
+                                found_packed, larger=True)
+    return positions, 1 + (ends - first_larger)
+
+
+def _search_rows(values, starts, sizes, needles, larger):
+    """For each needle, the first of ``values[start : start + size]`` (sorted) above it, or not below it.
+
+    ``larger=True``: the first value larger than the needle, else the first
+    value not smaller (``start + size`` if none): NumPy's ``searchsorted``
+    with ``side="right"`` and ``"left"``, in a row each, all at once.
+    """
+    low, high = starts.copy(), starts + sizes
+    last = len(values) - 1
+    for _ in range(int(sizes.max(initial=0)).bit_length() + 1):
         middle = (low + high) >> 1
-        not_larger = packed[np.minimum(middle, n_run - 1)] <= found_packed
+        row = values[np.minimum(middle, last)]
+        below = row <= needles if larger else row < needles
         searching = low < high
-        low = np.where(searching & not_larger, middle + 1, low)
-        high = np.where(searching & ~not_larger, middle, high)
-    return 1 + (end - low)
+        low = np.where(searching & below, middle + 1, low)
+        high = np.where(searching & ~below, middle, high)
+    return low
 
 
 def _rank_among(distinct, keys):

@@ -148,8 +148,8 @@ import numpy as np
 from ..conventions import PRESETS, evaluate_as, get_preset
 from ._checks import (_as_dicts, _check_all_docids, _check_grades, _check_nested,
                       _check_scores, _joined_ids)
-from ._engine import (_count_larger_ids, _packed_ranks, _sort_each_query, _sortable,
-                      _to_float32, _unique)
+from ._engine import (_PACKED_ID_BYTES, _count_larger_ids, _packed_ranks, _sort_each_query,
+                      _sortable, _to_float32, _unique)
 from .kernels import _KERNELS
 from .registry import _NEEDS_JUDGED, _check_metrics
 from .report import Report
@@ -405,6 +405,7 @@ class _Flat:
     judged_ids: str = ""      # every judged document id, likewise
     looked_up: np.ndarray = None         # judged entries looked up in the run
     looked_up_scores: np.ndarray = None  # their scores in the run, NaN if not retrieved
+    packed: tuple = None  # or, found by packed keys: (retrieved judged entries, their ranks)
 
     @property
     def n_queries(self):
@@ -455,11 +456,36 @@ def _flatten(qrels, run, queries, scores, judged=False):
     # Only relevant documents can change most metrics, so the (often many)
     # non-relevant judgements are looked up only if needed.
     looked_up = np.ones(len(data.grades), dtype=bool) if judged else data.grades >= 1
-    data.run_ids, data.looked_up, data.looked_up_scores = _join_and_look_up(data, looked_up)
+    # A run that its first queries say has few distinct scores and short ids
+    # may be packed (:func:`_packed_ranks`): then the judged documents are
+    # found among its sorted ids, not looked up in its dicts one by one.
+    may_pack = _may_pack(rankings)
+    if may_pack:
+        data.run_ids = _joined_ids(rankings, scored, "run")
+    else:
+        data.run_ids, data.looked_up, data.looked_up_scores = _join_and_look_up(data, looked_up)
     values = _check_scores(rankings, data.run_starts, run_sizes, data.run_where,
                            np.float32 if scores == "float32" else np.float64)
     data.score_keys, data.key_of = _score_keys(values, scores)
+    if may_pack:
+        data.packed = _packed_ranks(data, np.flatnonzero(looked_up))
+        if data.packed is None:  # it does not fit after all: look them up
+            _, data.looked_up, data.looked_up_scores = _join_and_look_up(data, looked_up)
     return data
+
+
+def _may_pack(rankings, sample=10):
+    """True if the first ``sample`` rankings have string ids of at most 7 characters and at most 16 scores.
+
+    Only a guess at whether the run fits in packed keys (:func:`_packed_ranks`
+    decides, on the whole run): either way the ranks are the same.
+    """
+    first = rankings[:sample]
+    try:
+        return (max(map(len, chain.from_iterable(first)), default=0) <= _PACKED_ID_BYTES
+                and len(set(chain.from_iterable(map(dict.values, first)))) <= 16)
+    except TypeError:  # an id or a score of another kind: the general path names it
+        return False
 
 
 def _join_and_look_up(data, looked_up):
@@ -575,18 +601,23 @@ def _rank_relevant(data, judged=False):
     n_queries, grades, judged_query = data.n_queries, data.grades, data.judged_query
     relevant = np.flatnonzero(grades >= 1)  # trec_eval's default relevance level
     n_relevant = np.bincount(judged_query[relevant], minlength=n_queries)
-    # the judged documents looked up in the run (:func:`_join_and_look_up`)
-    # ``which`` is the index of the retrieved ones among those looked up
-    positions, scores = data.looked_up, data.looked_up_scores
-    which = np.flatnonzero(~np.isnan(scores))
-    found_score_keys = data.key_of(scores[which])
-    found_positions = positions[which]
-    found_query = judged_query[found_positions]
-    # Few distinct scores and short ids (heavy ties): one sort of packed keys
-    found_ranks = _packed_ranks(data, found_query, found_score_keys, found_positions)
-    if found_ranks is None:
-        found_query, found_ranks, found_positions = _rank_found(
-            data, found_query, found_score_keys, found_positions)
+    if data.packed is not None:  # found and ranked by :func:`_flatten` already
+        found_positions, found_ranks = data.packed
+        found_query = judged_query[found_positions]
+    else:
+        # the judged documents looked up in the run (:func:`_join_and_look_up`)
+        positions, scores = data.looked_up, data.looked_up_scores
+        which = np.flatnonzero(~np.isnan(scores))  # the retrieved ones
+        found_score_keys = data.key_of(scores[which])
+        found_positions = positions[which]
+        # Few distinct scores and short ids (heavy ties): one sort of packed keys
+        packed = _packed_ranks(data, found_positions, found_score_keys)
+        if packed is not None:
+            found_positions, found_ranks = packed
+            found_query = judged_query[found_positions]
+        else:
+            found_query, found_ranks, found_positions = _rank_found(
+                data, judged_query[found_positions], found_score_keys, found_positions)
 
     # Sort by (query, rank): bincount then adds them in rank order, the
     # order in which trec_eval sums, so even the rounding is the same.
