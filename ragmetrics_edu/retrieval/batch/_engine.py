@@ -191,18 +191,29 @@ def _search_rows(values, starts, sizes, needles, larger):
 
     ``larger=True``: the first value larger than the needle, else the first
     value not smaller (``start + size`` if none): NumPy's ``searchsorted``
-    with ``side="right"`` and ``"left"``, in a row each, all at once.
+    with ``side="right"`` and ``"left"``, in a row each, all at once.  The
+    needles come query after query; a chunk of them is searched at a time,
+    so that the rows it reads stay in the processor's cache from one step
+    of the search to the next.
     """
-    low, high = starts.copy(), starts + sizes
-    last = len(values) - 1
-    for _ in range(int(sizes.max(initial=0)).bit_length() + 1):
-        middle = (low + high) >> 1
-        row = values[np.minimum(middle, last)]
-        below = row <= needles if larger else row < needles
-        searching = low < high
-        low = np.where(searching & below, middle + 1, low)
-        high = np.where(searching & ~below, middle, high)
-    return low
+    found = np.empty(len(needles), dtype=np.int64)
+    steps = int(sizes.max(initial=0)).bit_length() + 1
+    for lo in range(0, len(needles), _SEARCH_CHUNK):
+        chunk = slice(lo, lo + _SEARCH_CHUNK)
+        low, high, wanted = starts[chunk].copy(), starts[chunk] + sizes[chunk], needles[chunk]
+        for _ in range(steps):
+            middle = (low + high) >> 1
+            row = np.take(values, middle, mode="clip")
+            below = row <= wanted if larger else row < wanted
+            below &= low < high
+            low = np.where(below, middle + 1, low)
+            high = np.where(below, high, np.minimum(middle, high))
+        found[chunk] = low
+    return found
+
+
+_SEARCH_CHUNK = 1 << 13
+"""Needles searched at a time by :func:`_search_rows`."""
 
 
 def _rank_among(distinct, keys):
