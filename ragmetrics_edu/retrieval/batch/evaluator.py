@@ -140,7 +140,7 @@ Examples
 
 import dataclasses
 import math
-from itertools import chain, compress, repeat
+from itertools import chain, compress, islice, repeat
 from operator import itemgetter
 
 import numpy as np
@@ -474,16 +474,17 @@ def _flatten(qrels, run, queries, scores, judged=False):
     return data
 
 
-def _may_pack(rankings, sample=10):
-    """True if the first ``sample`` rankings have string ids of at most 7 characters and at most 16 scores.
+def _may_pack(rankings, sample=1000):
+    """True if the run's first ``sample`` documents have ids of at most 7 characters and at most 16 scores.
 
     Only a guess at whether the run fits in packed keys (:func:`_packed_ranks`
     decides, on the whole run): either way the ranks are the same.
     """
-    first = rankings[:sample]
     try:
-        return (max(map(len, chain.from_iterable(first)), default=0) <= _PACKED_ID_BYTES
-                and len(set(chain.from_iterable(map(dict.values, first)))) <= 16)
+        return (max(map(len, islice(chain.from_iterable(rankings), sample)), default=0)
+                <= _PACKED_ID_BYTES
+                and len(set(islice(chain.from_iterable(map(dict.values, rankings)), sample)))
+                <= 16)
     except TypeError:  # an id or a score of another kind: the general path names it
         return False
 
