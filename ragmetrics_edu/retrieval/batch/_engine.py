@@ -7,8 +7,11 @@ a million documents without a Python statement per document takes the
 machinery here: scores turned into sortable unsigned integers, each query's
 segment sorted as a row of a matrix, ids compared as big-endian 8-byte
 words (:mod:`._words`) a chunk of entries at a time, and a ``unique`` that
-keeps the inverse.  None of it changes a number; a student can skip this
-file: the readable definition of the order is in
+keeps the inverse.  A run with few distinct scores and short ids (heavy
+ties) skips the comparisons of tied ids: score and id fit in one 64-bit
+key, and one sort of them orders each query (:func:`_packed_ranks`).
+None of it changes a number; a student can skip this file: the readable
+definition of the order is in
 :func:`ragmetrics_edu.retrieval.order_aware.average_precision` and friends.
 """
 
@@ -150,14 +153,14 @@ def _packed_ranks(data, positions, found_score_keys=None):
     ids = _first_words(raw, starts, lengths)  # the id's bytes, big-endian; low byte 0
     del raw, starts, lengths
     score_rank = score_rank.astype(np.uint64)
+    if found_score_keys is None and data.judged_ids.count("\0") != len(data.grades) - 1:
+        return None  # a judged id holds a NUL: its first bytes could match a run id
     query = data.judged_query[positions]
     raw, starts, lengths = _utf8_ids(data.judged_ids, len(data.grades),
                                      lambda: chain.from_iterable(data.judgements), positions)
     judged_ids = _first_words(raw, starts, np.minimum(lengths, _PACKED_ID_BYTES))
     del raw, starts
     if found_score_keys is None:
-        if data.judged_ids.count("\0") != len(data.grades) - 1:
-            return None  # a judged id holds a NUL: its first bytes could match a run id
         # the judged ids among each query's ids (sorted), found with their score's rank
         by_id = ids | score_rank
         _sort_each_query(by_id, data.run_starts, data.run_sizes)
@@ -187,7 +190,7 @@ def _packed_ranks(data, positions, found_score_keys=None):
 
 
 def _search_rows(values, starts, sizes, needles, larger):
-    """For each needle, the first of ``values[start : start + size]`` (sorted) above it, or not below it.
+    """For each needle, where it goes in its row ``values[start : start + size]`` (sorted).
 
     ``larger=True``: the first value larger than the needle, else the first
     value not smaller (``start + size`` if none): NumPy's ``searchsorted``
@@ -217,7 +220,7 @@ _SEARCH_CHUNK = 1 << 13
 
 
 def _rank_among(distinct, keys):
-    """For each key, the number of ``distinct`` (sorted) keys below it; None if one is not among them.
+    """For each key, the number of ``distinct`` (sorted) keys below it; None if one is missing.
 
     None too if there are more than 2**``_PACKED_SCORE_BITS`` of them.  A
     few distinct keys (at most 16) are counted by one comparison each with

@@ -121,7 +121,10 @@ the ranks :math:`r_1 < r_2 < \dots` of the relevant documents of a query:
 * RR = 1 / r_1,  AP = (1 / R) * sum_i i / r_i,
 * DCG@k = sum_{r_i <= k} gain_i / log2(r_i + 1),
 
-which NumPy computes for every query at once with ``np.bincount``.  The
+which NumPy computes for every query at once with ``np.bincount``.  (A run
+with few distinct scores and short ids, where ties are many, is ranked
+another way, with the same result: score and id are packed in one 64-bit
+number and each query's numbers are sorted once.)  The
 readable one-query functions of :mod:`ragmetrics_edu.retrieval.order_unaware`,
 :mod:`~ragmetrics_edu.retrieval.order_aware` and :mod:`~ragmetrics_edu.retrieval.graded` are
 the reference the tests compare this path with.
@@ -475,7 +478,7 @@ def _flatten(qrels, run, queries, scores, judged=False):
 
 
 def _may_pack(rankings, sample=1000):
-    """True if the run's first ``sample`` documents have ids of at most 7 characters and at most 16 scores.
+    """True if the run's first ``sample`` documents have ids of 7 characters or less, and 16 scores.
 
     Only a guess at whether the run fits in packed keys (:func:`_packed_ranks`
     decides, on the whole run): either way the ranks are the same.
