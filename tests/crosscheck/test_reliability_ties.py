@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import ragmetrics_edu as rm
 from ragmetrics_edu.retrieval.batch import _engine as engine
+from ragmetrics_edu.retrieval.batch import evaluator
 from ragmetrics_edu.retrieval.batch import evaluate
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -128,6 +129,7 @@ def test_tied_ranks_follow_sorted_whichever_way_they_are_counted(ids, scores, gr
     qrels = {"q": dict(zip(ids[::2], grades))}
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(engine, "_PAIRWISE", pairwise)
+        mp.setattr(evaluator, "_packed_ranks", lambda *args: None)  # the tie-group path
         report = evaluate(qrels, run, ["map", "bpref"])
     if "q" not in report.per_query:
         return
@@ -155,6 +157,7 @@ def _counted_work(monkeypatch, qrels, run, metric):
         return count_by_sorting(member_words, hit_words, group_of_hit, group_start,
                                 group_size, chosen)
 
+    monkeypatch.setattr(evaluator, "_packed_ranks", lambda *args: None)  # the tie-group path
     monkeypatch.setattr(engine, "_larger_ids", counting_larger_ids)
     monkeypatch.setattr(engine, "_count_by_sorting", counting_sort, raising=False)
     evaluate(qrels, run, [metric])
@@ -190,3 +193,158 @@ def test_tie_work_of_many_small_groups_is_pairs_of_at_most_pairwise(monkeypatch)
         expected += sum(s for s in sizes if s > 1)  # a document alone in its score: no tie
     pairs, sorted_ids = _counted_work(monkeypatch, qrels, run, "map")
     assert sorted_ids == 0 and pairs == expected
+
+
+# --- Packed keys (few distinct scores, ids of at most 7 bytes) ---------------
+#
+# Such runs are ranked by one sort of 64-bit keys (the score's rank among the
+# run's distinct scores, then the id's bytes): engine._packed_ranks.  Every
+# other run takes the tie-group path.  Both must give sorted()'s order.
+
+def _evaluate_both_ways(qrels, run, metrics, **kwargs):
+    """``evaluate`` with packed keys allowed, and with the tie-group path only; and whether it packed.
+
+    (Also sets ``_evaluate_both_ways.found_by_id``: whether the judged
+    documents were found among the sorted ids rather than looked up.)
+    """
+    packed_ranks = evaluator._packed_ranks
+    used = []
+
+    def spying(*args):
+        ranks = packed_ranks(*args)
+        used.append(ranks is not None)
+        if ranks is not None and len(args) == 2:
+            _evaluate_both_ways.found_by_id = True
+        return ranks
+
+    _evaluate_both_ways.found_by_id = False
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(evaluator, "_packed_ranks", spying)
+        packed = evaluate(qrels, run, metrics, **kwargs)
+        mp.setattr(evaluator, "_packed_ranks", lambda *args: None)
+        general = evaluate(qrels, run, metrics, **kwargs)
+    return packed, general, any(used)
+
+
+_SHORT_HOSTILE = ["", "a", "ab", "abc", "abcdefg", "9", "10", "\x01", "a\x01", "\x7f", "é",
+                  "e\u0301", "日本", "\U0001f600", "\uffff", "\ud800", "\udfff", "\ue000"]
+"""Ids of at most 7 UTF-8 bytes that order awkwardly (no NUL: a NUL makes a run not packed)."""
+
+
+@settings(max_examples=200, deadline=None)
+@given(ids=st.lists(st.text(alphabet="ab9\x01\x7f\xe9\ud800\U0001f600", max_size=4).filter(
+           lambda d: len(d.encode("utf-8", "surrogatepass")) <= 7), min_size=1, max_size=60,
+           unique=True),
+       scores=st.lists(st.sampled_from([0.0, -0.0, 1.0, 1.0 + 1e-12, 2.5, -1.0, float("inf")]),
+                       min_size=60, max_size=60),
+       grades=st.lists(st.integers(-1, 2), min_size=60, max_size=60),
+       n_queries=st.integers(1, 3),
+       unretrieved=st.lists(st.sampled_from(["a\0", "ab\0", "\0", "abcdefgh", "ab9\x01\x7f\xe9",
+                                             "\U0001f600\U0001f600", "zz"]), max_size=4))
+def test_packed_keys_rank_as_sorted(ids, scores, grades, n_queries, unretrieved):
+    # short hostile ids (prefixes, multi-byte characters, lone surrogates),
+    # scores that tie as float32 (-0.0 and 0.0, 1.0 and 1.0 + 1e-12), any
+    # grades, one to three queries, judged ids that are not retrieved but
+    # whose first bytes are a retrieved id's ("a\0", "abcdefgh"): the
+    # packed path is taken, and map and bpref are those of the run as
+    # sorted() orders it
+    run = {f"q{q}": dict(zip(ids[q::n_queries], scores[q::n_queries])) for q in range(n_queries)}
+    qrels = {q: dict(zip(list(r)[::2] + [d for d in unretrieved if d not in r], grades))
+             for q, r in run.items()}
+    qrels = {q: j for q, j in qrels.items() if j}
+    if not qrels:
+        return
+    packed, general, used = _evaluate_both_ways(qrels, run, ["map", "bpref", "ndcg@5"])
+    assert used
+    assert packed.per_query == general.per_query and packed.mean == general.mean
+    for qid, values in packed.per_query.items():
+        for metric in ("map", "bpref"):
+            expected = (_readable(qrels[qid], run[qid], metric)
+                        if any(g >= 1 for g in qrels[qid].values()) else 0.0)
+            assert values[metric] == pytest.approx(expected, abs=1e-12), (qid, metric)
+
+
+@pytest.mark.parametrize("conventions", ["trec_eval", "trec_eval10"])
+def test_packed_keys_give_pytrec_eval_values_on_many_queries(conventions):
+    # 300 queries of 40 documents, ids of at most 7 bytes (the hostile ones
+    # and "d0" to "d199"), integer scores 0-4 (float32 and double keys):
+    # packed, the values are pytrec_eval's and the tie-group path's (lone
+    # surrogates and "" left out: pytrec_eval cannot take them)
+    rng = np.random.default_rng(7)
+    pool = [d for d in _SHORT_HOSTILE if d and not any("\ud800" <= c <= "\udfff" for c in d)]
+    pool += [f"d{i}" for i in range(200)]
+    run, qrels = {}, {}
+    for q in range(300):
+        ids = rng.choice(len(pool), size=40, replace=False).tolist()
+        run[f"q{q}"] = {pool[i]: float(rng.integers(0, 5)) for i in ids}
+        qrels[f"q{q}"] = {pool[i]: int(rng.integers(-1, 3)) for i in ids[:15]}
+    names = {"map": "map", "bpref": "bpref", "ndcg": "ndcg", "P@10": "P_10",
+             "mrr": "recip_rank", "rprec": "Rprec"}
+    packed, general, used = _evaluate_both_ways(qrels, run, list(names),
+                                                conventions=conventions)
+    assert used
+    assert packed.per_query == general.per_query
+    if conventions == "trec_eval":  # (pytrec_eval runs trec_eval 9.x: float32)
+        theirs = pytrec_eval.RelevanceEvaluator(
+            qrels, {"map", "bpref", "ndcg", "P", "recip_rank", "Rprec"}).evaluate(run)
+        for qid, values in theirs.items():
+            for name, trec_name in names.items():
+                assert packed.per_query[qid][name] == pytest.approx(values[trec_name],
+                                                                    abs=1e-12), (qid, name)
+
+
+def _fixed_run(n_queries=20, size=50, ids=None, scores=None):
+    """A seeded run and qrels: ids "d0"... (or ``ids(q, i)``), scores 0-4 (or ``scores(q, i)``)."""
+    rng = np.random.default_rng(11)
+    run, qrels = {}, {}
+    for q in range(n_queries):
+        docs = [ids(q, i) if ids else f"d{i}" for i in rng.permutation(size).tolist()]
+        run[f"q{q}"] = {d: (scores(q, i) if scores else float(rng.integers(0, 5)))
+                        for i, d in enumerate(docs)}
+        qrels[f"q{q}"] = {d: int(rng.integers(0, 3)) for d in docs[::3]}
+    return qrels, run
+
+
+@pytest.mark.parametrize("case, packs, found_by_id", [
+    ("five scores", True, True),
+    ("200 distinct scores", True, False),      # more than 16: looked up, then packed
+    ("300 distinct scores", False, False),     # more than 256: no room in 8 bits
+    ("a score missed by the samples", False, False),
+    ("an id of 8 bytes", False, False),
+    ("an id holding a NUL", False, False),
+    ("7-byte multi-byte ids", True, True),
+    ("judged ids that only begin as retrieved ones", True, False),  # a NUL: looked up
+    ("judged ids of 8 bytes that begin as retrieved ones", True, True),
+])
+def test_which_runs_are_packed(case, packs, found_by_id):
+    # whether a run is packed or not, the values are the tie-group path's
+    # (and so sorted()'s and pytrec_eval's, tested above and elsewhere)
+    if case == "five scores":
+        qrels, run = _fixed_run()
+    elif case == "200 distinct scores":
+        qrels, run = _fixed_run(scores=lambda q, i: float((q * 50 + i) % 200) / 8)
+    elif case == "300 distinct scores":
+        qrels, run = _fixed_run(scores=lambda q, i: float((q * 50 + i) % 300) / 8)
+    elif case == "a score missed by the samples":
+        # 200 queries of 50: 10,000 scores; the samples look at both ends
+        qrels, run = _fixed_run(n_queries=200, scores=lambda q, i: 9.0 if (q, i) == (100, 7)
+                                else float(i % 3))
+    elif case == "an id of 8 bytes":
+        qrels, run = _fixed_run(ids=lambda q, i: "d1234567" if (q, i) == (19, 3) else f"d{i}")
+    elif case == "an id holding a NUL":
+        qrels, run = _fixed_run(ids=lambda q, i: "d\0" if (q, i) == (19, 3) else f"d{i}")
+    elif case == "7-byte multi-byte ids":
+        qrels, run = _fixed_run(ids=lambda q, i: f"é{i:05d}")
+    else:
+        # "d10" is retrieved; "d10\0" and "d10xxxxx" are judged, relevant, not
+        # retrieved (the second cut to 7 bytes is "d10xxxx", which is)
+        qrels, run = _fixed_run(ids=lambda q, i: "d10xxxx" if i == 49 else f"d{i}")
+        for judged in qrels.values():
+            judged.update({"d10xxxxx": 2} if "8 bytes" in case else
+                          {"d10\0": 2, "d10xxxxx": 2, "d10xxxx\0": 1})
+    packed, general, used = _evaluate_both_ways(qrels, run, ["map", "bpref", "ndcg@10"])
+    assert used == packs
+    # found among the sorted ids, or looked up in the dicts and then packed
+    assert _evaluate_both_ways.found_by_id == found_by_id
+    assert packed.per_query == general.per_query and packed.mean == general.mean

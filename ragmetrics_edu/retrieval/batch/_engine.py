@@ -7,8 +7,11 @@ a million documents without a Python statement per document takes the
 machinery here: scores turned into sortable unsigned integers, each query's
 segment sorted as a row of a matrix, ids compared as big-endian 8-byte
 words (:mod:`._words`) a chunk of entries at a time, and a ``unique`` that
-keeps the inverse.  None of it changes a number; a student can skip this
-file: the readable definition of the order is in
+keeps the inverse.  A run with few distinct scores and short ids (heavy
+ties) skips the comparisons of tied ids: score and id fit in one 64-bit
+key, and one sort of them orders each query (:func:`_packed_ranks`).
+None of it changes a number; a student can skip this file: the readable
+definition of the order is in
 :func:`ragmetrics_edu.retrieval.order_aware.average_precision` and friends.
 """
 
@@ -16,6 +19,7 @@ from itertools import chain
 
 import numpy as np
 
+from ._words import first_words as _first_words
 from ._words import id_words as _id_words
 from ._words import ranges as _ranges
 
@@ -91,6 +95,149 @@ def _unique(values):
     inverse = np.empty(len(values), dtype=np.int64)
     inverse[order] = np.cumsum(is_new) - 1
     return ordered[is_new], inverse
+
+
+_PACKED_SCORE_BITS = 8
+"""Bits of a packed key (:func:`_packed_ranks`) for the score: at most 256 distinct scores."""
+_PACKED_ID_BYTES = 7
+"""Bytes of a packed key for the id: the other 56 bits."""
+_PACKED_SAMPLE = 4096
+"""Scores at each end of the run, and characters of its first ids, looked at before packing it."""
+
+
+def _packed_ranks(data, positions, found_score_keys=None):
+    """Find and rank judged documents by sorting 64-bit keys; None if the run does not fit.
+
+    When a run has at most 256 distinct scores (heavy ties: grades, integer
+    scores) and ids of at most 7 bytes, each document fits in one uint64
+    that sorts as trec_eval orders a query: the rank of its score among
+    the run's distinct scores in the top 8 bits, its id's bytes below
+    (zero-padded, so ``"ab"`` < ``"abc"``, as ``strcmp`` and ``sorted()``
+    order them; an id holding a zero byte makes the run not fit).  Each
+    query's keys are sorted (the rows of a matrix, :func:`_sort_each_query`),
+    and a found document's rank is 1 + the number of keys of its query
+    larger than its own, by a binary search in its query's row
+    (:func:`_search_rows`): ties need no step of their own.
+
+    ``positions`` are judged entries.  With ``found_score_keys`` they are
+    retrieved ones, with these score keys (looked up in the run's dicts);
+    without, they are found here: each query's ids are sorted too, each
+    carrying its score's rank in its low byte (an id of 7 bytes leaves it
+    free), and each judged id is searched for among them.  Returns the
+    positions of the retrieved ones and their ranks.  Which runs fit is
+    only a question of speed: the others take the general path
+    (:func:`_count_larger_ids`), which gives the same ranks.
+    """
+    keys, n_run = data.score_keys, len(data.score_keys)
+    if not len(positions) or not n_run:
+        return None
+    # Does the run fit?  Samples first (its first and last scores, its first
+    # ids): a run that does not fit is mostly told in a few microseconds.
+    if any(len(d) > _PACKED_ID_BYTES for d in data.run_ids[:_PACKED_SAMPLE].split("\0")):
+        return None
+    distinct = _unique(np.concatenate([keys[:_PACKED_SAMPLE], keys[-_PACKED_SAMPLE:]]))[0]
+    score_rank = _rank_among(distinct, keys)  # every score must be among them
+    if score_rank is None:
+        return None
+    raw = data.run_ids.encode("utf-8", "surrogatepass")
+    if len(raw) > (_PACKED_ID_BYTES + 1) * n_run:  # (a shortcut: some id is longer)
+        return None
+    bounds = _id_bounds(raw, n_run)
+    if bounds is None:
+        return None
+    starts = bounds[:-1] + 1
+    lengths = bounds[1:] - starts
+    del bounds
+    if int(lengths.max()) > _PACKED_ID_BYTES:
+        return None
+    ids = _first_words(raw, starts, lengths)  # the id's bytes, big-endian; low byte 0
+    del raw, starts, lengths
+    score_rank = score_rank.astype(np.uint64)
+    if found_score_keys is None and data.judged_ids.count("\0") != len(data.grades) - 1:
+        return None  # a judged id holds a NUL: its first bytes could match a run id
+    query = data.judged_query[positions]
+    raw, starts, lengths = _utf8_ids(data.judged_ids, len(data.grades),
+                                     lambda: chain.from_iterable(data.judgements), positions)
+    judged_ids = _first_words(raw, starts, np.minimum(lengths, _PACKED_ID_BYTES))
+    del raw, starts
+    if found_score_keys is None:
+        # the judged ids among each query's ids (sorted), found with their score's rank
+        by_id = ids | score_rank
+        _sort_each_query(by_id, data.run_starts, data.run_sizes)
+        first = _search_rows(by_id, data.run_starts[query], data.run_sizes[query], judged_ids,
+                             larger=False)
+        candidate = by_id[np.minimum(first, n_run - 1)]
+        found = ((lengths <= _PACKED_ID_BYTES)
+                 & (first < data.run_starts[query] + data.run_sizes[query])
+                 & ((candidate >> np.uint64(8)) == (judged_ids >> np.uint64(8))))
+        del by_id
+        positions, query, judged_ids = positions[found], query[found], judged_ids[found]
+        found_rank = candidate[found] & np.uint64(0xFF)
+    else:
+        found_rank = np.searchsorted(distinct, found_score_keys).astype(np.uint64)
+    shift = np.uint64(64 - _PACKED_SCORE_BITS)
+    packed = ids >> np.uint64(8)
+    packed |= score_rank << shift
+    del ids, score_rank
+    _sort_each_query(packed, data.run_starts, data.run_sizes)
+    found_packed = judged_ids >> np.uint64(8)
+    found_packed |= found_rank << shift
+    # in each query's row, the first key larger than the found one's
+    ends = data.run_starts[query] + data.run_sizes[query]
+    first_larger = _search_rows(packed, data.run_starts[query], data.run_sizes[query],
+                                found_packed, larger=True)
+    return positions, 1 + (ends - first_larger)
+
+
+def _search_rows(values, starts, sizes, needles, larger):
+    """For each needle, where it goes in its row ``values[start : start + size]`` (sorted).
+
+    ``larger=True``: the first value larger than the needle, else the first
+    value not smaller (``start + size`` if none): NumPy's ``searchsorted``
+    with ``side="right"`` and ``"left"``, in a row each, all at once.  The
+    needles come query after query; a chunk of them is searched at a time,
+    so that the rows it reads stay in the processor's cache from one step
+    of the search to the next.
+    """
+    found = np.empty(len(needles), dtype=np.int64)
+    steps = int(sizes.max(initial=0)).bit_length() + 1
+    for lo in range(0, len(needles), _SEARCH_CHUNK):
+        chunk = slice(lo, lo + _SEARCH_CHUNK)
+        low, high, wanted = starts[chunk].copy(), starts[chunk] + sizes[chunk], needles[chunk]
+        for _ in range(steps):
+            middle = (low + high) >> 1
+            row = np.take(values, middle, mode="clip")
+            below = row <= wanted if larger else row < wanted
+            below &= low < high
+            low = np.where(below, middle + 1, low)
+            high = np.where(below, high, np.minimum(middle, high))
+        found[chunk] = low
+    return found
+
+
+_SEARCH_CHUNK = 1 << 13
+"""Needles searched at a time by :func:`_search_rows`."""
+
+
+def _rank_among(distinct, keys):
+    """For each key, the number of ``distinct`` (sorted) keys below it; None if one is missing.
+
+    None too if there are more than 2**``_PACKED_SCORE_BITS`` of them.  A
+    few distinct keys (at most 16) are counted by one comparison each with
+    every key, cheaper than a binary search for each key.
+    """
+    if len(distinct) > 2**_PACKED_SCORE_BITS:
+        return None
+    if len(distinct) <= 16:
+        rank = np.zeros(len(keys), dtype=np.uint8)
+        found = 0
+        for value in distinct.tolist():
+            found += int(np.count_nonzero(keys == value))
+            rank += keys > value
+        return rank if found == len(keys) else None
+    rank = np.searchsorted(distinct, keys)
+    np.minimum(rank, len(distinct) - 1, out=rank)
+    return rank if np.array_equal(distinct[rank], keys) else None
 
 
 def _count_larger_ids(data, hit_query, first_equal, after_equal, hit_positions,
@@ -280,26 +427,36 @@ def _utf8_ids(joined, count, ids, entries=None):
     the places of ids that are not needed.
     """
     raw = joined.encode("utf-8", "surrogatepass")
-    # id i is raw[bounds[i] + 1 : bounds[i + 1]]: the separators, found a
-    # piece of the bytes at a time (no bool array as long as the bytes)
+    bounds = _id_bounds(raw, count)
+    if bounds is not None:
+        return _places(raw, bounds, entries)
+    encoded = [d.encode("utf-8", "surrogatepass") for d in ids()]
+    raw = b"\0".join(encoded)
+    bounds = np.empty(count + 1, dtype=np.int64)
+    bounds[0] = -1
+    ends = np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=count) + 1) - 1
+    bounds[1:count] = ends[:-1]
+    bounds[count] = len(raw)
+    return _places(raw, bounds, entries)
+
+
+def _id_bounds(raw, count):
+    """Where the ``count`` ids joined by zero bytes in ``raw`` end, or None if an id holds a zero byte.
+
+    Id i is ``raw[bounds[i] + 1 : bounds[i + 1]]``.  The separators are
+    found a piece of the bytes at a time (no bool array as long as the
+    bytes); more than ``count - 1`` of them means that an id holds one.
+    """
     bounds = np.empty(count + 1, dtype=np.int64)
     bounds[0], bounds[count] = -1, len(raw)
     found, octets = 0, np.frombuffer(raw, dtype=np.uint8)
     for lo in range(0, len(raw), _SCAN):
         separators = np.flatnonzero(octets[lo:lo + _SCAN] == 0)
         if found + len(separators) > count - 1:
-            break
+            return None
         np.add(separators, lo, out=bounds[1 + found:1 + found + len(separators)])
         found += len(separators)
-    else:
-        if found == count - 1:
-            return _places(raw, bounds, entries)
-    encoded = [d.encode("utf-8", "surrogatepass") for d in ids()]
-    raw = b"\0".join(encoded)
-    ends = np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=count) + 1) - 1
-    bounds[1:count] = ends[:-1]
-    bounds[count] = len(raw)
-    return _places(raw, bounds, entries)
+    return bounds if found == count - 1 else None
 
 
 _SCAN = 1 << 20

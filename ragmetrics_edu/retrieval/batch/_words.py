@@ -48,6 +48,19 @@ def id_words(raw, starts, lengths, n_words):
     return words
 
 
+def first_words(raw, starts, lengths):
+    """Each id's first 8 bytes as one big-endian 64-bit word, zero-padded (as :func:`id_words`).
+
+    For ids of at most 8 bytes (``lengths``), which one word orders as
+    ``strcmp`` does (bytes past an id's end are 0).  ``raw`` is copied once
+    with 8 zero bytes at its end, so that every word can be read where it
+    starts.
+    """
+    padded = raw + bytes(8)
+    windows = np.ndarray(len(padded) - 7, dtype=">u8", buffer=padded, strides=(1,))
+    return windows[starts] & _KEEP_BYTES[lengths]  # (a native uint64 array)
+
+
 def ranges(starts, sizes):
     """``starts[i], starts[i] + 1, ..., starts[i] + sizes[i] - 1`` for every ``i``, end to end.
 

@@ -121,7 +121,10 @@ the ranks :math:`r_1 < r_2 < \dots` of the relevant documents of a query:
 * RR = 1 / r_1,  AP = (1 / R) * sum_i i / r_i,
 * DCG@k = sum_{r_i <= k} gain_i / log2(r_i + 1),
 
-which NumPy computes for every query at once with ``np.bincount``.  The
+which NumPy computes for every query at once with ``np.bincount``.  (A run
+with few distinct scores and short ids, where ties are many, is ranked
+another way, with the same result: score and id are packed in one 64-bit
+number and each query's numbers are sorted once.)  The
 readable one-query functions of :mod:`ragmetrics_edu.retrieval.order_unaware`,
 :mod:`~ragmetrics_edu.retrieval.order_aware` and :mod:`~ragmetrics_edu.retrieval.graded` are
 the reference the tests compare this path with.
@@ -140,7 +143,7 @@ Examples
 
 import dataclasses
 import math
-from itertools import chain, compress, repeat
+from itertools import chain, compress, islice, repeat
 from operator import itemgetter
 
 import numpy as np
@@ -148,7 +151,8 @@ import numpy as np
 from ..conventions import PRESETS, evaluate_as, get_preset
 from ._checks import (_as_dicts, _check_all_docids, _check_grades, _check_nested,
                       _check_scores, _joined_ids)
-from ._engine import _count_larger_ids, _sort_each_query, _sortable, _to_float32, _unique
+from ._engine import (_PACKED_ID_BYTES, _count_larger_ids, _packed_ranks, _sort_each_query,
+                      _sortable, _to_float32, _unique)
 from .kernels import KERNELS
 from .registry import NEEDS_JUDGED, check_metrics
 from .report import Report
@@ -404,6 +408,7 @@ class _Flat:
     judged_ids: str = ""      # every judged document id, likewise
     looked_up: np.ndarray = None         # judged entries looked up in the run
     looked_up_scores: np.ndarray = None  # their scores in the run, NaN if not retrieved
+    packed: tuple = None  # or, found by packed keys: (retrieved judged entries, their ranks)
 
     @property
     def n_queries(self):
@@ -454,11 +459,37 @@ def _flatten(qrels, run, queries, scores, judged=False):
     # Only relevant documents can change most metrics, so the (often many)
     # non-relevant judgements are looked up only if needed.
     looked_up = np.ones(len(data.grades), dtype=bool) if judged else data.grades >= 1
-    data.run_ids, data.looked_up, data.looked_up_scores = _join_and_look_up(data, looked_up)
+    # A run that its first queries say has few distinct scores and short ids
+    # may be packed (:func:`_packed_ranks`): then the judged documents are
+    # found among its sorted ids, not looked up in its dicts one by one.
+    may_pack = _may_pack(rankings)
+    if may_pack:
+        data.run_ids = _joined_ids(rankings, scored, "run")
+    else:
+        data.run_ids, data.looked_up, data.looked_up_scores = _join_and_look_up(data, looked_up)
     values = _check_scores(rankings, data.run_starts, run_sizes, data.run_where,
                            np.float32 if scores == "float32" else np.float64)
     data.score_keys, data.key_of = _score_keys(values, scores)
+    if may_pack:
+        data.packed = _packed_ranks(data, np.flatnonzero(looked_up))
+        if data.packed is None:  # it does not fit after all: look them up
+            _, data.looked_up, data.looked_up_scores = _join_and_look_up(data, looked_up)
     return data
+
+
+def _may_pack(rankings, sample=1000):
+    """True if the run's first ``sample`` documents have ids of 7 characters or less, and 16 scores.
+
+    Only a guess at whether the run fits in packed keys (:func:`_packed_ranks`
+    decides, on the whole run): either way the ranks are the same.
+    """
+    try:
+        return (max(map(len, islice(chain.from_iterable(rankings), sample)), default=0)
+                <= _PACKED_ID_BYTES
+                and len(set(islice(chain.from_iterable(map(dict.values, rankings)), sample)))
+                <= 16)
+    except TypeError:  # an id or a score of another kind: the general path names it
+        return False
 
 
 def _join_and_look_up(data, looked_up):
@@ -559,10 +590,13 @@ class _Hits:
 def _rank_relevant(data, judged=False):
     r"""The rank of every relevant retrieved document, as trec_eval orders a run.
 
-    One uint64 key per document: its query in the high 32 bits, its score
-    key in the low 32 bits.  Sorting the scores inside each query
-    (ascending) sorts the keys: by query, then by score.  A hit's rank is
-    1 + the number of documents of its query with a larger key (two binary
+    A run with few distinct scores and short ids (heavy ties) is ranked by
+    one sort of keys that hold both the score and the id
+    (:func:`_packed_ranks`).  Any other run (:func:`_rank_found`): one
+    uint64 key per document, its query in the high 32 bits, its score key
+    in the low 32 bits.  Sorting the scores inside each query (ascending)
+    sorts the keys: by query, then by score.  A hit's rank is 1 + the
+    number of documents of its query with a larger key (two binary
     searches), + the number of tied documents with a larger id
     (:func:`_count_larger_ids`, only for hits that tie).  With
     ``judged=True`` every judged document is ranked, not only the relevant
@@ -571,37 +605,23 @@ def _rank_relevant(data, judged=False):
     n_queries, grades, judged_query = data.n_queries, data.grades, data.judged_query
     relevant = np.flatnonzero(grades >= 1)  # trec_eval's default relevance level
     n_relevant = np.bincount(judged_query[relevant], minlength=n_queries)
-    # the judged documents looked up in the run (:func:`_join_and_look_up`)
-    positions, scores = data.looked_up, data.looked_up_scores
-
-    sorted_keys = data.score_keys.copy()
-    _sort_each_query(sorted_keys, data.run_starts, data.run_sizes)
-    query_bits = np.arange(n_queries, dtype=np.uint64) << np.uint64(32)
-    run_keys = np.repeat(query_bits, data.run_sizes)
-    run_keys |= sorted_keys
-    del sorted_keys
-
-    # The retrieved ones are put in key order: binary searches with sorted
-    # needles are much faster.  ``which`` is their index among those looked up.
-    which = np.flatnonzero(~np.isnan(scores))
-    found_score_keys = data.key_of(scores[which])
-    found_keys = query_bits[judged_query[positions[which]]] | found_score_keys
-    order = np.argsort(found_keys, kind="stable")
-    which, found_keys = which[order], found_keys[order]
-    found_positions = positions[which]
-    found_query = judged_query[found_positions]
-    first_equal = np.searchsorted(run_keys, found_keys, side="left")
-    after_equal = np.searchsorted(run_keys, found_keys, side="right")
-    del run_keys  # (8 bytes a document: not kept through the tie step)
-    query_end = data.run_starts[found_query] + data.run_sizes[found_query]
-    found_ranks = 1 + (query_end - after_equal)  # 1 + number of higher scores
-    # Tied scores: documents with a larger id come first (trec_eval).
-    tied = (after_equal - first_equal) > 1
-    if tied.any():
-        found_ranks[tied] += _count_larger_ids(
-            data, found_query[tied], first_equal[tied], after_equal[tied],
-            found_positions[tied],
-        )
+    if data.packed is not None:  # found and ranked by :func:`_flatten` already
+        found_positions, found_ranks = data.packed
+        found_query = judged_query[found_positions]
+    else:
+        # the judged documents looked up in the run (:func:`_join_and_look_up`)
+        positions, scores = data.looked_up, data.looked_up_scores
+        which = np.flatnonzero(~np.isnan(scores))  # the retrieved ones
+        found_score_keys = data.key_of(scores[which])
+        found_positions = positions[which]
+        # Few distinct scores and short ids (heavy ties): one sort of packed keys
+        packed = _packed_ranks(data, found_positions, found_score_keys)
+        if packed is not None:
+            found_positions, found_ranks = packed
+            found_query = judged_query[found_positions]
+        else:
+            found_query, found_ranks, found_positions = _rank_found(
+                data, judged_query[found_positions], found_score_keys, found_positions)
 
     # Sort by (query, rank): bincount then adds them in rank order, the
     # order in which trec_eval sums, so even the rounding is the same.
@@ -641,6 +661,40 @@ def _rank_relevant(data, judged=False):
                  starts=hit_starts, judged=ranked_judged)
 
 
+
+
+def _rank_found(data, found_query, found_score_keys, found_positions):
+    """The ranks of the found documents by their scores, then by the ids of the tied ones.
+
+    Returns the found documents' queries, ranks and positions, in key order.
+    """
+    n_queries = data.n_queries
+    sorted_keys = data.score_keys.copy()
+    _sort_each_query(sorted_keys, data.run_starts, data.run_sizes)
+    query_bits = np.arange(n_queries, dtype=np.uint64) << np.uint64(32)
+    run_keys = np.repeat(query_bits, data.run_sizes)
+    run_keys |= sorted_keys
+    del sorted_keys
+
+    # The found ones are put in key order: binary searches with sorted
+    # needles are much faster.
+    found_keys = query_bits[found_query] | found_score_keys
+    order = np.argsort(found_keys, kind="stable")
+    found_keys, found_query, found_positions = (
+        found_keys[order], found_query[order], found_positions[order])
+    first_equal = np.searchsorted(run_keys, found_keys, side="left")
+    after_equal = np.searchsorted(run_keys, found_keys, side="right")
+    del run_keys  # (8 bytes a document: not kept through the tie step)
+    query_end = data.run_starts[found_query] + data.run_sizes[found_query]
+    found_ranks = 1 + (query_end - after_equal)  # 1 + number of higher scores
+    # Tied scores: documents with a larger id come first (trec_eval).
+    tied = (after_equal - first_equal) > 1
+    if tied.any():
+        found_ranks[tied] += _count_larger_ids(
+            data, found_query[tied], first_equal[tied], after_equal[tied],
+            found_positions[tied],
+        )
+    return found_query, found_ranks, found_positions
 
 
 def _aggregate(values, queries, hits, conv):
