@@ -197,14 +197,19 @@ def test_graded_notebook_slider_and_buttons_update_ndcg(lab, page, artifacts):
 
     explorer = widget_output(page, ".widget-vslider")
     summary = explorer.locator(".widget-html-content", has_text="NDCG@").first
-    # The notebook's explorer starts from the slides' grades [5, 3, 5, 0, 2] with a missed
-    # grade-5 document and k = 3 (read from the page, so a change says what moved).
+    # The notebook's explorer shows the slides' grades [5, 3, 5, 0, 2]; its prediction cell
+    # leaves it at k = 5 with a missed grade-3 document (read from the page, so a change says
+    # what moved).  Back to k = 3 with the keyboard, and a missed grade-5 document typed in.
     grades = [int(float(h.get_attribute("aria-valuenow"))) for h in
               explorer.locator(".widget-vslider .noUi-handle").all()]
     assert grades == [5, 3, 5, 0, 2], f"notebook 03's explorer now starts from {grades}"
     assert slider(explorer, "k").locator(".noUi-handle").get_attribute(
-        "aria-valuenow").startswith("3")
-    assert explorer.locator(".widget-text input").first.input_value().strip() == "5"
+        "aria-valuenow").startswith("5")
+    missed = explorer.locator(".widget-text input").first
+    assert missed.input_value().strip() == "3"
+    set_slider_by_keyboard(slider(explorer, "k"), "ArrowDown", 2, 3)
+    missed.fill("5")
+    missed.press("Enter")
     # Set the switches by clicking: linear gain, ideal ranking from all judged grades
     # (5, 5, 5 at ranks 1-3).
     explorer.locator("button.widget-toggle-button", has_text="linear").click()

@@ -204,7 +204,7 @@ class ClickUserExplorer(Explorer):
             self.model,
             w.HBox([self.parameter, self.sessions, self.seed]),
             self.summary,
-            w.HBox([self.table, self.view.widget]),
+            w.HBox([self.view.widget, self.table]),  # the figure first: it stays on a projector screen
         ])
         self._sync_parameter()
         self.update()
