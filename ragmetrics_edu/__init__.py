@@ -108,6 +108,9 @@ _EXPORTS = {
     "adjust_pvalues": "significance",
     "paired_effect_size": "significance",
     "queries_needed": "significance",
+    "load_language_model": "models.decoder",
+    "LanguageModelJudge": "judge.language_model",
+    "grade_distribution": "judge.language_model",
 }
 
 _SUBMODULES = {
