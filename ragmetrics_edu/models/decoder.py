@@ -1012,16 +1012,17 @@ class LanguageModel:
         cache = KVCache(self.config, capacity=len(ids) + longest)
         first = forward(self, ids, cache, last_only=True)[0]
         start = cache.length
+        # log-probabilities of the next token after each continuation's
+        # beginnings, computed once: " 1" ... " 5" share their first token
+        after = {(): _log_softmax(first, temperature)}
         logps = np.empty(len(encoded))
-        first_logp = _log_softmax(first, temperature)
         for i, tokens in enumerate(encoded):
-            total = first_logp[tokens[0]]
-            if len(tokens) > 1:
+            if tuple(tokens[:-1]) not in after:
                 cache.truncate(start)
                 rows = forward(self, tokens[:-1], cache)
-                for row, token in zip(rows, tokens[1:]):
-                    total += _log_softmax(row, temperature)[token]
-            logps[i] = total
+                for j, row in enumerate(rows, start=1):
+                    after[tuple(tokens[:j])] = _log_softmax(row, temperature)
+            logps[i] = sum(after[tuple(tokens[:j])][t] for j, t in enumerate(tokens))
         top = logps.max()
         weights = np.exp(logps - top)
         return ContinuationDistribution(
