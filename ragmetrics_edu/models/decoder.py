@@ -18,18 +18,17 @@ block                 what it does                               function
 ====================  =========================================  ===========================
 embeddings            one row of the embedding matrix per token  :func:`forward`
 RMS norm              scale each vector to root-mean-square 1    :func:`rms_norm`
-rotary positions      rotate pairs of coordinates by an angle    :func:`rotary_tables`,
-                      proportional to the position               :func:`apply_rotary`
+rotary positions      rotate pairs of coordinates by an angle    :func:`rotary_tables`, :func:`apply_rotary`
+                      proportional to the position
 attention             each token looks at itself and the tokens  :func:`causal_attention`
-                      before it; 3 query heads share a key/value
-                      head (grouped-query attention)
+                      before it; 3 query heads share one
+                      key/value head (grouped-query attention)
 feed-forward          SwiGLU: ``down(silu(gate x) * up x)``      :func:`silu`, :func:`feed_forward`
 one layer             norm, attention, add; norm, feed-forward,  :func:`decoder_layer`
                       add
 next-token logits     final norm, then the embedding matrix      :func:`forward`
                       again (tied embeddings)
-probabilities         softmax of the logits / temperature        :func:`softmax`,
-                                                                 :func:`top_p_filter`
+probabilities         softmax of the logits / temperature        :func:`softmax`, :func:`top_p_filter`
 ====================  =========================================  ===========================
 
 Decoding keeps every layer's keys and values of the tokens seen so far in a

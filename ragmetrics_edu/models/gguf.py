@@ -393,7 +393,7 @@ _DEQUANTIZE = {
     "Q8_0": dequantize_q8_0,
 }
 
-_ROWS_PER_STEP = 1 << 16   # blocks dequantized at a time: the temporaries stay small
+_ROWS_PER_STEP = 1 << 14   # blocks dequantized at a time: the temporaries stay small
 
 
 def dequantize(raw, gtype, shape):
@@ -414,7 +414,29 @@ def dequantize(raw, gtype, shape):
     step = _ROWS_PER_STEP * gtype.block_bytes
     per_step = _ROWS_PER_STEP * gtype.block_size
     convert = _DEQUANTIZE[gtype.name]
-    for i, begin in enumerate(range(0, raw.size, step)):
-        values = convert(raw[begin:begin + step]).reshape(-1)
+
+    def piece(i):
+        values = convert(raw[i * step:(i + 1) * step]).reshape(-1)
         out[i * per_step:i * per_step + values.size] = values
+
+    pieces = range(-(-raw.size // step))
+    if len(pieces) > 1:
+        # NumPy lets go of Python's lock inside each operation: the pieces
+        # run on every core at once
+        list(_workers().map(piece, pieces))
+    else:
+        piece(0)
     return out.reshape(shape)
+
+
+_POOL = []   # one thread pool, made at first use
+
+
+def _workers():
+    """A pool of one thread per core, for :func:`dequantize`'s pieces."""
+    if not _POOL:
+        import os
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL.append(ThreadPoolExecutor(max_workers=os.cpu_count() or 1))
+    return _POOL[0]
