@@ -61,6 +61,10 @@ def random_texts(n, seed, max_words=30):
 
 @pytest.fixture(scope="module")
 def models():
+    # one thread: the reference's small products, on a busy machine, wait far
+    # longer for their threads than they compute
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
     ours = decoder.load_language_model()
     logging = transformers.utils.logging
     was_on = logging.is_progress_bar_enabled()
@@ -73,7 +77,8 @@ def models():
     finally:
         if was_on:
             logging.enable_progress_bar()
-    return ours, tok, ref
+    yield ours, tok, ref
+    torch.set_num_threads(threads)
 
 
 def reference_logits(ref, ids):

@@ -51,6 +51,7 @@ Examples
 ' Paris'
 """
 
+import contextlib
 import importlib.util
 import math
 import os
@@ -696,12 +697,39 @@ def forward(model, ids, cache=None, last_only=False):
     cache.reserve(n)
     cos, sin = model.rotary_cos[past:past + n], model.rotary_sin[past:past + n]
     x = model.embedding[np.asarray(ids, dtype=np.int64)]               # (n, d)
-    for i, layer in enumerate(model.layers):
-        x = decoder_layer(x, layer, config, cos, sin, cache.keys[i], cache.values[i], past)
-    cache.length = past + n
-    if last_only:
-        x = x[-1:]
-    return rms_norm(x, model.norm, config.rms_norm_eps) @ model.head.T
+    with _blas_threads_for(n):
+        for i, layer in enumerate(model.layers):
+            x = decoder_layer(x, layer, config, cos, sin, cache.keys[i], cache.values[i], past)
+        cache.length = past + n
+        if last_only:
+            x = x[-1:]
+        return rms_norm(x, model.norm, config.rms_norm_eps) @ model.head.T
+
+
+_FEW_TOKENS = 64   # up to this many new tokens, the products run on one BLAS thread
+_BLAS = []         # one threadpoolctl controller, made at first use
+
+
+def _blas_threads_for(n):
+    """One BLAS thread for a few tokens (decoding), every thread for many (a prompt).
+
+    With a few tokens every matrix product is small; OpenBLAS splits each
+    over its threads, and on a busy machine the threads' waiting costs far
+    more than the product (ten times slower measured on two shared cores).
+    Needs threadpoolctl; without it, nothing changes.
+    """
+    if n > _FEW_TOKENS:
+        return contextlib.nullcontext()
+    if not _BLAS:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:
+            _BLAS.append(None)
+        else:
+            _BLAS.append(ThreadpoolController())
+    if _BLAS[0] is None:
+        return contextlib.nullcontext()
+    return _BLAS[0].limit(limits=1, user_api="blas")
 
 
 def top_p_filter(probs, top_p):
