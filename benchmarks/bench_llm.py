@@ -75,8 +75,8 @@ def judge_prompt(target=700):
     data = rj.load_eval_set()
     answer = data[0]["answers"][1]["text"]
     chunks = []
-    for rec in data:
-        chunks += [c["text"] for c in rec["chunks"]]
+    for chunk in (c["text"] for rec in data for c in rec["chunks"]):
+        chunks.append(chunk)
         prompt = rj.build_rubric_prompt("faithfulness", answer, context=chunks)
         if len(lm.encode(lm.chat_prompt(prompt))) >= target:
             return prompt

@@ -59,10 +59,12 @@ def test_next_token_distribution_is_the_softmax_of_the_logits(lm):
     ids = lm.encode("The capital of France is")
     p = lm.next_token_distribution(ids)
     z = lm.logits(ids)[-1].astype(np.float64)
-    np.testing.assert_allclose(p, np.exp(z - z.max()) / np.exp(z - z.max()).sum(), atol=1e-9)
+    # the last row alone (a vector product) and all rows (a matrix product)
+    # round differently, by about 1e-6 of a logit
+    np.testing.assert_allclose(p, np.exp(z - z.max()) / np.exp(z - z.max()).sum(), atol=1e-6)
     hot = lm.next_token_distribution(ids, temperature=2.0)
     np.testing.assert_allclose(hot, np.exp(z / 2 - z.max() / 2) / np.exp(z / 2 - z.max() / 2).sum(),
-                               atol=1e-9)
+                               atol=1e-6)
     # a string prompt is chat-formatted unless chat=False
     np.testing.assert_allclose(lm.next_token_distribution("The capital of France is", chat=False), p)
 

@@ -315,6 +315,12 @@ class BPETokenizer:
         return f"BPETokenizer({self.vocab_size} tokens)"
 
 
+def _show(value, limit=80):
+    """``repr(value)``, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def _optional_int(value):
     return None if value is None else int(value)
 
@@ -364,12 +370,12 @@ def _check_messages(messages):
         messages = list(messages)
     except TypeError:
         raise TypeError(f"messages must be a string or a list of {{'role', 'content'}} "
-                        f"dicts, got {shorten(repr(messages), 80)}") from None
+                        f"dicts, got {_show(messages)}") from None
     for i, msg in enumerate(messages):
         if not (isinstance(msg, dict) and isinstance(msg.get("role"), str)
                 and isinstance(msg.get("content"), str)):
             raise TypeError(f"messages[{i}] must be a dict with string 'role' and 'content', "
-                            f"got {shorten(repr(msg), 80)}")
+                            f"got {_show(msg)}")
     if not messages:
         raise ValueError("messages must hold at least one message, got []")
     return messages
@@ -846,7 +852,7 @@ class LanguageModel:
         ['Score', ':', 'Ġ', '4', '5']
         """
         if not isinstance(text, str):
-            raise TypeError(f"text must be a string, got {shorten(repr(text), 80)}")
+            raise TypeError(f"text must be a string, got {_show(text)}")
         return self.tokenizer.encode(text)
 
     def decode(self, ids, skip_special_tokens=False):
@@ -886,7 +892,7 @@ class LanguageModel:
         """Token ids of a prompt: a string (chat-rendered unless ``chat=False``),
         a list of messages, or ids; then ``prefix``, the start of the reply."""
         if not isinstance(prefix, str):
-            raise TypeError(f"prefix must be a string, got {shorten(repr(prefix), 80)}")
+            raise TypeError(f"prefix must be a string, got {_show(prefix)}")
         if isinstance(prompt, str) and not chat:
             text = prompt
         elif isinstance(prompt, (str, list, tuple)) and not (
@@ -905,7 +911,7 @@ class LanguageModel:
             ids = [int(i) for i in ids]
         except (TypeError, ValueError):
             raise TypeError(f"ids must be a list of token ids, got "
-                            f"{shorten(repr(ids), 80)}") from None
+                            f"{_show(ids)}") from None
         bad = [i for i in ids if not 0 <= i < self.config.vocab_size]
         if bad:
             raise ValueError(f"ids must be token ids from 0 to {self.config.vocab_size - 1}, "
@@ -976,7 +982,7 @@ class LanguageModel:
     def _continuation_ids(self, allowed):
         if isinstance(allowed, str) or not isinstance(allowed, (list, tuple)):
             raise TypeError(f"allowed must be a list of strings, got "
-                            f"{shorten(repr(allowed), 80)}")
+                            f"{_show(allowed)}")
         if len(allowed) < 1:
             raise ValueError("allowed must hold at least one continuation, got []")
         encoded = []
@@ -1169,7 +1175,7 @@ def _first_stop(text, stop):
 def _check_temperature(temperature, allow_zero=True):
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.floating)) \
             or not math.isfinite(temperature):
-        raise TypeError(f"temperature must be a finite number, got {shorten(repr(temperature), 80)}")
+        raise TypeError(f"temperature must be a finite number, got {_show(temperature)}")
     if temperature < 0 or (temperature == 0 and not allow_zero):
         rule = ">= 0 (0 is greedy)" if allow_zero else "> 0"
         raise ValueError(f"temperature must be {rule}, got {temperature!r}")
@@ -1179,7 +1185,7 @@ def _check_temperature(temperature, allow_zero=True):
 def _check_top_p(top_p):
     if isinstance(top_p, bool) or not isinstance(top_p, (int, float, np.floating)) \
             or not 0 < top_p <= 1:
-        raise ValueError(f"top_p must be a number in (0, 1], got {shorten(repr(top_p), 80)}")
+        raise ValueError(f"top_p must be a number in (0, 1], got {_show(top_p)}")
     return float(top_p)
 
 
@@ -1191,7 +1197,7 @@ def _check_stop(stop):
     stop = list(stop)
     for s in stop:
         if not isinstance(s, str) or not s:
-            raise ValueError(f"stop must hold non-empty strings, got {shorten(repr(s), 80)}")
+            raise ValueError(f"stop must hold non-empty strings, got {_show(s)}")
     return stop
 
 
@@ -1233,7 +1239,7 @@ def load_language_model(path=None):
     if path is None:
         path = default_language_model_path()
     elif not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a GGUF file's path, got {shorten(repr(path), 80)}")
+        raise TypeError(f"path must be a GGUF file's path, got {_show(path)}")
     path = Path(path).expanduser().resolve()
     if path in _CACHE:
         return _CACHE[path]
