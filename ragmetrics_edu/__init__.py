@@ -145,6 +145,9 @@ _EXPORTS = {
     "estimate_judging_cost": "judge.cost",
     "judge_all": "judge.run",
     "load_cranfield_judge_sample": "judge.cranfield_sample",
+    "load_language_model": "models.decoder",
+    "LanguageModelJudge": "judge.language_model",
+    "grade_distribution": "judge.language_model",
 }
 
 _PARTS = {"models", "retrieval", "generation", "judge", "lab", "online", "course"}

