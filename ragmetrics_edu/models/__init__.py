@@ -5,13 +5,19 @@ NumPy, to read next to notebook 05: reading a model folder, the forward
 pass block by block, attention weights, sentence vectors.  :mod:`.loading`
 loads a model once for every part that needs one (BERTScore, dense
 retrieval, the offline judge, the RAG metrics), with the NumPy backend or
-PyTorch's as the tests' reference, and turns texts into vectors.  Nothing
+PyTorch's as the tests' reference, and turns texts into vectors.
+
+:mod:`.decoder` is the language model (SmolLM2-135M-Instruct, a Llama
+decoder) in NumPy, block by block, with generation, constrained replies
+and next-token distributions; it reads its GGUF file with :mod:`.gguf`,
+its weights with :mod:`.llm_weights`, its tokenizer and chat template with
+:mod:`.chat`, and turns logits into tokens with :mod:`.sampling`.  Nothing
 heavy is imported until a model is first used.
 """
 
 from importlib import import_module as _import_module
 
-_MODULES = {"minilm", "loading"}
+_MODULES = {"minilm", "loading", "decoder", "gguf", "llm_weights", "chat", "sampling"}
 
 
 def __getattr__(name):

