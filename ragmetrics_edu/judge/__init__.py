@@ -9,7 +9,10 @@ callable. Three are ready:
   (``replay_only=True`` for CI);
 * :class:`EmbeddingJudge` - offline, no key: all-MiniLM-L6-v2 cosine
   similarities mapped onto the reply format, and labelled in every reply as
-  an embedding-similarity stand-in, not an LLM.
+  an embedding-similarity stand-in, not an LLM;
+* :class:`~.language_model.LanguageModelJudge` - offline too: a small
+  language model (SmolLM2-135M-Instruct, run in NumPy) whose grade is read
+  from its probabilities over the scale's tokens (:mod:`.language_model`).
 
 The notebook runs offline with the stand-in; one line switches it to a real
 model::
@@ -21,10 +24,14 @@ model::
 
 The RAG metrics built on the judge's verdicts (context precision and recall,
 faithfulness, answer relevance; notebook 06) are in :mod:`.rag`, loaded on
-first use.
+first use.  Holding a judge against people and running it for real (notebook
+10): :mod:`.assessors` (kappa, system rankings), :mod:`.calibration`
+(prediction-powered intervals), :mod:`.cost` and :mod:`.run`, on the sample of
+:mod:`.cranfield_sample`.  Is the answer right (notebook 11): :mod:`.nuggets`,
+:mod:`.claims`, :mod:`.citations`.
 
-Importing this package needs numpy only; torch is imported the first time
-:class:`EmbeddingJudge` embeds something.
+Importing this package needs numpy only; the model is loaded the first time
+a judge embeds or generates something.
 """
 
 import copy
@@ -168,9 +175,14 @@ def load_eval_set():
     return copy.deepcopy(_EVAL_CACHE)
 
 
+_LAZY = {"rag", "language_model", "assessors", "calibration", "cost", "run", "cranfield_sample",
+         "nuggets", "claims", "citations"}
+"""Modules of this package loaded on first use (``rm.judge.calibration``)."""
+
+
 def __getattr__(name):
-    if name == "rag":
+    if name in _LAZY:
         from importlib import import_module
 
-        return import_module(".rag", __name__)
+        return import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

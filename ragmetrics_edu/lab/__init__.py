@@ -6,13 +6,14 @@ retrieval and rank fusion; :mod:`.answer` extractive and generative
 answerers (09); :mod:`.significance` the paired tests that say whether
 system B beats system A (bootstrap, t-test, randomization), and
 :mod:`.power` what comes after a test (many comparisons, effect sizes, how
-many queries are needed).  The lab builds on the parts below it (models,
+many queries are needed); :mod:`.qa_annotations` our nuggets and paraphrased
+twins of the QA set, and :mod:`.testset` a test set's health (11).  The lab builds on the parts below it (models,
 retrieval, generation, judge), never the reverse.
 """
 
 from importlib import import_module as _import_module
 
-_MODULES = {"datasets", "retrievers", "answer", "significance", "power"}
+_MODULES = {"datasets", "retrievers", "answer", "significance", "power", "qa_annotations", "testset"}
 
 
 def __getattr__(name):
