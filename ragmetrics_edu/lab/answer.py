@@ -17,7 +17,12 @@ Two answerers with one interface, ``answerer(question, doc_ids) -> Answer``:
       answerer = GenerativeAnswerer(OpenAICompatibleJudge(
           "http://localhost:11434/v1", "llama3.1:8b"))                     # Ollama
 
-Both return an :class:`Answer` with the text and what it used (the
+* :class:`LocalGenerativeAnswerer` - offline too: the course's NumPy
+  language model (SmolLM2-135M-Instruct, :func:`ragmetrics_edu.load_language_model`)
+  writes the answer from the retrieved abstracts, greedily. A small model:
+  its answers drift from their sources, which is what faithfulness is for.
+
+All three return an :class:`Answer` with the text and what it used (the
 sentences and their documents), so that faithfulness and context metrics
 can be computed on the answer afterwards (:mod:`ragmetrics_edu.judge.rag`).
 
@@ -42,7 +47,9 @@ __all__ = [
     "Answer",
     "ExtractiveAnswerer",
     "GenerativeAnswerer",
+    "LocalGenerativeAnswerer",
     "ANSWER_TEMPLATE",
+    "LOCAL_ANSWER_TEMPLATE",
     "split_abstract",
     "cranfield_sentences",
 ]
@@ -385,6 +392,114 @@ class GenerativeAnswerer:
         reply = self.client.complete(prompt)
         if not isinstance(reply, str):
             raise TypeError(f"the client must return a string, got {reply!r}")
+        ids = _check_doc_ids(doc_ids, self.docs)
+        used = [(d, s) for d in ids for s in split_abstract(self.docs[d]["text"])]
+        return Answer(reply.strip(), tuple(s for _, s in used), tuple(d for d, _ in used), None,
+                      tuple(self.docs[d]["text"] for d in ids), self.name)
+
+    __call__ = answer
+
+
+#: The prompt of :class:`LocalGenerativeAnswerer`; ``{context}`` and ``{question}`` are filled in.
+#: A 135M-parameter model does not follow :data:`ANSWER_TEMPLATE`'s data markers (it
+#: continues them, writing "<<<DOCUMENT_4>>"), so the documents are plainly numbered.
+LOCAL_ANSWER_TEMPLATE = """\
+Documents:
+
+{context}
+
+Answer the question using only the documents above, in one short sentence.
+
+Question: {question}"""
+
+
+class LocalGenerativeAnswerer:
+    """Answer with the course's offline language model, reading the retrieved abstracts.
+
+    The prompt (:data:`LOCAL_ANSWER_TEMPLATE`, one user message of the
+    model's chat template) holds the retrieved documents in rank order,
+    numbered ``Document 1: ...``, then the question. The reply is greedy
+    (the most likely token every time), so the same question and documents
+    always give the same answer; it stops at the first line break, at the
+    model's end token or after ``max_new_tokens`` tokens.
+
+    Parameters
+    ----------
+    model : LanguageModel, optional
+        Default :func:`ragmetrics_edu.load_language_model` (loaded at first
+        use).
+    docs : dict, optional
+        As in :class:`ExtractiveAnswerer`; default the Cranfield collection.
+    template : str, default LOCAL_ANSWER_TEMPLATE
+        Must contain ``{context}`` and ``{question}``.
+    max_new_tokens : int, default 40
+    stop : sequence of str, default ("\\n",)
+        The reply is cut at the first of these.
+
+    See Also
+    --------
+    GenerativeAnswerer : the same stage behind a server (Ollama, vLLM, OpenAI).
+    ExtractiveAnswerer : copies a sentence, so it cannot drift from its sources.
+
+    Notes
+    -----
+    SmolLM2-135M-Instruct writes fluent sentences that often state what the
+    documents do not say (a hallucination): its answers are material for
+    faithfulness and context metrics, not a competitive reader. About 15
+    seconds per answer over three Cranfield abstracts on two CPU cores.
+
+    Examples
+    --------
+    >>> a = LocalGenerativeAnswerer(docs={"1": "helium is the best coolant ."})
+    >>> print(a.prompt("Which gas cools best?", ["1"]))
+    Documents:
+    <BLANKLINE>
+    Document 1: helium is the best coolant .
+    <BLANKLINE>
+    Answer the question using only the documents above, in one short sentence.
+    <BLANKLINE>
+    Question: Which gas cools best?
+    """
+
+    def __init__(self, model=None, docs=None, template=LOCAL_ANSWER_TEMPLATE, max_new_tokens=40,
+                 stop=("\n",)):
+        self.docs, _ = _check_docs(docs)
+        if not isinstance(template, str) or "{context}" not in template or "{question}" not in template:
+            raise ValueError(f"template must be a string containing {{context}} and {{question}}, "
+                             f"got {str(template)[:80]!r}")
+        if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be a positive integer, got {max_new_tokens!r}")
+        if isinstance(stop, str) or not all(isinstance(x, str) and x for x in stop):
+            raise TypeError(f"stop must be a sequence of non-empty strings, got {stop!r}")
+        self.template = template
+        self.max_new_tokens = max_new_tokens
+        self.stop = tuple(stop)
+        self._model = model
+        self.name = "generative:local"
+
+    @property
+    def model(self):
+        if self._model is None:
+            from ..models.decoder import load_language_model
+            self._model = load_language_model()
+        return self._model
+
+    def __repr__(self):
+        return f"LocalGenerativeAnswerer(docs={len(self.docs)}, max_new_tokens={self.max_new_tokens})"
+
+    def prompt(self, question, doc_ids):
+        """The user message for ``question`` over the documents ``doc_ids``."""
+        question = _check_question(question)
+        doc_ids = _check_doc_ids(doc_ids, self.docs)
+        context = "\n\n".join(f"Document {i}: " + " ".join(self.docs[d]["text"].split())
+                               for i, d in enumerate(doc_ids, start=1))
+        return self.template.format(context=context, question=" ".join(question.split()))
+
+    def answer(self, question, doc_ids):
+        """Generate the answer greedily; it uses every sentence it was shown."""
+        prompt = self.prompt(question, doc_ids)
+        reply = str(self.model.generate(prompt, max_new_tokens=self.max_new_tokens,
+                                        temperature=0.0, stop=list(self.stop)))
         ids = _check_doc_ids(doc_ids, self.docs)
         used = [(d, s) for d in ids for s in split_abstract(self.docs[d]["text"])]
         return Answer(reply.strip(), tuple(s for _, s in used), tuple(d for d, _ in used), None,
