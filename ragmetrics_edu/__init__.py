@@ -93,6 +93,7 @@ _EXPORTS = {
     "load_cranfield_qa": "lab.datasets",
     "ExtractiveAnswerer": "lab.answer",
     "GenerativeAnswerer": "lab.answer",
+    "LocalGenerativeAnswerer": "lab.answer",
     "bootstrap_ci": "lab.significance",
     "paired_t_test": "lab.significance",
     "randomization_test": "lab.significance",
