@@ -38,11 +38,14 @@ def _answers():
     return [(rec, ans) for rec in data for ans in rec["answers"]]
 
 
-def test_file_covers_the_labelled_set(shipped):
+def test_file_rows_follow_the_labelled_set(shipped):
     pairs = _answers()
-    assert [g["id"] for g in shipped["grades"]] == [ans["id"] for _, ans in pairs]
-    for g, (_, ans) in zip(shipped["grades"], pairs):
-        assert g["ratings"] == ans["ratings"]
+    order = {ans["id"]: i for i, (_, ans) in enumerate(pairs)}
+    positions = [order[g["id"]] for g in shipped["grades"]]
+    assert positions == sorted(set(positions))
+    assert positions[:22] == list(range(22))        # the first eleven questions, all read by 06
+    for g in shipped["grades"]:
+        assert g["ratings"] == pairs[order[g["id"]]][1]["ratings"]
         for rubric in ("faithfulness", "relevance"):
             row = g[rubric]
             assert sum(row["distribution"]) == pytest.approx(1.0, abs=1e-5)
@@ -52,18 +55,17 @@ def test_file_covers_the_labelled_set(shipped):
     assert shipped["model"] == "SmolLM2-135M-Instruct"
 
 
-@pytest.mark.parametrize("index", [0, 40])
-def test_sample_recomputes_live(shipped, judge, index):
-    rec, ans = _answers()[index]
-    row = shipped["grades"][index]
-    assert row["id"] == ans["id"]
+@pytest.mark.parametrize("answer_id", ["178-a", "88-e"])
+def test_sample_recomputes_live(shipped, judge, answer_id):
+    rec, ans = next((r, a) for r, a in _answers() if a["id"] == answer_id)
+    row = next(g for g in shipped["grades"] if g["id"] == answer_id)
     g = rm.grade_distribution(judge, "relevance", ans["text"], question=rec["question"])
     assert [g.distribution[s] for s in range(1, 6)] == pytest.approx(
         row["relevance"]["distribution"], abs=1e-5)
     assert g.mass == pytest.approx(row["relevance"]["mass"], abs=1e-5)
     assert g.score == row["relevance"]["most_likely"]
     assert g.expected == pytest.approx(row["relevance"]["expected"], abs=1e-5)
-    if index == 0:
+    if answer_id == "178-a":
         context = [c["text"] for c in rec["chunks"]]
         f = rm.grade_distribution(judge, "faithfulness", ans["text"], context=context)
         assert [f.distribution[s] for s in range(1, 6)] == pytest.approx(
