@@ -712,13 +712,15 @@ def test_deadline_cuts_a_slow_try(server, key):
 
 def test_deadline_counts_retries_and_their_waits(server, key):
     server.script = [(500, {"error": "busy"}, {})] * 50
-    judge = make(server, deadline=0.45, max_retries=50, backoff_base=0.1, backoff_max=0.1)
-    judge._sleep = time.sleep  # real waits: they count against the deadline
-    with pytest.raises(JudgeServerError, match="no retry: waiting 0.1 s would pass the deadline "
-                                               "of 0.45 s") as info:
+    # Real waits, which count against the deadline: seconds, not tenths, so that the last try
+    # keeps about half a second for a local reply even on a loaded machine.
+    judge = make(server, deadline=4.5, max_retries=50, backoff_base=1.0, backoff_max=1.0)
+    judge._sleep = time.sleep
+    with pytest.raises(JudgeServerError, match="no retry: waiting 1 s would pass the deadline "
+                                               "of 4.5 s") as info:
         judge.complete("x")
     assert info.value.status == 500
-    assert 3 <= len(server.requests) <= 5   # tries at about 0, 0.1, 0.2, 0.3 (0.4) s, not 51
+    assert 3 <= len(server.requests) <= 5   # tries at about 0, 1, 2, 3 (4) s, not 51
 
 
 @pytest.mark.parametrize("kwargs", [{"deadline": 0}, {"deadline": -1.0}, {"deadline": "5"},
