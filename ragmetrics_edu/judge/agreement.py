@@ -27,6 +27,7 @@ __all__ = [
     "confusion_matrix",
     "percent_agreement",
     "cohen_kappa",
+    "kappa_weights",
     "spearman",
     "kendall_tau",
     "rankdata",
@@ -121,6 +122,23 @@ def percent_agreement(a, b):
     return float(sum(x == y for x, y in zip(a, b)) / len(a))
 
 
+
+def kappa_weights(n_labels, weights=None):
+    """The disagreement weights of Cohen's kappa for ``n_labels`` ordered labels.
+
+    ``None``: 1 off the diagonal (plain kappa); ``"linear"``: ``|i - j|``;
+    ``"quadratic"``: ``(i - j)**2``, as scikit-learn's ``cohen_kappa_score``.
+
+    >>> kappa_weights(3, "linear").tolist()
+    [[0.0, 1.0, 2.0], [1.0, 0.0, 1.0], [2.0, 1.0, 0.0]]
+    """
+    idx = np.arange(n_labels)
+    if weights is None:
+        return (idx[:, None] != idx[None, :]).astype(np.float64)
+    if weights == "linear":
+        return np.abs(idx[:, None] - idx[None, :]).astype(np.float64)
+    return ((idx[:, None] - idx[None, :]) ** 2).astype(np.float64)
+
 def cohen_kappa(a, b, weights=None, labels=None):
     r"""Cohen's kappa: agreement between two raters corrected for chance.
 
@@ -198,13 +216,7 @@ def cohen_kappa(a, b, weights=None, labels=None):
     observed = observed.astype(np.float64)
     n = observed.sum()
     expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / n
-    idx = np.arange(observed.shape[0])
-    if weights is None:
-        w = (idx[:, None] != idx[None, :]).astype(np.float64)
-    elif weights == "linear":
-        w = np.abs(idx[:, None] - idx[None, :]).astype(np.float64)
-    else:
-        w = ((idx[:, None] - idx[None, :]) ** 2).astype(np.float64)
+    w = kappa_weights(observed.shape[0], weights)
     disagreement_expected = float((w * expected).sum())
     if disagreement_expected == 0.0:
         return math.nan

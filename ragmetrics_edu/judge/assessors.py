@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_choice, check_k
-from .agreement import check_label_pairs, cohen_kappa, kendall_tau
+from .agreement import check_label_pairs, cohen_kappa, kappa_weights, kendall_tau
 from .._validation import check_confidence, check_seed
 from .meta_eval import index_groups, resample_indices
 
@@ -223,13 +223,7 @@ def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000,
     index = {lab: i for i, lab in enumerate(labels)}
     codes_a = np.array([index[x] for x in a], dtype=np.int64)
     codes_b = np.array([index[x] for x in b], dtype=np.int64)
-    idx = np.arange(len(labels))
-    if weights is None:
-        w = (idx[:, None] != idx[None, :]).astype(np.float64)
-    elif weights == "linear":
-        w = np.abs(idx[:, None] - idx[None, :]).astype(np.float64)
-    else:
-        w = ((idx[:, None] - idx[None, :]) ** 2).astype(np.float64)
+    w = kappa_weights(len(labels), weights)
     group_index = None if groups is None else index_groups(groups, len(a))
     resamples = resample_indices(len(a), n_resamples, seed, group_index)
     low, high, undefined = _quantiles(_kappas(codes_a, codes_b, len(labels), w, resamples),
