@@ -215,7 +215,8 @@ def apply_rotary(x, cos, sin):
     return out
 
 
-_QUERY_BLOCK = 512   # queries per attention step: the score matrix stays small
+_QUERY_BLOCK = 384   # query rows per attention step: the score matrix stays small,
+                     # and the keys a block's tokens cannot see are skipped
 
 
 def causal_attention(q, k, v, past=0):
@@ -255,19 +256,25 @@ def causal_attention(q, k, v, past=0):
     heads, n, h = q.shape
     groups, total, _ = k.shape
     per_group = heads // groups
-    # the query heads of one key/value head, their rows one after the other
-    qg = q.reshape(groups, per_group * n, h)
+    # the query heads of one key/value head, token by token: row r is token
+    # r // per_group, so a block of rows is a run of consecutive tokens
+    qg = q.reshape(groups, per_group, n, h).transpose(0, 2, 1, 3).reshape(groups, n * per_group, h)
+    keys_t = np.ascontiguousarray(k.transpose(0, 2, 1))        # (G, h, total)
     out = np.empty_like(qg)
-    positions = past + np.tile(np.arange(n), per_group)         # each query row's position
     scale = np.float32(1.0 / math.sqrt(h))
-    for start in range(0, per_group * n, _QUERY_BLOCK):
-        rows = slice(start, start + _QUERY_BLOCK)
-        scores = qg[:, rows] @ k.transpose(0, 2, 1)            # (G, rows, total)
+    step = max(1, _QUERY_BLOCK // per_group)                   # tokens per block
+    for first in range(0, n, step):
+        last = min(first + step, n)
+        rows = slice(first * per_group, last * per_group)
+        seen = past + last              # no token of the block sees beyond this key
+        scores = qg[:, rows] @ keys_t[:, :, :seen]             # (G, rows, seen)
         scores *= scale
-        future = np.arange(total)[None, :] > positions[rows, None]
-        scores[:, future] = -np.inf
-        out[:, rows] = softmax(scores) @ v
-    return out.reshape(heads, n, h)
+        # the mask M: only the block's own tokens can lie in another's future
+        token = first + np.arange(last - first).repeat(per_group)
+        future = np.arange(first, last)[None, :] > token[:, None]
+        scores[:, :, past + first:] += np.where(future, np.float32(-np.inf), np.float32(0))
+        out[:, rows] = softmax(scores) @ v[:, :seen]
+    return out.reshape(groups, n, per_group, h).transpose(0, 2, 1, 3).reshape(heads, n, h)
 
 
 def silu(x):
