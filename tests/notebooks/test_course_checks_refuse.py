@@ -128,3 +128,55 @@ def test_07_ex5_a_zero_variance_difference_is_refused():
                              ([0.5] * 10, [0.505] * 10)):     # exactly the same gain
         with pytest.raises(ExerciseFailed, match="s_d = 0"):
             _run(source, sig=sig, scores_a=wrong_a, scores_b=wrong_b)
+
+
+# --- 12, exercise 2: team-draft interleaving stops as soon as either ranking is used up ----
+
+def _team_draft(stop_when):
+    def my_team_draft(ranking_a, ranking_b, coins):
+        interleaved, teams, coins = [], [], iter(coins)
+        size, ranking = {"A": 0, "B": 0}, {"A": list(ranking_a), "B": list(ranking_b)}
+        while True:
+            left = {t: [d for d in ranking[t] if d not in interleaved] for t in "AB"}
+            if stop_when(left):
+                break
+            team = ("A" if size["A"] < size["B"] else "B") if size["A"] != size["B"] else next(coins)
+            if not left[team]:
+                break
+            interleaved.append(left[team][0])
+            teams.append(team)
+            size[team] += 1
+        return interleaved, teams
+    return my_team_draft
+
+
+def test_12_ex2_a_list_that_stops_too_late_is_refused_in_words():
+    source = _check_cell("12_*.ipynb", "Check exercise 2")
+    _run(source, my_team_draft=_team_draft(lambda left: not left["A"] or not left["B"]))
+    # Going on until the team whose turn it is has nothing left asks for a third coin in the
+    # first hand-worked case, which has two: refused in words, not with a bare StopIteration.
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_team_draft=_team_draft(lambda left: False))
+    message = str(refused.value)
+    assert "StopIteration" in message and "EITHER ranking" in message, message
+    assert "B has nothing new left" in message, message  # the first case's hint names B
+    # Going on until both rankings are used up gives a fourth document: the hint says why not.
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_team_draft=_team_draft(lambda left: not left["A"] and not left["B"]))
+    message = str(refused.value)
+    assert "B has nothing new left: stop" in message and "d3" in message, message
+
+
+def test_12_ex2_the_random_cases_name_a_list_that_stops_too_late():
+    source = _check_cell("12_*.ipynb", "Check exercise 2")
+    right = _team_draft(lambda left: not left["A"] or not left["B"])
+    late = _team_draft(lambda left: not left["A"] and not left["B"])
+    hand = {(("d1", "d2", "d3"), ("d2", "d4", "d1")), (("d1", "d2"), ("d1", "d2")),
+            (("a", "b", "c"), ("c", "b", "a"))}
+
+    def right_on_the_hand_cases(ranking_a, ranking_b, coins):
+        worked = (tuple(ranking_a), tuple(ranking_b)) in hand
+        return (right if worked else late)(ranking_a, ranking_b, coins)
+
+    with pytest.raises(ExerciseFailed, match="stops too late"):
+        _run(source, my_team_draft=right_on_the_hand_cases)
