@@ -180,3 +180,43 @@ def test_12_ex2_the_random_cases_name_a_list_that_stops_too_late():
 
     with pytest.raises(ExerciseFailed, match="stops too late"):
         _run(source, my_team_draft=right_on_the_hand_cases)
+
+# --- 11, exercise 2: right, and cited wrongly -------------------------------------------------
+
+_RIGHT_14 = ("Helium was the best coolant [3]. Four different gases were injected [3]. "
+             "The gas was injected through a porous plug at the stagnation region [3].")
+
+
+@pytest.mark.parametrize("wrong, says", [
+    # the stand-in judge finds every nugget in each of these, and their citations are wrong
+    ("Helium was not the best coolant [3]. Four different gases were not injected [3]. "
+     "The gas was not injected through a porous plug at the stagnation region [3].", "'not'"),
+    ("Helium was the worst coolant [3]. Four different gases were injected [3]. "
+     "The gas was injected through a porous plug at the stagnation region [3].", "'worst'"),
+])
+def test_11_ex2_an_answer_that_denies_a_nugget_is_refused(lab, wrong, says):
+    source = _check_cell("11_*.ipynb", "Check exercise 2")
+    _run(source, right_but_miscited=_RIGHT_14, cran=lab["cran"])
+    with pytest.raises(ExerciseFailed, match="does not read negation") as refused:
+        _run(source, right_but_miscited=wrong, cran=lab["cran"])
+    assert says in str(refused.value), str(refused.value)
+
+
+def test_11_ex2_citing_the_supporting_abstract_is_refused_though_the_stand_in_says_no(lab):
+    # the stand-in finds [1] does not entail the porous-plug sentence (a false negative):
+    # its citation recall is 0, yet [1] says exactly that
+    answer = _RIGHT_14.replace("region [3].", "region [1].")
+    with pytest.raises(ExerciseFailed, match=r"cites \[1\], document 84"):
+        _run(_check_cell("11_*.ipynb", "Check exercise 2"), right_but_miscited=answer, cran=lab["cran"])
+
+
+# --- 11, exercise 3: a sorted list, each id once ---------------------------------------------
+
+def test_11_ex3_an_unsorted_list_or_a_repeated_id_is_refused(lab):
+    source = _check_cell("11_*.ipynb", "Check exercise 3")
+    with pytest.raises(ExerciseFailed, match="more than once"):
+        _run(source, made_hard=["cqa-001", "cqa-001"], **lab)
+    with pytest.raises(ExerciseFailed, match="not sorted"):
+        _run(source, made_hard=["cqa-002", "cqa-001"], **lab)
+    with pytest.raises(ExerciseFailed, match="a list of question ids"):
+        _run(source, made_hard={"cqa-001"}, **lab)
