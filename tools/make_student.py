@@ -146,7 +146,7 @@ def is_prediction(cell):
 
 
 def answer_cells(nb):
-    """The indices of the code cells that reveal the answer of a prediction (see the module's rules)."""
+    """The indices of the code cells that reveal a prediction's answer (the module's rules)."""
     found = set()
     cells = nb.cells
     for i, cell in enumerate(cells):

@@ -11,7 +11,9 @@ They share four rules:
   exercise asks the student to write.
 * **A one-line call of the library is refused**: an answer that calls the
   function it is meant to implement (``return rm.average_precision(...)``),
-  directly or through another name, fails with a friendly message.
+  directly or through another name, fails with a friendly message; so does
+  a number asked by hand that the notebook computed with the library
+  (``my_ap = rm.average_precision(...)``, read from the kernel's history).
 * **Failures are sentences**: which input, what came back, what was
   expected, and the case's hint.
 
@@ -369,7 +371,7 @@ def _assignments(tree):
 
 
 def _definition(name, parsed, before):
-    """The expressions of the last cell before ``before`` that assign ``name``, and that cell's index.
+    """The last cell before ``before`` that assigns ``name``: its index and the values assigned.
 
     ``parsed`` holds the history's cells as syntax trees (``None`` for one
     that does not parse).
@@ -384,7 +386,7 @@ def _definition(name, parsed, before):
 
 
 def _resolve(expr, ns):
-    """The object an expression ``a.b.c`` names in ``ns`` (attributes read, nothing called), or None."""
+    """The object ``a.b.c`` names in ``ns`` (attributes read, nothing called), or None."""
     parts = []
     while isinstance(expr, ast.Attribute):
         parts.append(expr.attr)
@@ -439,7 +441,8 @@ def _library_calls(expr, ns):
             used = _code_names(obj)
             for n in used:
                 held = globs.get(n)
-                if isinstance(held, types.ModuleType) and held.__name__.startswith("ragmetrics_edu"):
+                if (isinstance(held, types.ModuleType)
+                        and held.__name__.startswith("ragmetrics_edu")):
                     found += [f for f in (_library_function(getattr(held, a, None))
                                           for a in used) if f]
                 elif _library_function(held):
