@@ -128,3 +128,28 @@ def test_07_ex5_a_zero_variance_difference_is_refused():
                              ([0.5] * 10, [0.505] * 10)):     # exactly the same gain
         with pytest.raises(ExerciseFailed, match="s_d = 0"):
             _run(source, sig=sig, scores_a=wrong_a, scores_b=wrong_b)
+
+
+# --- 04, exercise 3: sentence BLEU's reference length ----------------------------------------
+
+def _sentence_bleu(pick_r):
+    def sentence_bleu(candidate, references, max_n=4):
+        precisions = [rm.modified_precision(candidate, references, n) for n in range(1, max_n + 1)]
+        if min(precisions) == 0:
+            return 0.0
+        c = len(candidate.split())
+        r = pick_r(c, [len(ref.split()) for ref in references])
+        bp = 1.0 if c >= r else math.exp(1 - r / c)
+        return bp * math.exp(sum(math.log(p) for p in precisions) / max_n)
+    return sentence_bleu
+
+
+def test_04_ex3_the_shortest_reference_length_is_refused():
+    source = _check_cell("04_*.ipynb", "Check exercise 3")
+    _run(source, sentence_bleu=_sentence_bleu(
+        lambda c, lengths: min(lengths, key=lambda length: (abs(length - c), length))))
+    # r = the shortest reference: right whenever the shortest is also the closest
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, sentence_bleu=_sentence_bleu(lambda c, lengths: min(lengths)))
+    message = str(refused.value)
+    assert "CLOSEST" in message and "need not be the shortest" in message, message
