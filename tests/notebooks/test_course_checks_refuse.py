@@ -345,3 +345,27 @@ def test_a_fingerprint_without_its_salt_does_not_verify():
     salted = re.search(r'"my_ap", digest_="([0-9a-f]{12})"', source).group(1)
     with pytest.raises(ExerciseFailed, match="my_ap = 0.441667 is not right"):
         _run(source.replace(salted, unsalted), my_rr=1 / 2, my_ap=(1 / 2 + 2 / 3 + 3 / 5) / 4)
+
+# --- 04, exercise 3: sentence BLEU's reference length ----------------------------------------
+
+def _sentence_bleu(pick_r):
+    def sentence_bleu(candidate, references, max_n=4):
+        precisions = [rm.modified_precision(candidate, references, n) for n in range(1, max_n + 1)]
+        if min(precisions) == 0:
+            return 0.0
+        c = len(candidate.split())
+        r = pick_r(c, [len(ref.split()) for ref in references])
+        bp = 1.0 if c >= r else math.exp(1 - r / c)
+        return bp * math.exp(sum(math.log(p) for p in precisions) / max_n)
+    return sentence_bleu
+
+
+def test_04_ex3_the_shortest_reference_length_is_refused():
+    source = _check_cell("04_*.ipynb", "Check exercise 3")
+    _run(source, sentence_bleu=_sentence_bleu(
+        lambda c, lengths: min(lengths, key=lambda length: (abs(length - c), length))))
+    # r = the shortest reference: right whenever the shortest is also the closest
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, sentence_bleu=_sentence_bleu(lambda c, lengths: min(lengths)))
+    message = str(refused.value)
+    assert "CLOSEST" in message and "need not be the shortest" in message, message
