@@ -37,6 +37,66 @@ def _run(source, **names):
     return namespace
 
 
+# --- 01, exercise 1: a right value given to 2 decimals is told so, not given a wrong hint ---
+
+def test_01_ex1_a_value_right_to_2_decimals_is_asked_for_3():
+    source = _check_cell("01_*.ipynb", "Check exercise 1")
+    _run(source, my_precision=2 / 6, my_f1=4 / 11)  # by hand: TP@6 = 2, R@6 = 2/5, F1 = 4/11
+    for precision, f1, name in ((0.33, 4 / 11, "my_precision"), (2 / 6, 0.36, "my_f1")):
+        with pytest.raises(ExerciseFailed) as refused:
+            _run(source, my_precision=precision, my_f1=f1)
+        message = str(refused.value)
+        assert message.startswith(f"{name} = ") and "right to 2 decimals" in message, message
+        assert "divides by k" not in message and "Recall@6" not in message, message
+        assert "0.333" not in message and "0.364" not in message, message
+    # dividing by K = 4 (0.5) is wrong, not merely rounded: the hint about k
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_precision=0.5, my_f1=4 / 11)
+    message = str(refused.value)
+    assert "divides by k" in message and "right to 2 decimals" not in message, message
+
+
+# --- 01, exercise 3: recall counts documents, not grades -----------------------------------
+
+def test_01_ex3_summing_grades_is_refused():
+    source = _check_cell("01_*.ipynb", "Check exercise 3")
+
+    def right(rels, k, n_relevant):
+        return 0.0 if n_relevant == 0 else sum(1 for r in rels[:k] if r > 0) / n_relevant
+
+    def sums_grades(rels, k, n_relevant):
+        return 0.0 if n_relevant == 0 else sum(rels[:k]) / n_relevant
+
+    _run(source, my_recall_at_k=right)
+    with pytest.raises(ExerciseFailed, match="do not add up their grades"):
+        _run(source, my_recall_at_k=sums_grades)
+
+
+# --- 01, exercise 4: the mean over queries, not the pooled counts --------------------------
+
+def test_01_ex4_pooling_the_queries_counts_gets_the_per_query_hint():
+    source = _check_cell("01_*.ipynb", "Check exercise 4")
+    _run(source, my_mean_recall=(1 / 2 + 0 / 1) / 2)  # by hand: q1 ranks b, c, a; q2 d, f, e
+    with pytest.raises(ExerciseFailed) as refused:  # 1 found of the 3 relevant of both queries
+        _run(source, my_mean_recall=1 / 3)
+    message = str(refused.value)
+    assert "each query on its own" in message and "over all their relevant" in message, message
+
+
+# --- 01, exercise 6: systems under other names -----------------------------------------------
+
+def test_01_ex6_systems_under_other_names_are_told_the_names_the_check_reads():
+    from ragmetrics_edu.course.exercises import NotAttempted
+
+    source = _check_cell("01_*.ipynb", "Check exercise 6")
+    a, b = {"q1": [1, 0, 0], "q2": [1, 1, 1]}, {"q1": [1, 1, 0], "q2": [0, 0, 0]}
+    _run(source, system_a=a, system_b=b)
+    for names in ({"A": a, "B": b}, {"system_a": a, "B": b}):
+        with pytest.raises(NotAttempted) as refused:
+            _run(source, **names)
+        assert "named system_a and system_b" in str(refused.value), str(refused.value)
+
+
 # --- 03, exercise 2: NDCG with the ideal from all judged documents -----------------------
 
 def _ndcg(ideal_cut_at_k):
