@@ -119,6 +119,18 @@ def test_03_ex2_an_ideal_not_cut_at_k_gets_the_hint_that_names_it():
     assert "log2(2)" not in message, message  # not the discount's hint
 
 
+# --- 07, exercise 2: Holm by hand, and what Bonferroni says ------------------------------
+
+def test_07_ex2_the_right_answer_hears_what_bonferroni_says(capsys):
+    source = _check_cell("07_*.ipynb", "Check exercise 2")
+    with pytest.raises(ExerciseFailed, match="running maximum") as refused:
+        _run(source, my_holm_ac=0.030)  # 1 x 0.030, without the running maximum
+    assert "0.090" not in str(refused.value)  # nor the question's answer, before a right one
+    _run(source, my_holm_ac=max(3 * 0.004, 2 * 0.020, 1 * 0.030))
+    said = capsys.readouterr().out
+    assert "below 0.05" in said and "Bonferroni" in said and "0.090" in said, said
+
+
 # --- 07, exercise 3: reciprocal rank fusion ------------------------------------------------
 
 def _rrf(tie_by_id):
@@ -131,6 +143,18 @@ def _rrf(tie_by_id):
             return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
         return sorted(scores.items(), key=lambda pair: -pair[1])  # stable: first seen first
     return my_rrf
+
+
+def test_07_ex3_ranks_from_0_get_the_hint_that_names_them():
+    def my_rrf(rankings, k=60):  # enumerate() from 0: every score 1 / (k + rank - 1)
+        scores = {}
+        for ranking in rankings:
+            for rank, doc in enumerate(ranking):
+                scores[doc] = scores.get(doc, 0.0) + 1 / (k + rank)
+        return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
+
+    with pytest.raises(ExerciseFailed, match="ranks count from 1"):
+        _run(_check_cell("07_*.ipynb", "Check exercise 3"), my_rrf=my_rrf)
 
 
 def test_07_ex3_ties_in_insertion_order_are_refused():
@@ -189,6 +213,16 @@ def test_07_ex5_a_zero_variance_difference_is_refused():
                              ([0.5] * 10, [0.505] * 10)):     # exactly the same gain
         with pytest.raises(ExerciseFailed, match="s_d = 0"):
             _run(source, sig=sig, scores_a=wrong_a, scores_b=wrong_b)
+
+
+def test_07_ex5_the_verdict_names_the_students_own_difference(capsys):
+    from ragmetrics_edu.lab import significance as sig
+
+    a = [0.05 * i for i in range(1, 11)]
+    _run(_check_cell("07_*.ipynb", "Check exercise 5"), sig=sig, scores_a=a,
+         scores_b=[s + 0.008 + 0.0001 * (i % 2) for i, s in enumerate(a)])
+    said = capsys.readouterr().out
+    assert "whether 0.0081 NDCG matters" in said, said
 
 
 # --- 12, exercise 2: team-draft interleaving stops as soon as either ranking is used up ----
