@@ -2,7 +2,7 @@
 
 Three measurements, each printed with its target:
 
-1. Rubric prompts of about 250, 700 and 1,500 tokens (faithfulness, with
+1. Rubric prompts of about 400, 700 and 1,500 tokens (faithfulness, with
    the context of labelled-set questions; ``--prompt-tokens``) read and
    scored: ours is
    ``LanguageModelJudge().distribution(prompt)`` (the prompt, ``Score:``,
@@ -98,7 +98,7 @@ def report(label, times, unit="s"):
           f"({min(times):.3f} .. {max(times):.3f})")
 
 
-def bench_judge(rounds, targets=(250, 700, 1500)):
+def bench_judge(rounds, targets=(400, 700, 1500)):
     """Each prompt length in turn; returns the ratio of the one nearest 700 tokens."""
     torch, ref = reference_model()
     judge = LanguageModelJudge()
@@ -193,7 +193,7 @@ def bench_load(runs=3):
 PARTS = ("judge", "decode", "load")
 
 
-def main(rounds=5, tokens=64, only=None, prompt_tokens=(250, 700, 1500)):
+def main(rounds=5, tokens=64, only=None, prompt_tokens=(400, 700, 1500)):
     only = only or PARTS
     threads = blas_threads()
     if threads:
@@ -216,7 +216,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--tokens", type=int, default=64)
-    parser.add_argument("--prompt-tokens", type=int, nargs="+", default=[250, 700, 1500])
+    parser.add_argument("--prompt-tokens", type=int, nargs="+", default=[400, 700, 1500])
     parser.add_argument("--only", nargs="+", choices=PARTS)
     args = parser.parse_args()
     main(args.rounds, args.tokens, args.only, args.prompt_tokens)
