@@ -463,3 +463,53 @@ def test_04_ex3_the_shortest_reference_length_is_refused():
         _run(source, sentence_bleu=_sentence_bleu(lambda c, lengths: min(lengths)))
     message = str(refused.value)
     assert "CLOSEST" in message and "need not be the shortest" in message, message
+
+# --- 05, exercise 1: an F1 right from a wrong R points at P and R -------------------------
+
+def test_05_ex1_an_f1_computed_from_a_wrong_r_gets_the_hint_check_p_and_r():
+    source = _check_cell("05_*.ipynb", "Check exercise 1")
+    _run(source, my_p=(0.9 + 0.8) / 2, my_r=(0.9 + 0.8 + 0.4) / 3, my_f1=2 * 0.85 * 0.7 / 1.55)
+    with pytest.raises(ExerciseFailed) as refused:  # R over the row maxima, F1 right from it
+        _run(source, my_p=0.85, my_r=0.85, my_f1=0.85)
+    message = str(refused.value)
+    assert "check P and R first" in message and "2PR / (P + R)" not in message, message
+    with pytest.raises(ExerciseFailed) as refused:  # P and R right, F1 the plain mean (0.775)
+        _run(source, my_p=0.85, my_r=0.7, my_f1=(0.85 + 0.7) / 2)
+    message = str(refused.value)
+    assert "harmonic mean" in message and "check P and R first" not in message, message
+
+
+# --- 05, exercise 3: F1 as the plain mean of P and R ---------------------------------------
+
+def _greedy(f1):
+    def greedy_bertscore(similarity, candidate_weights, reference_weights):
+        s = np.asarray(similarity, dtype=float)
+        w_c = np.asarray(candidate_weights, dtype=float)
+        w_r = np.asarray(reference_weights, dtype=float)
+        p = float((s.max(axis=1) * w_c).sum() / w_c.sum())
+        r = float((s.max(axis=0) * w_r).sum() / w_r.sum())
+        return p, r, f1(p, r)
+    return greedy_bertscore
+
+
+def test_05_ex3_f1_as_the_plain_mean_gets_its_own_hint():
+    source = _check_cell("05_*.ipynb", "Check exercise 3")
+    _run(source, greedy_bertscore=_greedy(lambda p, r: 0.0 if p + r == 0 else 2 * p * r / (p + r)))
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, greedy_bertscore=_greedy(lambda p, r: (p + r) / 2))
+    message = str(refused.value)
+    assert "harmonic mean" in message and "row maxima" not in message, message
+
+
+# --- 05, exercise 4: the opposite of the reference, not a "no" beside it --------------------
+
+@pytest.mark.parametrize("wrong, says", [
+    ("No, the plane touched down safely.", "affirms the reference"),  # F1 0.8684, above 0.8147
+    ("The plane touched down safely and did not crash.", "affirms the reference"),  # 0.8388
+    ("The aircraft crashed.", "negating what it claims"),  # the opposite, without a negation
+])
+def test_05_ex4_an_answer_that_does_not_negate_the_claim_is_refused(wrong, says):
+    source = _check_cell("05_*.ipynb", "Check exercise 4")
+    _run(source, wrong_answer="The plane did not touch down safely.")
+    with pytest.raises(ExerciseFailed, match=says):
+        _run(source, wrong_answer=wrong)
