@@ -300,13 +300,15 @@ PRESETS = {
         ap_denominator="all_relevant", precision_denominator="k",
         missing="zero", metrics=PRESET_FAMILIES,
         where=(
+            "ranx.evaluate(Qrels(qrels), Run(run), metrics, make_comparable=True), "
+            "without which ranx refuses a run missing a judged query; "
             "https://github.com/AmenRa/ranx: ranx/data_structures/common.py "
             "(sort_dict_by_value: numba np.argsort of -score, which keeps the "
             "given order of ties for at most 15 documents), "
             "ranx/metrics/ndcg.py (ideal from the qrels), "
             "ranx/metrics/average_precision.py (divide by the relevant in "
             "qrels), ranx/metrics/precision.py (divide by k), "
-            "Run.make_comparable (missing queries get empty results)"
+            "Run.make_comparable (missing queries get empty results, scored 0)"
         ),
         grades="truncated",
     ),
