@@ -130,9 +130,17 @@ class Conventions:
         Order of documents with equal scores.  ``"docid_desc"``: by document
         id, descending string order (trec_eval).  ``"input"``: in the order
         the run gives them (ranx on rankings of at most 15 documents, the
-        seeds, ragas).  ``"average"``: tied documents share the average of
-        their gains (DCG) or form one threshold (AP), as scikit-learn does
-        with ``ignore_ties=False``.
+        seeds, ragas).  ``"average"``: no order among tied documents, as
+        scikit-learn's ``ndcg_score`` (``ignore_ties=False``) and
+        ``average_precision_score``.  DCG, NDCG, P@k, Recall@k and F1@k give
+        each tied place the mean gain (or relevance) of its tie group, which
+        is their mean over every order of the tie; reciprocal rank and hit
+        rate are that mean too; AP takes one precision per tie group, at its
+        last place (scikit-learn's step function), and divides by
+        ``ap_denominator`` like the other orders.  A cut-off ``k`` that
+        splits a tie group counts the group's share of its places in the top
+        ``k``, never the order the run gives.  Every other field applies as
+        under the other tie orders; without ties, all three agree.
     scores : {"float32", "float64"}
         Precision at which scores are compared: trec_eval 9.x (and
         pytrec_eval, which runs its code) stores them as C ``float``, so
@@ -216,14 +224,35 @@ class Conventions:
         )
 
     def replace(self, **changes):
-        """Return a copy with some fields changed (``name`` becomes ``"custom"``).
+        """Return a copy with some fields changed.
+
+        Unless given, ``name`` becomes ``"custom"`` and ``library`` and
+        ``where`` are rewritten to say which preset was changed and how: the
+        preset's own text names its library's choices, which the copy no
+        longer makes.
 
         Examples
         --------
         >>> exp = PRESETS["trec_eval"].replace(gain="exponential")
         >>> exp.name, exp.gain, exp.ties
         ('custom', 'exponential', 'docid_desc')
+        >>> exp.library
+        "the 'trec_eval' preset with gain='exponential'"
+        >>> print(exp.replace(missing="zero").library)
+        the 'trec_eval' preset with gain='exponential', then missing='zero'
         """
+        changed = ", ".join(f"{field}={value!r}" for field, value in changes.items()
+                            if field not in ("name", "library", "where"))
+        if changed:
+            if self.name == "custom":  # already a changed preset: add to its description
+                library = f"{self.library}, then {changed}"
+                where = self.where
+            else:
+                library = f"the {self.name!r} preset with {changed}"
+                where = (f"no library: PRESETS[{self.name!r}].where says where the "
+                         f"{self.name!r} preset's other choices come from")
+            changes.setdefault("library", library)
+            changes.setdefault("where", where)
         changes.setdefault("name", "custom")
         return dataclasses.replace(self, **changes)
 
@@ -271,13 +300,15 @@ PRESETS = {
         ap_denominator="all_relevant", precision_denominator="k",
         missing="zero", metrics=PRESET_FAMILIES,
         where=(
+            "ranx.evaluate(Qrels(qrels), Run(run), metrics, make_comparable=True), "
+            "without which ranx refuses a run missing a judged query; "
             "https://github.com/AmenRa/ranx: ranx/data_structures/common.py "
             "(sort_dict_by_value: numba np.argsort of -score, which keeps the "
             "given order of ties for at most 15 documents), "
             "ranx/metrics/ndcg.py (ideal from the qrels), "
             "ranx/metrics/average_precision.py (divide by the relevant in "
             "qrels), ranx/metrics/precision.py (divide by k), "
-            "Run.make_comparable (missing queries get empty results)"
+            "Run.make_comparable (missing queries get empty results, scored 0)"
         ),
         grades="truncated",
     ),
@@ -429,28 +460,87 @@ def _tie_averaged_dcg(grades, scores, k, gain):
     return math.fsum(total)
 
 
-def _thresholded_average_precision(relevant, scores):
-    r"""AP with one precision per distinct score (scikit-learn's step function).
+def _tie_windows(scores, k):
+    """``(start, size, inside)`` of each tie group, best first: where it starts, its
+    length, and how many of its places are in the top ``k`` (``k=None``: all)."""
+    cutoff = len(scores) if k is None else k
+    windows, start = [], 0
+    for size in _tie_groups(scores):
+        windows.append((start, size, max(0, min(size, cutoff - start))))
+        start += size
+    return windows
+
+
+def _expected_hits(relevant, scores, k):
+    """Relevant documents in the top ``k``, each tied place counting its group's share.
+
+    A tie group of ``size`` documents, ``h`` of them relevant, with ``inside``
+    places in the top ``k`` adds ``h * inside / size``: the mean over every
+    order of the tie.
+    """
+    return math.fsum(sum(relevant[start:start + size]) * inside / size
+                     for start, size, inside in _tie_windows(scores, k))
+
+
+def _thresholded_average_precision(relevant, scores, k, n_relevant, denominator):
+    r"""AP with one precision per tie group (scikit-learn's step function), any denominator.
 
     .. math::
 
-        AP = \sum_{t} (R_t - R_{t-1}) \, P_t
+        AP@k = \frac{1}{D} \sum_{t} h_t \, \frac{H_t}{S_t}
 
-    over the distinct scores :math:`t`, best first, where :math:`P_t` and
-    :math:`R_t` count every document scoring at least :math:`t` and recall
-    divides by the relevant documents *passed*; 0.0 when none is relevant.
+    over the tie groups :math:`t` with places in the top :math:`k`, best
+    first: :math:`h_t` is the group's relevant documents times the share of
+    its places that are in the top :math:`k` (all of them unless the cut-off
+    splits the group), :math:`H_t` the sum of the :math:`h` up to :math:`t`
+    and :math:`S_t` the places up to :math:`t`, so :math:`H_t / S_t` is the
+    precision at the group's last place.  :math:`D` is ``n_relevant``
+    (``"all_relevant"``), :math:`\sum_t h_t` (``"retrieved_relevant"``) or
+    :math:`\min(k, n_{relevant})` (``"min_k_relevant"``, :math:`k` the
+    ranking's length when None); 0.0 when :math:`D = 0`.
+
+    With ``"retrieved_relevant"`` and no cut-off this is scikit-learn's
+    ``average_precision_score``: recall steps by :math:`h_t / D` at each
+    distinct score, times the precision of everything scoring at least
+    that.  Without ties each group is one document and this is
+    :func:`~ragmetrics_edu.retrieval.order_aware.average_precision`.
     """
-    n_pos = sum(relevant)
-    if n_pos == 0:
-        return 0.0
-    total, seen, hits = [], 0, 0
-    for size in _tie_groups(scores):
-        group = relevant[seen:seen + size]
-        seen += size
-        if any(group):
-            hits += sum(group)
-            total.append((sum(group) / n_pos) * (hits / seen))
-    return math.fsum(total)
+    total, hits, places = [], 0.0, 0
+    for start, size, inside in _tie_windows(scores, k):
+        if inside == 0:
+            break
+        h = sum(relevant[start:start + size]) * inside / size
+        hits += h
+        places += inside
+        if h:
+            total.append(h * hits / places)
+    if denominator == "all_relevant":
+        norm = n_relevant
+    elif denominator == "retrieved_relevant":
+        norm = hits
+    else:  # "min_k_relevant"
+        norm = min(len(relevant) if k is None else k, n_relevant)
+    return 0.0 if norm == 0 else math.fsum(total) / norm
+
+
+def _tie_averaged_first_hit(relevant, scores, k, family):
+    """Reciprocal rank (``"mrr"``) or hit rate of the top ``k``, averaged over every
+    order of the tie group holding the first relevant document.
+
+    In a group of ``size`` documents starting after ``start`` others, ``h``
+    relevant, the first relevant one is at place ``j`` with probability
+    ``comb(size - j, h - 1) / comb(size, h)``.
+    """
+    cutoff = len(scores) if k is None else k
+    for start, size, inside in _tie_windows(scores, k):
+        h = sum(relevant[start:start + size])
+        if h == 0:
+            continue
+        if family == "hit_rate":  # 1 - P(no relevant document in the places inside)
+            return 1.0 - math.comb(size - h, inside) / math.comb(size, inside)
+        return math.fsum(math.comb(size - j, h - 1) / math.comb(size, h) / (start + j)
+                         for j in range(1, size - h + 2) if start + j <= cutoff)
+    return 0.0
 
 
 # ------------------------------------------------------------------ scoring
@@ -521,11 +611,11 @@ def _score_query(family, k, judged, doc_scores, conv, qid=None):
         all_grades = [max(g, 0) for g in judged.values()]
     n_relevant = sum(g >= 1 for g in all_grades)
 
-    if conv.ties == "average" and family in ("map", "ndcg", "dcg"):
+    if conv.ties == "average":
         scores = [_as_float(doc_scores[d], conv.scores) for d in ranking]
-        if family == "map":
-            top = len(rels) if k is None else k
-            return _thresholded_average_precision([g >= 1 for g in rels[:top]], scores[:top])
+        if family not in ("ndcg", "dcg"):
+            return _tie_averaged(family, [int(g >= 1) for g in rels], scores, k,
+                                 n_relevant, conv)
         dcg = _tie_averaged_dcg(rels, scores, k, conv.gain)
         if family == "dcg":
             return dcg
@@ -550,6 +640,26 @@ def _score_query(family, k, judged, doc_scores, conv, qid=None):
     # ndcg
     ideal = all_grades if conv.ideal == "judged" else None
     return ndcg_at_k(rels, k, gain=conv.gain, ideal=ideal)
+
+
+def _tie_averaged(family, relevant, scores, k, n_relevant, conv):
+    """A binary-relevance metric under ``ties="average"`` (see :class:`Conventions`)."""
+    if family == "map":
+        return _thresholded_average_precision(relevant, scores, k, n_relevant,
+                                              conv.ap_denominator)
+    if family in ("mrr", "hit_rate"):
+        return _tie_averaged_first_hit(relevant, scores, k, family)
+    hits = _expected_hits(relevant, scores, k)
+    if conv.precision_denominator == "k":
+        precision = hits / k
+    else:  # "retrieved": over the places in the top k
+        precision = hits / min(k, len(scores)) if scores else 0.0
+    recall = hits / n_relevant if n_relevant else 0.0
+    if family == "P":
+        return precision
+    if family == "recall":
+        return recall
+    return 0.0 if hits == 0 else 2 * precision * recall / (precision + recall)  # f1
 
 
 class ConventionReport(Report):
