@@ -187,6 +187,21 @@ def _same(got, want, tol):
     return got == want
 
 
+def _bools_as_ints(x):
+    """``x`` with every True/False (in lists and tuples too) read as 1/0."""
+    if isinstance(x, bool):
+        return int(x)
+    if isinstance(x, (list, tuple)):
+        return [_bools_as_ints(v) for v in x]
+    return x
+
+
+def _has_bool(x):
+    if isinstance(x, bool):
+        return True
+    return isinstance(x, (list, tuple)) and any(_has_bool(v) for v in x)
+
+
 def _show(x):
     if isinstance(x, float):
         return repr(round(x, 6))
@@ -265,6 +280,12 @@ def check_function(func, cases, *, forbid=(), tol=1e-9, name=None):
             raise ExerciseFailed(f"{call} raised {type(exc).__name__}: {exc}; expected "
                                  f"{_show(want)}." + (f" This case: {hint}." if hint else "")) from None
         if not _same(got, want, tol):
+            if _has_bool(got) and not _has_bool(want) and _same(_bools_as_ints(got), want, tol):
+                # Right values as True/False: say so, not the case's hint about something else.
+                raise ExerciseFailed(f"{call} returned {_show(got)}, expected {_show(want)}: the "
+                                     f"right values, but as True/False.  Return the numbers 1 and 0 "
+                                     f"(`1 if ... else 0`): the library's metrics refuse True/False "
+                                     f"where they expect numbers.")
             raise ExerciseFailed(f"{call} returned {_show(got)}, expected {_show(want)}."
                                  + (f" This case: {hint}." if hint else ""))
         n += 1

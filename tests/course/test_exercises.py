@@ -184,3 +184,15 @@ def test_a_failed_check_shows_its_message_not_a_traceback():
     err = ex.ExerciseFailed("f(1) returned 2, expected 1.")
     assert err._render_traceback_() == ["ExerciseFailed: f(1) returned 2, expected 1."]
     assert ex.NotAttempted("x")._render_traceback_() == ["NotAttempted: x"]
+
+
+def test_right_values_as_true_false_are_told_to_be_numbers():
+    def rels_as_bools(ranking, relevant):
+        return [d in relevant for d in ranking]
+
+    case = [((["a", "b"], {"a", "z"}), [1, 0], "z was never retrieved")]
+    with pytest.raises(ex.ExerciseFailed, match=r"as True/False\.  Return the numbers 1 and 0") as refused:
+        ex.check_function(rels_as_bools, case)
+    assert "z was never retrieved" not in str(refused.value)
+    # a check that expects booleans is not affected
+    ex.check_function(rels_as_bools, [((["a", "b"], {"a"}), [True, False])])

@@ -37,6 +37,26 @@ def _run(source, **names):
     return namespace
 
 
+# --- 00, exercise 2: True/False for 1/0 is told so, not given a hint about d9 ------------
+
+def test_00_ex2_booleans_are_told_to_be_numbers_and_any_sequence_of_ints_passes(capsys):
+    source = _check_cell("00_*.ipynb", "Check exercise 2")
+    for right in (lambda ranking, relevant: [1 if d in relevant else 0 for d in ranking],
+                  lambda ranking, relevant: tuple(int(d in relevant) for d in ranking)):
+        _run(source, relevance_vector=right)
+        assert "right on 4 inputs" in capsys.readouterr().out
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, relevance_vector=lambda ranking, relevant: [d in relevant for d in ranking])
+    message = str(refused.value)
+    assert "as True/False" in message and "1 and 0" in message, message
+    assert "d9" not in message.split("expected")[-1], message  # not the case's hint about d9
+    # a list that is wrong, not merely boolean, still gets the case's hint
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, relevance_vector=lambda ranking, relevant: [True] * len(ranking))
+    message = str(refused.value)
+    assert "True/False" not in message and "never retrieved" in message, message
+
+
 # --- 01, exercise 1: a right value given to 2 decimals is told so, not given a wrong hint ---
 
 def test_01_ex1_a_value_right_to_2_decimals_is_asked_for_3():
