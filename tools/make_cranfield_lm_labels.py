@@ -57,7 +57,7 @@ def label_pair(judge, pair):
 
 def _write(path, result):
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     os.replace(tmp, path)
 
 
