@@ -8,6 +8,7 @@ way, passes, so each refusal is the check's doing.
 """
 
 import math
+import re
 from pathlib import Path
 
 import nbformat
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 
 import ragmetrics_edu as rm
-from ragmetrics_edu.course.exercises import ExerciseFailed
+from ragmetrics_edu.course.exercises import ExerciseFailed, LibraryCallRefused
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -34,6 +35,66 @@ def _run(source, **names):
     namespace = {"rm": rm, "math": math, "np": np, **names}
     exec(compile(source, "<check cell>", "exec"), namespace)
     return namespace
+
+
+# --- 01, exercise 1: a right value given to 2 decimals is told so, not given a wrong hint ---
+
+def test_01_ex1_a_value_right_to_2_decimals_is_asked_for_3():
+    source = _check_cell("01_*.ipynb", "Check exercise 1")
+    _run(source, my_precision=2 / 6, my_f1=4 / 11)  # by hand: TP@6 = 2, R@6 = 2/5, F1 = 4/11
+    for precision, f1, name in ((0.33, 4 / 11, "my_precision"), (2 / 6, 0.36, "my_f1")):
+        with pytest.raises(ExerciseFailed) as refused:
+            _run(source, my_precision=precision, my_f1=f1)
+        message = str(refused.value)
+        assert message.startswith(f"{name} = ") and "right to 2 decimals" in message, message
+        assert "divides by k" not in message and "Recall@6" not in message, message
+        assert "0.333" not in message and "0.364" not in message, message
+    # dividing by K = 4 (0.5) is wrong, not merely rounded: the hint about k
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_precision=0.5, my_f1=4 / 11)
+    message = str(refused.value)
+    assert "divides by k" in message and "right to 2 decimals" not in message, message
+
+
+# --- 01, exercise 3: recall counts documents, not grades -----------------------------------
+
+def test_01_ex3_summing_grades_is_refused():
+    source = _check_cell("01_*.ipynb", "Check exercise 3")
+
+    def right(rels, k, n_relevant):
+        return 0.0 if n_relevant == 0 else sum(1 for r in rels[:k] if r > 0) / n_relevant
+
+    def sums_grades(rels, k, n_relevant):
+        return 0.0 if n_relevant == 0 else sum(rels[:k]) / n_relevant
+
+    _run(source, my_recall_at_k=right)
+    with pytest.raises(ExerciseFailed, match="do not add up their grades"):
+        _run(source, my_recall_at_k=sums_grades)
+
+
+# --- 01, exercise 4: the mean over queries, not the pooled counts --------------------------
+
+def test_01_ex4_pooling_the_queries_counts_gets_the_per_query_hint():
+    source = _check_cell("01_*.ipynb", "Check exercise 4")
+    _run(source, my_mean_recall=(1 / 2 + 0 / 1) / 2)  # by hand: q1 ranks b, c, a; q2 d, f, e
+    with pytest.raises(ExerciseFailed) as refused:  # 1 found of the 3 relevant of both queries
+        _run(source, my_mean_recall=1 / 3)
+    message = str(refused.value)
+    assert "each query on its own" in message and "over all their relevant" in message, message
+
+
+# --- 01, exercise 6: systems under other names -----------------------------------------------
+
+def test_01_ex6_systems_under_other_names_are_told_the_names_the_check_reads():
+    from ragmetrics_edu.course.exercises import NotAttempted
+
+    source = _check_cell("01_*.ipynb", "Check exercise 6")
+    a, b = {"q1": [1, 0, 0], "q2": [1, 1, 1]}, {"q1": [1, 1, 0], "q2": [0, 0, 0]}
+    _run(source, system_a=a, system_b=b)
+    for names in ({"A": a, "B": b}, {"system_a": a, "B": b}):
+        with pytest.raises(NotAttempted) as refused:
+            _run(source, **names)
+        assert "named system_a and system_b" in str(refused.value), str(refused.value)
 
 
 # --- 03, exercise 2: NDCG with the ideal from all judged documents -----------------------
@@ -58,6 +119,18 @@ def test_03_ex2_an_ideal_not_cut_at_k_gets_the_hint_that_names_it():
     assert "log2(2)" not in message, message  # not the discount's hint
 
 
+# --- 07, exercise 2: Holm by hand, and what Bonferroni says ------------------------------
+
+def test_07_ex2_the_right_answer_hears_what_bonferroni_says(capsys):
+    source = _check_cell("07_*.ipynb", "Check exercise 2")
+    with pytest.raises(ExerciseFailed, match="running maximum") as refused:
+        _run(source, my_holm_ac=0.030)  # 1 x 0.030, without the running maximum
+    assert "0.090" not in str(refused.value)  # nor the question's answer, before a right one
+    _run(source, my_holm_ac=max(3 * 0.004, 2 * 0.020, 1 * 0.030))
+    said = capsys.readouterr().out
+    assert "below 0.05" in said and "Bonferroni" in said and "0.090" in said, said
+
+
 # --- 07, exercise 3: reciprocal rank fusion ------------------------------------------------
 
 def _rrf(tie_by_id):
@@ -70,6 +143,18 @@ def _rrf(tie_by_id):
             return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
         return sorted(scores.items(), key=lambda pair: -pair[1])  # stable: first seen first
     return my_rrf
+
+
+def test_07_ex3_ranks_from_0_get_the_hint_that_names_them():
+    def my_rrf(rankings, k=60):  # enumerate() from 0: every score 1 / (k + rank - 1)
+        scores = {}
+        for ranking in rankings:
+            for rank, doc in enumerate(ranking):
+                scores[doc] = scores.get(doc, 0.0) + 1 / (k + rank)
+        return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
+
+    with pytest.raises(ExerciseFailed, match="ranks count from 1"):
+        _run(_check_cell("07_*.ipynb", "Check exercise 3"), my_rrf=my_rrf)
 
 
 def test_07_ex3_ties_in_insertion_order_are_refused():
@@ -128,3 +213,303 @@ def test_07_ex5_a_zero_variance_difference_is_refused():
                              ([0.5] * 10, [0.505] * 10)):     # exactly the same gain
         with pytest.raises(ExerciseFailed, match="s_d = 0"):
             _run(source, sig=sig, scores_a=wrong_a, scores_b=wrong_b)
+
+
+def test_07_ex5_the_verdict_names_the_students_own_difference(capsys):
+    from ragmetrics_edu.lab import significance as sig
+
+    a = [0.05 * i for i in range(1, 11)]
+    _run(_check_cell("07_*.ipynb", "Check exercise 5"), sig=sig, scores_a=a,
+         scores_b=[s + 0.008 + 0.0001 * (i % 2) for i, s in enumerate(a)])
+    said = capsys.readouterr().out
+    assert "whether 0.0081 NDCG matters" in said, said
+
+
+# --- 12, exercise 2: team-draft interleaving stops as soon as either ranking is used up ----
+
+def _team_draft(stop_when):
+    def my_team_draft(ranking_a, ranking_b, coins):
+        interleaved, teams, coins = [], [], iter(coins)
+        size, ranking = {"A": 0, "B": 0}, {"A": list(ranking_a), "B": list(ranking_b)}
+        while True:
+            left = {t: [d for d in ranking[t] if d not in interleaved] for t in "AB"}
+            if stop_when(left):
+                break
+            team = ("A" if size["A"] < size["B"] else "B") if size["A"] != size["B"] else next(coins)
+            if not left[team]:
+                break
+            interleaved.append(left[team][0])
+            teams.append(team)
+            size[team] += 1
+        return interleaved, teams
+    return my_team_draft
+
+
+def test_12_ex2_a_list_that_stops_too_late_is_refused_in_words():
+    source = _check_cell("12_*.ipynb", "Check exercise 2")
+    _run(source, my_team_draft=_team_draft(lambda left: not left["A"] or not left["B"]))
+    # Going on until the team whose turn it is has nothing left asks for a third coin in the
+    # first hand-worked case, which has two: refused in words, not with a bare StopIteration.
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_team_draft=_team_draft(lambda left: False))
+    message = str(refused.value)
+    assert "StopIteration" in message and "EITHER ranking" in message, message
+    assert "B has nothing new left" in message, message  # the first case's hint names B
+    # Going on until both rankings are used up gives a fourth document: the hint says why not.
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_team_draft=_team_draft(lambda left: not left["A"] and not left["B"]))
+    message = str(refused.value)
+    assert "B has nothing new left: stop" in message and "d3" in message, message
+
+
+def test_12_ex2_the_random_cases_name_a_list_that_stops_too_late():
+    source = _check_cell("12_*.ipynb", "Check exercise 2")
+    right = _team_draft(lambda left: not left["A"] or not left["B"])
+    late = _team_draft(lambda left: not left["A"] and not left["B"])
+    hand = {(("d1", "d2", "d3"), ("d2", "d4", "d1")), (("d1", "d2"), ("d1", "d2")),
+            (("a", "b", "c"), ("c", "b", "a"))}
+
+    def right_on_the_hand_cases(ranking_a, ranking_b, coins):
+        worked = (tuple(ranking_a), tuple(ranking_b)) in hand
+        return (right if worked else late)(ranking_a, ranking_b, coins)
+
+    with pytest.raises(ExerciseFailed, match="stops too late"):
+        _run(source, my_team_draft=right_on_the_hand_cases)
+
+# --- 11, exercise 2: right, and cited wrongly -------------------------------------------------
+
+_RIGHT_14 = ("Helium was the best coolant [3]. Four different gases were injected [3]. "
+             "The gas was injected through a porous plug at the stagnation region [3].")
+
+
+@pytest.mark.parametrize("wrong, says", [
+    # the stand-in judge finds every nugget in each of these, and their citations are wrong
+    ("Helium was not the best coolant [3]. Four different gases were not injected [3]. "
+     "The gas was not injected through a porous plug at the stagnation region [3].", "'not'"),
+    ("Helium was the worst coolant [3]. Four different gases were injected [3]. "
+     "The gas was injected through a porous plug at the stagnation region [3].", "'worst'"),
+])
+def test_11_ex2_an_answer_that_denies_a_nugget_is_refused(lab, wrong, says):
+    source = _check_cell("11_*.ipynb", "Check exercise 2")
+    _run(source, right_but_miscited=_RIGHT_14, cran=lab["cran"])
+    with pytest.raises(ExerciseFailed, match="does not read negation") as refused:
+        _run(source, right_but_miscited=wrong, cran=lab["cran"])
+    assert says in str(refused.value), str(refused.value)
+
+
+def test_11_ex2_citing_the_supporting_abstract_is_refused_though_the_stand_in_says_no(lab):
+    # the stand-in finds [1] does not entail the porous-plug sentence (a false negative):
+    # its citation recall is 0, yet [1] says exactly that
+    answer = _RIGHT_14.replace("region [3].", "region [1].")
+    with pytest.raises(ExerciseFailed, match=r"cites \[1\], document 84"):
+        _run(_check_cell("11_*.ipynb", "Check exercise 2"), right_but_miscited=answer, cran=lab["cran"])
+
+
+# --- 11, exercise 3: a sorted list, each id once ---------------------------------------------
+
+def test_11_ex3_an_unsorted_list_or_a_repeated_id_is_refused(lab):
+    source = _check_cell("11_*.ipynb", "Check exercise 3")
+    with pytest.raises(ExerciseFailed, match="more than once"):
+        _run(source, made_hard=["cqa-001", "cqa-001"], **lab)
+    with pytest.raises(ExerciseFailed, match="not sorted"):
+        _run(source, made_hard=["cqa-002", "cqa-001"], **lab)
+    with pytest.raises(ExerciseFailed, match="a list of question ids"):
+        _run(source, made_hard={"cqa-001"}, **lab)
+
+# --- by-hand numbers: a library call is refused, arithmetic passes -------------------------
+
+def _kernel_run(source, *cells, **names):
+    """``_run`` after ``cells``, each stored in the history ``_ih`` as a kernel does."""
+    history = [""]
+    namespace = {"rm": rm, "math": math, "np": np, "_ih": history, **names}
+    for cell in (*cells, source):
+        history.append(cell)
+        exec(compile(cell, "<cell>", "exec"), namespace)
+    return namespace
+
+
+def test_02_ex1_my_ap_from_the_library_is_refused_and_named():
+    source = _check_cell("02_*.ipynb", "Check exercise 1")
+    _kernel_run(source, "my_rr = 1 / 2\nmy_ap = (1 / 2 + 2 / 3 + 3 / 5) / 4")
+    with pytest.raises(LibraryCallRefused) as refused:  # the right number, by the library
+        _kernel_run(source, "my_rr = 1 / 2\nmy_ap = rm.average_precision([0, 1, 1, 0, 1], 4)")
+    message = str(refused.value)
+    assert "my_ap" in message and "rm.average_precision" in message and "by hand" in message
+    assert "0.44" not in message, message
+
+
+def test_02_ex1_a_library_call_one_cell_earlier_is_refused():
+    source = _check_cell("02_*.ipynb", "Check exercise 1")
+    with pytest.raises(LibraryCallRefused, match="rm.reciprocal_rank"):
+        _kernel_run(source, "rr = rm.reciprocal_rank([0, 1, 1, 0, 1])",
+                    "my_rr = rr\nmy_ap = (1 / 2 + 2 / 3 + 3 / 5) / 4")
+
+
+def test_02_ex1_in_a_real_kernel():
+    """The scan reads the history a Jupyter kernel keeps, as a student's notebook runs."""
+    from nbclient import NotebookClient
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    check = _check_cell("02_*.ipynb", "Check exercise 1")
+    outcomes = {}
+    for how, answer_cell in (("by hand", "my_rr = 1 / 2\nmy_ap = (1 / 2 + 2 / 3 + 3 / 5) / 4"),
+                             ("library", "my_rr = 1 / 2\n"
+                                         "my_ap = rm.average_precision([0, 1, 1, 0, 1], 4)")):
+        nb = new_notebook(cells=[new_code_cell("import ragmetrics_edu as rm"),
+                                 new_code_cell(answer_cell), new_code_cell(check)])
+        NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True).execute()
+        outcomes[how] = nb.cells[2].outputs
+    assert [o.get("text") for o in outcomes["by hand"]] == ["my_rr: right.\nmy_ap: right.\n"]
+    errors = [o for o in outcomes["library"] if o.output_type == "error"]
+    assert errors and errors[0].ename == "LibraryCallRefused", outcomes["library"]
+    assert "rm.average_precision" in errors[0].evalue
+
+
+# --- the fingerprints of by-hand numbers: one salt per check, none shared ------------------
+
+SOLVED = sorted((ROOT / "solutions").glob("*.ipynb"))
+
+
+def _digest_checks(monkeypatch):
+    """``[(notebook, name, digest_, salt, decimals)]`` of every check_number call, read by
+    running each check cell with check_number replaced by a recorder."""
+    calls = []
+
+    def record(name, expected=None, *, digest_=None, salt=None, decimals=3, hint=""):
+        calls.append((current[0], name, expected, digest_, salt, decimals))
+
+    monkeypatch.setattr(rm.course.exercises, "check_number", record)
+    current = [None]
+    for path in SOLVED:
+        current[0] = path.name
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code" and "check_number(" in cell.source:
+                exec(compile(cell.source, "<check cell>", "exec"), {"rm": rm})
+    return calls
+
+
+def _right_values(notebook):
+    """The by-hand answers as the solution regions of ``notebook`` compute them."""
+    namespace = {"math": math}
+    for cell in nbformat.read(ROOT / "solutions" / notebook, as_version=4).cells:
+        if cell.cell_type == "code" and "### BEGIN SOLUTION" in cell.source and "def " not in cell.source:
+            try:
+                exec(compile(cell.source, "<solution>", "exec"), namespace)
+            except Exception:  # noqa: BLE001 - an answer that needs the notebook: not a number
+                pass
+    return namespace
+
+
+def test_every_fingerprint_has_its_own_salt_and_verifies_the_solution(monkeypatch):
+    import hashlib
+
+    from ragmetrics_edu.course.exercises import digest
+
+    calls = _digest_checks(monkeypatch)
+    assert len(calls) >= 30, f"only {len(calls)} check_number calls found"
+    by_digest, by_salt, problems = {}, {}, []
+    for notebook, name, expected, fp, salt, decimals in calls:
+        where = f"{notebook} {name}"
+        if fp is None:
+            continue  # an expected= check shows its number on purpose
+        if not (salt or "").startswith(notebook[:2] + "/"):
+            problems.append(f"{where}: salt {salt!r} does not start with {notebook[:2] + '/'!r}")
+        by_digest.setdefault(fp, []).append(where)
+        by_salt.setdefault(salt, []).append(where)
+        value = _right_values(notebook).get(name)
+        if not isinstance(value, (int, float)):
+            problems.append(f"{where}: no number assigned to {name} in a solution region")
+            continue
+        if digest(value, salt, decimals) != fp:
+            problems.append(f"{where}: the fingerprint is not that of the solution's {value!r}")
+        unsalted = hashlib.sha256(f"{round(value, decimals):.{decimals}f}".encode()).hexdigest()[:12]
+        if unsalted == fp:
+            problems.append(f"{where}: the fingerprint is unsalted")
+    problems += [f"fingerprint {fp} shared by {w}" for fp, w in by_digest.items() if len(w) > 1]
+    problems += [f"salt {s!r} shared by {w}" for s, w in by_salt.items() if len(w) > 1]
+    assert not problems, "\n".join(problems)
+
+
+def test_a_fingerprint_without_its_salt_does_not_verify():
+    import hashlib
+
+    source = _check_cell("02_*.ipynb", "Check exercise 1")
+    _run(source, my_rr=1 / 2, my_ap=(1 / 2 + 2 / 3 + 3 / 5) / 4)
+    unsalted = hashlib.sha256(b"0.442").hexdigest()[:12]  # the right answer's unsalted fingerprint
+    salted = re.search(r'"my_ap", digest_="([0-9a-f]{12})"', source).group(1)
+    with pytest.raises(ExerciseFailed, match="my_ap = 0.441667 is not right"):
+        _run(source.replace(salted, unsalted), my_rr=1 / 2, my_ap=(1 / 2 + 2 / 3 + 3 / 5) / 4)
+
+# --- 04, exercise 3: sentence BLEU's reference length ----------------------------------------
+
+def _sentence_bleu(pick_r):
+    def sentence_bleu(candidate, references, max_n=4):
+        precisions = [rm.modified_precision(candidate, references, n) for n in range(1, max_n + 1)]
+        if min(precisions) == 0:
+            return 0.0
+        c = len(candidate.split())
+        r = pick_r(c, [len(ref.split()) for ref in references])
+        bp = 1.0 if c >= r else math.exp(1 - r / c)
+        return bp * math.exp(sum(math.log(p) for p in precisions) / max_n)
+    return sentence_bleu
+
+
+def test_04_ex3_the_shortest_reference_length_is_refused():
+    source = _check_cell("04_*.ipynb", "Check exercise 3")
+    _run(source, sentence_bleu=_sentence_bleu(
+        lambda c, lengths: min(lengths, key=lambda length: (abs(length - c), length))))
+    # r = the shortest reference: right whenever the shortest is also the closest
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, sentence_bleu=_sentence_bleu(lambda c, lengths: min(lengths)))
+    message = str(refused.value)
+    assert "CLOSEST" in message and "need not be the shortest" in message, message
+
+# --- 05, exercise 1: an F1 right from a wrong R points at P and R -------------------------
+
+def test_05_ex1_an_f1_computed_from_a_wrong_r_gets_the_hint_check_p_and_r():
+    source = _check_cell("05_*.ipynb", "Check exercise 1")
+    _run(source, my_p=(0.9 + 0.8) / 2, my_r=(0.9 + 0.8 + 0.4) / 3, my_f1=2 * 0.85 * 0.7 / 1.55)
+    with pytest.raises(ExerciseFailed) as refused:  # R over the row maxima, F1 right from it
+        _run(source, my_p=0.85, my_r=0.85, my_f1=0.85)
+    message = str(refused.value)
+    assert "check P and R first" in message and "2PR / (P + R)" not in message, message
+    with pytest.raises(ExerciseFailed) as refused:  # P and R right, F1 the plain mean (0.775)
+        _run(source, my_p=0.85, my_r=0.7, my_f1=(0.85 + 0.7) / 2)
+    message = str(refused.value)
+    assert "harmonic mean" in message and "check P and R first" not in message, message
+
+
+# --- 05, exercise 3: F1 as the plain mean of P and R ---------------------------------------
+
+def _greedy(f1):
+    def greedy_bertscore(similarity, candidate_weights, reference_weights):
+        s = np.asarray(similarity, dtype=float)
+        w_c = np.asarray(candidate_weights, dtype=float)
+        w_r = np.asarray(reference_weights, dtype=float)
+        p = float((s.max(axis=1) * w_c).sum() / w_c.sum())
+        r = float((s.max(axis=0) * w_r).sum() / w_r.sum())
+        return p, r, f1(p, r)
+    return greedy_bertscore
+
+
+def test_05_ex3_f1_as_the_plain_mean_gets_its_own_hint():
+    source = _check_cell("05_*.ipynb", "Check exercise 3")
+    _run(source, greedy_bertscore=_greedy(lambda p, r: 0.0 if p + r == 0 else 2 * p * r / (p + r)))
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, greedy_bertscore=_greedy(lambda p, r: (p + r) / 2))
+    message = str(refused.value)
+    assert "harmonic mean" in message and "row maxima" not in message, message
+
+
+# --- 05, exercise 4: the opposite of the reference, not a "no" beside it --------------------
+
+@pytest.mark.parametrize("wrong, says", [
+    ("No, the plane touched down safely.", "affirms the reference"),  # F1 0.8684, above 0.8147
+    ("The plane touched down safely and did not crash.", "affirms the reference"),  # 0.8388
+    ("The aircraft crashed.", "negating what it claims"),  # the opposite, without a negation
+])
+def test_05_ex4_an_answer_that_does_not_negate_the_claim_is_refused(wrong, says):
+    source = _check_cell("05_*.ipynb", "Check exercise 4")
+    _run(source, wrong_answer="The plane did not touch down safely.")
+    with pytest.raises(ExerciseFailed, match=says):
+        _run(source, wrong_answer=wrong)
