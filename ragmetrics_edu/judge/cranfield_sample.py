@@ -11,18 +11,22 @@ encoder today may well be relevant without ever having been judged.
 
 The sample was drawn with a fixed seed by
 ``tools/make_cranfield_judge_sample.py``; ``data/cranfield_judge_sample/README.md``
-says how, field by field.
+says how, field by field. :func:`load_cranfield_lm_labels` loads the
+language model's labels of every pair (SmolLM2-135M-Instruct, yes/no and
+graded 0-4), computed once by ``tools/make_cranfield_lm_labels.py``.
 """
 
 import copy
 import importlib.resources
 import json
 
-__all__ = ["load_cranfield_judge_sample"]
+__all__ = ["load_cranfield_judge_sample", "load_cranfield_lm_labels"]
 
 _FOLDER = "cranfield_judge_sample"
 _FILE = "pairs.jsonl"
+_LM_FILE = "lm_labels.json"
 _CACHE = []
+_LM_CACHE = {}
 
 
 def load_cranfield_judge_sample():
@@ -65,3 +69,42 @@ def load_cranfield_judge_sample():
         with resource.open("r", encoding="utf-8") as f:
             _CACHE.extend(json.loads(line) for line in f if line.strip())
     return copy.deepcopy(_CACHE)
+
+
+def load_cranfield_lm_labels():
+    """The language model's relevance labels of the sample's pairs, by ``pair_id``.
+
+    ``rm.LanguageModelJudge()`` (SmolLM2-135M-Instruct in NumPy) read every
+    pair of :func:`load_cranfield_judge_sample` twice: with
+    ``rag.build_relevance_prompt`` (a yes/no verdict) and with
+    ``rag.build_graded_relevance_prompt`` (a grade from 0 to 4, Cranfield's
+    scale). Its probabilities over the allowed replies are the labels.
+
+    Returns
+    -------
+    dict
+        A fresh copy. ``"model"``, ``"settings"`` (the judge's parameters),
+        ``"prompts"``, ``"decimals"`` (6: every probability is rounded to it)
+        and ``"labels"``: ``{pair_id: label}`` in the sample's order, each
+        label holding ``p_yes`` (P(yes) among yes and no after
+        ``Verdict:``), ``verdict_mass`` (the probability of yes or no at
+        all, before renormalising), ``grade_probabilities`` (of grades 0 to
+        4 after ``Score:``, renormalised), ``most_likely_grade``,
+        ``expected_grade`` (the probability-weighted grade) and
+        ``grade_mass``.
+
+    Examples
+    --------
+    >>> lm = load_cranfield_lm_labels()
+    >>> lm["model"], len(lm["labels"])
+    ('SmolLM2-135M-Instruct', 331)
+    >>> row = lm["labels"]["q1-d378"]
+    >>> len(row["grade_probabilities"]), round(sum(row["grade_probabilities"]), 4)
+    (5, 1.0)
+    >>> 0 <= row["p_yes"] <= 1 and 0 <= row["expected_grade"] <= 4
+    True
+    """
+    if not _LM_CACHE:
+        resource = importlib.resources.files("ragmetrics_edu").joinpath("data", _FOLDER, _LM_FILE)
+        _LM_CACHE.update(json.loads(resource.read_text(encoding="utf-8")))
+    return copy.deepcopy(_LM_CACHE)
