@@ -25,14 +25,28 @@ Rules, so that ``pytest --nbval`` passes on both folders:
   says in words what is wrong.
 * In the student notebook, exercise and check cells get the tag
   ``raises-exception`` (nbval then allows their ``NotImplementedError``).
-  Everything else (sources, cell ids, cell metadata, notebook metadata) is
+* A Markdown cell that asks a question before the answer is run (a
+  *prediction*: bold "**Predict**" or "**Bug hunt**", or "Write down your
+  guess before running ...") is followed by code cells that reveal the
+  answer: the run of code cells up to the next Markdown cell (without the
+  first one when the question says "the cell after the widget": that cell
+  shows the widget the question is about).  In the student notebook these
+  *answer cells* are saved unrun, with no output, and tagged
+  ``reveals-answer`` and ``nbval-ignore-output``: nbval runs them and
+  compares nothing (it compares no output of a cell saved unrun, and the
+  tag says so again for a reader).  The solved notebook keeps their outputs.
+  Where the rule is wrong, a code cell's tag decides: ``reveals-answer``
+  hides a cell the rule misses, ``keep-output`` shows one the rule would
+  hide (the material a question is asked about).
+* Everything else (sources, cell ids, cell metadata, notebook metadata) is
   copied unchanged.
 * Without ``--execute``, a student notebook whose sources, tags and metadata
   are already right is left alone (its saved outputs kept); otherwise it is
-  rewritten with the solution's outputs for ordinary cells and its exercise
-  and check cells unrun (nbval runs them but compares no output).  With
-  ``--execute``, both folders are executed in place with nbclient (kernel
-  ``python3``), so the saved outputs are exactly what nbval reproduces.
+  rewritten with the solution's outputs for ordinary cells and its exercise,
+  check and answer cells unrun (nbval runs them but compares no output).
+  With ``--execute``, both folders are executed in place with nbclient
+  (kernel ``python3``), so the saved outputs are exactly what nbval
+  reproduces.  ``--check`` also reports an answer cell saved with an output.
 
 Usage::
 
@@ -70,11 +84,21 @@ CODE_STUB = ("# YOUR CODE HERE", "raise NotImplementedError()")
 MARKDOWN_STUB = ("YOUR ANSWER HERE",)
 STUDENT_TAG = "raises-exception"
 CHECK_TAG = "check"
+ANSWER_TAG = "reveals-answer"
+"""A code cell that shows the answer of a prediction: saved unrun in the student notebook."""
+KEEP_TAG = "keep-output"
+"""A code cell the prediction rule would hide that keeps its output (the question's material)."""
+NBVAL_IGNORE_TAG = "nbval-ignore-output"
 HIDDEN_TESTS = "hidden_tests"
 """Cell metadata holding a check's hidden cases, for nbgrader only: never in a student notebook."""
 EXECUTE_TIMEOUT = 600
 
 _CHECK_DOCSTRING = re.compile(r'^\s*[rRuU]?("""|\'\'\')\s*check', re.IGNORECASE)
+
+
+_PROMPT = re.compile(r"\*\*\s*(predict|bug hunt)\b|write down your \w+ before running",
+                     re.IGNORECASE)
+_AFTER_WIDGET = re.compile(r"the cell after the widget", re.IGNORECASE)
 
 
 class SolutionMarkerError(ValueError):
@@ -116,6 +140,43 @@ def is_check_cell(cell):
     return bool(_CHECK_DOCSTRING.match(cell.source))
 
 
+def is_prediction(cell):
+    """True for a Markdown cell that asks for a guess before its answer is run."""
+    return cell.cell_type == "markdown" and bool(_PROMPT.search(cell.source))
+
+
+def answer_cells(nb):
+    """The indices of the code cells that reveal a prediction's answer (the module's rules)."""
+    found = set()
+    cells = nb.cells
+    for i, cell in enumerate(cells):
+        if not is_prediction(cell):
+            continue
+        run = []
+        for j in range(i + 1, len(cells)):
+            if cells[j].cell_type != "code":
+                break
+            run.append(j)
+        if _AFTER_WIDGET.search(cell.source):
+            run = run[1:]
+        found.update(run)
+    for j, cell in enumerate(cells):
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell.cell_type == "code" and ANSWER_TAG in tags:
+            found.add(j)
+        if KEEP_TAG in tags:
+            found.discard(j)
+    return sorted(found)
+
+
+def shown_answers(nb):
+    """Lines naming the answer cells of a student notebook that were saved with an output."""
+    return [f"cell {i}: the answer of a prediction is saved with its output"
+            for i, cell in enumerate(nb.cells)
+            if ANSWER_TAG in cell.get("metadata", {}).get("tags", [])
+            and (cell.get("outputs") or cell.get("execution_count") is not None)]
+
+
 def _add_tag(cell, tag):
     tags = list(cell.metadata.get("tags", []))
     if tag not in tags:
@@ -126,13 +187,19 @@ def _add_tag(cell, tag):
 def make_student(solution):
     """Return the student notebook for the solved notebook ``solution`` (not modified)."""
     nb = copy.deepcopy(solution)
-    for cell in nb.cells:
+    answers = set(answer_cells(nb))
+    for i, cell in enumerate(nb.cells):
         # extra cases that only the grader runs (tools/assignments.py) are not handed out
         cell.metadata.pop(HIDDEN_TESTS, None)
         if cell.cell_type == "code":
             cell.source, n = strip_solutions(cell.source, CODE_STUB)
             if n or is_check_cell(cell):
                 _add_tag(cell, STUDENT_TAG)
+                cell.outputs = []
+                cell.execution_count = None
+            elif i in answers:
+                _add_tag(cell, ANSWER_TAG)
+                _add_tag(cell, NBVAL_IGNORE_TAG)
                 cell.outputs = []
                 cell.execution_count = None
         elif cell.cell_type == "markdown":
@@ -241,12 +308,23 @@ def write(nb, path):
         nbformat.write(nb, f)
 
 
+def clear_unrun_cells(nb):
+    """Drop the outputs of a student notebook's open exercises, checks and answer cells."""
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell.cell_type == "code" and (STUDENT_TAG in tags or ANSWER_TAG in tags):
+            cell.outputs = []
+            cell.execution_count = None
+    return nb
+
+
 def execute(path, timeout=EXECUTE_TIMEOUT, student=False):
     """Execute the notebook at ``path`` in place (kernel ``python3``, cwd its folder).
 
     In a student notebook (``student=True``) the open exercise and check cells
     are saved unrun: their only output would be a ``NotImplementedError``
-    traceback, which nbval does not compare and a student need not see.
+    traceback, which nbval does not compare and a student need not see.  Its
+    answer cells are saved unrun too: their output is the answer.
     """
     from nbclient import NotebookClient
 
@@ -262,10 +340,7 @@ def execute(path, timeout=EXECUTE_TIMEOUT, student=False):
     )
     client.execute()
     if student:
-        for cell in nb.cells:
-            if STUDENT_TAG in cell.get("metadata", {}).get("tags", []):
-                cell.outputs = []
-                cell.execution_count = None
+        clear_unrun_cells(nb)
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     write(nb, path)
 
@@ -307,7 +382,8 @@ def main(argv=None):
             if not target.exists():
                 stale.append(f"{target}: missing")
                 continue
-            for d in differences(make_student(read(path)), read(target)):
+            committed = read(target)
+            for d in differences(make_student(read(path)), committed) + shown_answers(committed):
                 stale.append(f"{target}: {d}")
         for line in stale:
             print(line)
@@ -321,7 +397,8 @@ def main(argv=None):
             print(f"executing {_show(path)}", flush=True)
             execute(path)
         student = make_student(read(path))
-        if not args.execute and target.exists() and not differences(student, read(target)):
+        if (not args.execute and target.exists() and not differences(student, read(target))
+                and not shown_answers(read(target))):
             print(f"up to date: {_show(target)}", flush=True)
             continue
         write(student, target)

@@ -11,7 +11,9 @@ They share four rules:
   exercise asks the student to write.
 * **A one-line call of the library is refused**: an answer that calls the
   function it is meant to implement (``return rm.average_precision(...)``),
-  directly or through another name, fails with a friendly message.
+  directly or through another name, fails with a friendly message; so does
+  a number asked by hand that the notebook computed with the library
+  (``my_ap = rm.average_precision(...)``, read from the kernel's history).
 * **Failures are sentences**: which input, what came back, what was
   expected, and the case's hint.
 
@@ -29,6 +31,7 @@ Examples
 my_precision: right on 1 input.
 """
 
+import ast
 import inspect
 import math
 import numbers
@@ -268,21 +271,226 @@ def check_function(func, cases, *, forbid=(), tol=1e-9, name=None):
     print(f"{name}: right on {n} input{'s' if n != 1 else ''}.")
 
 
-def digest(value, decimals=3):
-    """The fingerprint of ``value`` rounded to ``decimals``, for :func:`check_number`.
+def digest(value, salt, decimals=3):
+    """The fingerprint of ``value`` rounded to ``decimals``, salted, for :func:`check_number`.
 
     A check cell can hold the fingerprint of a hand-computed answer instead of
     the answer itself, so reading the check does not give the answer away.
 
-    >>> digest(7 / 12)   # AP of [0, 1, 1] with 2 relevant documents, 0.583
-    '1d1645fe778c'
+    Parameters
+    ----------
+    value : float
+        The right answer.
+    salt : str
+        A text of the check's own, mixed into the fingerprint: by convention
+        the lesson's number and the answer's name, ``"02/my_ap"``.  Every
+        check of the course has its own salt, so two exercises whose answers
+        are equal (0.4 in two lessons) do not show the same fingerprint.
+    decimals : int
+        The precision asked of the student.
+
+    Returns
+    -------
+    str
+        The first 12 hex digits of SHA-256 of ``"<salt>:<value to decimals>"``.
+
+    Notes
+    -----
+    What the salt stops: one fingerprint recognised in two notebooks, and a
+    table of the fingerprints of 0.000 ... 1.000 computed once and reused.
+    What it does not stop: the salt is in the notebook, so a student can
+    still try the 1001 three-decimal values of [0, 1] against it in a loop
+    (or simply call the check cell in a loop).  No check that runs offline,
+    in the student's own notebook, can prevent that: whatever decides
+    "right" is in the student's hands, and a 3-decimal answer has too few
+    possible values to hide among.  A slow hash would only make each check
+    slow as well.  The fingerprint keeps an honest reader from seeing the
+    answer by accident; grading that must resist a determined student runs
+    the checks on a server (nbgrader's hidden tests, ``tools/assignments.py``).
+
+    Examples
+    --------
+    >>> digest(7 / 12, "02/my_ap")   # AP of [0, 1, 1] with 2 relevant documents, 0.583
+    'b2c87cf8be07'
+    >>> digest(7 / 12, "02/my_ap") == digest(0.583, "02/my_ap")
+    True
+    >>> digest(7 / 12, "02/my_ap") == digest(7 / 12, "08/my_ap_trec")   # another check, salt
+    False
     """
     import hashlib
 
-    return hashlib.sha256(f"{round(float(value), decimals):.{decimals}f}".encode()).hexdigest()[:12]
+    if not isinstance(salt, str) or not salt:
+        raise TypeError(f"digest needs a salt, a non-empty str, got {str(salt)[:80]!r}")
+    text = f"{salt}:{round(float(value), decimals):.{decimals}f}"
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def check_number(name, expected=None, *, digest_=None, decimals=3, hint=""):
+HELPERS_ALLOWED_BY_HAND = frozenset({
+    "normalize_answer", "ngrams", "whitespace_tokenize", "rouge_tokenize",
+    "load_cranfield", "load_cranfield_qa", "load_cranfield_nuggets",
+    "load_cranfield_paraphrases", "load_cranfield_judge_sample", "read_qrels", "read_run",
+})
+"""Library functions a by-hand answer may call: they read or cut up text, they compute no score."""
+
+
+def _history(ns):
+    """The cells the kernel ran, oldest first (IPython's ``_ih``), or ``[]`` outside IPython.
+
+    A kernel asked not to store its history (nbval runs cells that way)
+    gives no cells either: the scan of :func:`check_number` then has nothing
+    to read and lets the answer through to the value check.
+    """
+    cells = ns.get("_ih", ns.get("In"))
+    if not isinstance(cells, list):
+        return []
+    return [c for c in cells if isinstance(c, str)]
+
+
+def _assigned_names(target):
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_assigned_names(t) for t in target.elts)) if target.elts else set()
+    if isinstance(target, ast.Starred):
+        return _assigned_names(target.value)
+    return set()
+
+
+def _assignments(tree):
+    """``[(line, names, value)]`` for every assignment in a parsed cell, in source order."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            names = set().union(*(_assigned_names(t) for t in node.targets))
+            out.append((node.lineno, names, node.value))
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            out.append((node.lineno, _assigned_names(node.target), node.value))
+        elif isinstance(node, ast.NamedExpr):
+            out.append((node.lineno, _assigned_names(node.target), node.value))
+    return sorted(out, key=lambda a: a[0])
+
+
+def _definition(name, parsed, before):
+    """The last cell before ``before`` that assigns ``name``: its index and the values assigned.
+
+    ``parsed`` holds the history's cells as syntax trees (``None`` for one
+    that does not parse).
+    """
+    for i in range(min(before, len(parsed)) - 1, -1, -1):
+        if parsed[i] is None:
+            continue
+        values = [value for _, names, value in _assignments(parsed[i]) if name in names]
+        if values:
+            return i, values
+    return None, []
+
+
+def _resolve(expr, ns):
+    """The object ``a.b.c`` names in ``ns`` (attributes read, nothing called), or None."""
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name) or expr.id not in ns:
+        return None
+    obj = ns[expr.id]
+    for part in reversed(parts):
+        try:  # a module's attribute may be loaded on first use; nothing else is run
+            obj = (getattr(obj, part) if isinstance(obj, types.ModuleType)
+                   else inspect.getattr_static(obj, part))
+        except AttributeError:
+            return None
+        if isinstance(obj, (staticmethod, classmethod)):
+            obj = obj.__func__
+    return obj
+
+
+def _library_function(obj):
+    """``rm.<name>`` if ``obj`` is a function or class of the library that computes, else None.
+
+    The course's own tools (``ragmetrics_edu.course``) and the text helpers
+    of :data:`HELPERS_ALLOWED_BY_HAND` are not counted.
+    """
+    if not callable(obj) or isinstance(obj, types.ModuleType):
+        return None
+    module = getattr(obj, "__module__", None) or ""
+    if module != "ragmetrics_edu" and not module.startswith("ragmetrics_edu."):
+        return None
+    short = getattr(obj, "__name__", "")
+    if module.startswith("ragmetrics_edu.course") or not short or short in HELPERS_ALLOWED_BY_HAND:
+        return None
+    import ragmetrics_edu as rm
+
+    if getattr(rm, short, None) is obj:
+        return f"rm.{short}"
+    return f"rm.{module.removeprefix('ragmetrics_edu.')}.{short}"
+
+
+def _library_calls(expr, ns):
+    """The library functions called in ``expr``, directly or by a function of the student's."""
+    found = []
+    for node in ast.walk(expr):
+        if not isinstance(node, ast.Call):
+            continue
+        obj = _resolve(node.func, ns)
+        named = _library_function(obj)
+        if named:
+            found.append(named)
+        elif isinstance(obj, types.FunctionType):  # a helper of the student's: what does it hold?
+            globs = obj.__globals__
+            used = _code_names(obj)
+            for n in used:
+                held = globs.get(n)
+                if (isinstance(held, types.ModuleType)
+                        and held.__name__.startswith("ragmetrics_edu")):
+                    found += [f for f in (_library_function(getattr(held, a, None))
+                                          for a in used) if f]
+                elif _library_function(held):
+                    found.append(_library_function(held))
+    return found
+
+
+def _refuse_library_by_hand(name, ns):
+    """Raise :class:`LibraryCallRefused` if the kernel's history computed ``name`` with the library.
+
+    The last cell that assigned ``name`` is read, and so, one step at a
+    time, the cells that assigned the names its expression uses (``p, r =
+    5 / 8, 1`` before ``my_f1 = 2 * p * r / (p + r)``).  Arithmetic passes;
+    a call of a library function that computes a score is refused.  Without
+    a history (a plain Python session, or a kernel told not to keep one)
+    nothing is refused.
+    """
+    __tracebackhide__ = True
+    cells = _history(ns)
+    if not cells:
+        return
+    parsed = []
+    for cell in cells:
+        try:
+            parsed.append(ast.parse(cell))
+        except SyntaxError:
+            parsed.append(None)
+    todo, seen = [(name, len(parsed))], set()
+    while todo and len(seen) < 200:
+        var, before = todo.pop()
+        if (var, before) in seen:
+            continue
+        seen.add((var, before))
+        at, values = _definition(var, parsed, before)
+        for value in values:
+            called = _library_calls(value, ns)
+            if called:
+                raise LibraryCallRefused(
+                    f"{name} is computed with the library's {called[0]}: this exercise asks "
+                    f"you to work it out by hand, from the formula (arithmetic such as "
+                    f"(1/1 + 2/3) / 2 is what the check expects; compare with {called[0]} in a "
+                    f"cell of your own afterwards).")
+            for node in ast.walk(value):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    todo.append((node.id, at + 1))
+
+
+def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hint=""):
     """Check a number the student computed by hand and typed in.
 
     Parameters
@@ -293,27 +501,52 @@ def check_number(name, expected=None, *, digest_=None, decimals=3, hint=""):
         The right value (hand arithmetic written in the check cell).
         Answers within half a unit of the last of ``decimals`` are right.
     digest_ : str, optional
-        Instead of ``expected``: :func:`digest` of the right value, so the
-        check does not show the answer.  The student's number is right if it
-        rounds to the same ``decimals`` digits (or one unit either side, for
-        an answer rounded by hand from a cut intermediate).
+        Instead of ``expected``: :func:`digest` of the right value with
+        ``salt``, so the check does not show the answer.  The student's number
+        is right if it rounds to the same ``decimals`` digits (or one unit
+        either side, for an answer rounded by hand from a cut intermediate).
+    salt : str
+        With ``digest_`` (and only then): the salt the fingerprint was made
+        with, the check's own (``"02/my_ap"``, lesson and name).
     decimals : int
         The precision asked of the student (3: "0.583").
     hint : str
         Said when the answer is wrong (a common slip to look for).  The
         expected value itself is never shown.
+
+    Raises
+    ------
+    NotAttempted
+        ``name`` is not defined yet.
+    LibraryCallRefused
+        In a notebook, the cell that assigned ``name`` (or a name it was
+        computed from) calls a library function that computes a score
+        (``my_ap = rm.average_precision(...)``): the exercise is by hand.
+    ExerciseFailed
+        The number is wrong.
+
+    Notes
+    -----
+    The scan reads the kernel's input history (IPython's ``_ih``).  Outside
+    IPython, or when a kernel runs cells without storing them (nbval does),
+    there is no history and only the value is checked.
     """
     __tracebackhide__ = True
     if (expected is None) == (digest_ is None):
         raise TypeError("check_number needs exactly one of expected= and digest_=")
-    got = answer(name, _caller_globals())
+    if digest_ is not None and not (isinstance(salt, str) and salt):
+        raise TypeError(f"check_number with digest_= needs the fingerprint's salt= (a non-empty "
+                        f"str), got {str(salt)[:80]!r}")
+    ns = _caller_globals()
+    got = answer(name, ns)
+    _refuse_library_by_hand(name, ns)
     if isinstance(got, bool) or not isinstance(got, numbers.Real) or not math.isfinite(got):
         raise ExerciseFailed(f"{name} should be a number, got {got!r}.")
     unit = 10.0 ** -decimals
     if expected is not None:
         right = abs(float(got) - float(expected)) <= unit / 2 + 1e-12
     else:
-        right = any(digest(float(got) + d * unit, decimals) == digest_ for d in (0, -1, 1))
+        right = any(digest(float(got) + d * unit, salt, decimals) == digest_ for d in (0, -1, 1))
     if not right:
         precision = f" (to {decimals} decimals)" if decimals else ""
         raise ExerciseFailed(f"{name} = {_show(got)} is not right{precision}."

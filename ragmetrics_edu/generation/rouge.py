@@ -56,7 +56,9 @@ References
 .. [1] C.-Y. Lin, "ROUGE: a package for automatic evaluation of summaries",
    Text Summarization Branches Out (ACL workshop), 2004.
 .. [2] Google Research, rouge-score (``rouge_score.rouge_scorer``), the
-   Python re-implementation of ROUGE-1.5.5 that we match.
+   Python re-implementation of ROUGE-1.5.5 that we match. Its rule for
+   several references (the best F1) is not ROUGE-1.5.5's default (``-f A``
+   pools the references' counts).
 """
 
 import re

@@ -99,6 +99,19 @@ def naive_estimate(clicks, logged_ranking, new_ranking, weights, depth=None):
     -------
     float
 
+    See Also
+    --------
+    ips_estimate : The unbiased estimate.  It needs the propensities, and
+        takes them as the weights when ``weights`` is None; the naive
+        estimate knows no propensities, so its ``weights`` are always given.
+
+    Notes
+    -----
+    Its expectation is :math:`\sum_j w_j\,p_{\mathrm{rank}_{log}(y_j)}\,
+    \alpha_{y_j}`: each document counts as often as it was seen in the log.
+    It is biased even for the logged ranking itself, where it gives
+    :math:`\sum_i w_i p_i \alpha_i`, not :math:`\sum_i w_i \alpha_i`.
+
     Examples
     --------
     >>> from ragmetrics_edu.online.counterfactual import naive_estimate

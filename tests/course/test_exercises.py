@@ -1,6 +1,9 @@
 """The exercises' checks: hand-written expected values, a library one-liner refused,
 and a check that runs on its own when its exercise is open."""
 
+import math
+import re
+
 import pytest
 
 import ragmetrics_edu as rm
@@ -77,19 +80,90 @@ def test_check_number_does_not_give_the_answer_away(capsys):
 def test_check_number_by_digest_hides_the_answer(capsys):
     import hashlib
 
-    # The fingerprint is sha256 of the answer printed to 3 decimals: 7/12 -> "0.583".
-    fp = hashlib.sha256(b"0.583").hexdigest()[:12]
-    assert ex.digest(7 / 12) == fp
+    # The fingerprint is sha256 of "<salt>:<answer printed to 3 decimals>": 7/12 -> "0.583".
+    fp = hashlib.sha256(b"02/ap:0.583").hexdigest()[:12]
+    assert ex.digest(7 / 12, "02/ap") == fp
+    call = f"check_number('ap', digest_={fp!r}, salt='02/ap')"
     for typed in (0.583, 0.5833, 7 / 12, 0.584, 0.582):  # one unit either side: hand rounding
         ns = {"ap": typed}
-        exec(f"from ragmetrics_edu.course.exercises import check_number\ncheck_number('ap', digest_={fp!r})", ns)
-    for typed in (0.58, 0.59, 2 / 3, float("nan")):
+        exec(f"from ragmetrics_edu.course.exercises import check_number\n{call}", ns)
+    for typed in (0.58, 0.59, 0.585, 0.581, 2 / 3, float("nan")):
         ns = {"ap": typed}
         with pytest.raises(ex.ExerciseFailed):
-            exec(f"from ragmetrics_edu.course.exercises import check_number\n"
-                 f"check_number('ap', digest_={fp!r})", ns)
+            exec(f"from ragmetrics_edu.course.exercises import check_number\n{call}", ns)
     with pytest.raises(TypeError):
         ex.check_number("ap")
+
+
+def test_a_fingerprint_verifies_only_with_its_own_salt():
+    import hashlib
+
+    ns = {"ap": 7 / 12}
+    unsalted = hashlib.sha256(b"0.583").hexdigest()[:12]  # the fingerprint of an unsalted scheme
+    other_check = ex.digest(7 / 12, "08/ap")
+    for fp, salt in ((unsalted, "02/ap"), (other_check, "02/ap"), (ex.digest(7 / 12, "02/ap"), "08/ap")):
+        with pytest.raises(ex.ExerciseFailed, match="not right"):
+            exec(f"from ragmetrics_edu.course.exercises import check_number\n"
+                 f"check_number('ap', digest_={fp!r}, salt={salt!r})", ns)
+    # the same answer under two salts: two fingerprints
+    assert ex.digest(0.4, "02/my_r_precision") != ex.digest(0.4, "06/my_kappa")
+    with pytest.raises(TypeError, match="salt"):
+        ex.check_number("ap", digest_=unsalted)  # a fingerprint without its salt is refused
+    with pytest.raises(TypeError, match="salt"):
+        ex.digest(0.5, "")
+
+
+def _kernel(*cells, **names):
+    """Run ``cells`` as a kernel would: each one stored in the history ``_ih`` before it runs."""
+    import ragmetrics_edu as rm
+
+    ns = {"rm": rm, "math": math, "_ih": [""], **names}
+    for cell in cells:
+        ns["_ih"].append(cell)
+        exec(cell, ns)
+    return ns
+
+
+AP_CHECK = ("from ragmetrics_edu.course.exercises import check_number, digest\n"
+            "check_number('my_ap', digest_=digest((1 / 2 + 2 / 3 + 3 / 5) / 4, 'x/my_ap'), "
+            "salt='x/my_ap')")
+
+
+@pytest.mark.parametrize("cells", [
+    ["my_ap = (1 / 2 + 2 / 3 + 3 / 5) / 4"],
+    ["p = [1 / 2, 2 / 3, 3 / 5]", "my_ap = sum(p) / 4"],
+    ["my_ap = rm.average_precision([0, 1, 1, 0, 1], 4)", "my_ap = (1 / 2 + 2 / 3 + 3 / 5) / 4"],
+    ["ranking = rm.course.examples.get('dcg_at_3').inputs['rels']", "my_ap = 0.4417"],
+])
+def test_check_number_accepts_arithmetic(cells, capsys):
+    _kernel(*cells, AP_CHECK)
+    assert "my_ap: right." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("cells, called", [
+    (["my_ap = rm.average_precision([0, 1, 1, 0, 1], 4)"], "rm.average_precision"),
+    (["x = rm.average_precision([0, 1, 1, 0, 1], 4)", "my_ap = round(x, 4)"], "rm.average_precision"),
+    (["p, r = rm.average_precision([0, 1, 1, 0, 1], 4), 1\nmy_ap = p * r"], "rm.average_precision"),
+    (["from ragmetrics_edu import average_precision as ap", "my_ap = ap([0, 1, 1, 0, 1], 4)"],
+     "rm.average_precision"),
+    (["def mine():\n    return rm.average_precision([0, 1, 1, 0, 1], 4)", "my_ap = mine()"],
+     "rm.average_precision"),
+    (["my_ap = rm.evaluate({'q': {'a': 1}}, {'q': {'a': 1.0}}, ['map']).mean['map'] * 0.4417"],
+     "rm.evaluate"),
+])
+def test_check_number_refuses_a_library_call(cells, called):
+    with pytest.raises(ex.LibraryCallRefused, match=re.escape(called)) as refused:
+        _kernel(*cells, AP_CHECK)
+    assert "by hand" in str(refused.value) and "0.44" not in str(refused.value)
+
+
+def test_check_number_without_a_history_checks_the_value_only(capsys):
+    # a plain Python session: no _ih, no scan, no error
+    import ragmetrics_edu as rm
+
+    ns = {"rm": rm, "my_ap": rm.average_precision([0, 1, 1, 0, 1], 4)}
+    exec(AP_CHECK, ns)
+    assert "my_ap: right." in capsys.readouterr().out
 
 
 def test_a_dotted_library_name_is_refused_and_restored():

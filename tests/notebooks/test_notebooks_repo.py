@@ -83,8 +83,10 @@ def test_notebook_is_valid_and_committed_executed(path):
     code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
     assert code, "no code cell"
     # A student notebook's open exercise and check cells are saved unrun
-    # (tagged raises-exception); every other code cell is saved executed.
-    code = [c for c in code if "raises-exception" not in c.metadata.get("tags", [])]
+    # (tagged raises-exception), and so are the cells that reveal a prediction's
+    # answer (tagged reveals-answer); every other code cell is saved executed.
+    unrun = {"raises-exception", "reveals-answer"} if path.parent == NOTEBOOKS else {"raises-exception"}
+    code = [c for c in code if not unrun & set(c.metadata.get("tags", []))]
     assert all(c.execution_count is not None for c in code), (
         "unexecuted code cells: run `python tools/make_student.py --execute`"
     )
@@ -199,10 +201,24 @@ def test_seed_example_keys_used_in_notebooks_exist():
 @pytest.mark.parametrize("path", [p for p in ALL if p.name[:2] != "00"],
                          ids=[i for i, p in zip(IDS, ALL) if p.name[:2] != "00"])
 def test_a_figure_is_saved_in_every_lesson(path):
-    """A reader without a kernel (GitHub, a course site) still sees at least one figure."""
-    pngs = [o for c in _read(path).cells for o in c.get("outputs", [])
-            if "image/png" in o.get("data", {})]
-    assert pngs, "no static figure (image/png output) saved in this notebook"
+    """A reader without a kernel (GitHub, a course site) still sees at least one figure.
+
+    In a student notebook a figure that answers a prediction is saved unrun
+    (tagged reveals-answer): if every figure of a lesson does, the student
+    notebook shows none and its solved notebook, one link away, shows them.
+    """
+    def figures(nb):
+        return [i for i, c in enumerate(nb.cells)
+                if any("image/png" in o.get("data", {}) for o in c.get("outputs", []))]
+
+    nb = _read(path)
+    if path.parent == NOTEBOOKS and not figures(nb):
+        solved = figures(_read(SOLUTIONS / path.name))
+        assert solved, "no static figure in this lesson, solved or not"
+        shown = [i for i in solved if "reveals-answer" not in nb.cells[i].metadata.get("tags", [])]
+        assert not shown, f"cells {shown} draw a figure in solutions/ but not here"
+        return
+    assert figures(nb), "no static figure (image/png output) saved in this notebook"
 
 
 @pytest.mark.parametrize("path", sorted(SOLUTIONS.glob("*.ipynb")), ids=lambda p: p.name)

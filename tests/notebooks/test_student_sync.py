@@ -2,6 +2,7 @@
 from the solved notebooks (solutions/): same sources, cell ids, tags and metadata."""
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -193,3 +194,123 @@ def test_hidden_tests_never_reach_the_student_notebook():
     stu = ms.make_student(sol)
     assert "hidden_tests" not in stu.cells[3].metadata
     assert sol.cells[3].metadata["hidden_tests"]  # the solved notebook keeps them
+
+
+# ---- predictions: no answer shown before it is asked ------------------------
+
+def _toy_predictions():
+    cells = [
+        new_markdown_cell("# Toy"),
+        new_code_cell("x = 1"),
+        new_markdown_cell("**Predict:** what is x + 1?  Write down your guess before running "
+                          "the next cell."),
+        new_code_cell("print(x + 1)"),                                  # 3: the answer
+        new_code_cell("plt.bar([0], [x + 1])"),                         # 4: its figure, too
+        new_markdown_cell("It is 2."),
+        new_code_cell("print('an ordinary cell')"),                     # 6
+        new_markdown_cell("**Bug hunt.**  The slide's table follows.  What went wrong?"),
+        new_code_cell("table()", metadata={"tags": ["keep-output"]}),  # 8: the question's material
+        new_markdown_cell("**Predict:** what will the slider do?  Write down your guesses before "
+                          "running the cell after the widget."),
+        new_code_cell("w = widget()\nw"),                              # 10: the widget, shown
+        new_code_cell("w.value = 3\nprint(w.result)"),                  # 11: the answer
+        new_markdown_cell("Said in words."),
+        new_code_cell("print(secret)", metadata={"tags": ["reveals-answer"]}),  # 13: marked
+        new_code_cell("def f(x):\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION"),
+    ]
+    for i, c in enumerate(cells):
+        c.id = f"toy-{i}"
+        if c.cell_type == "code":
+            c.outputs = [nbformat.v4.new_output("stream", text=f"out {i}\n")]
+            c.execution_count = i
+    return new_notebook(cells=cells, metadata={"kernelspec": dict(ms.KERNELSPEC)})
+
+
+def test_answer_cells_follow_the_questions_and_the_tags():
+    assert ms.answer_cells(_toy_predictions()) == [3, 4, 11, 13]
+
+
+def test_answer_cells_are_saved_unrun_in_the_student_notebook_only():
+    sol = _toy_predictions()
+    stu = ms.make_student(sol)
+    for i in (3, 4, 11, 13):
+        cell = stu.cells[i]
+        assert cell.outputs == [] and cell.execution_count is None, i
+        assert {"reveals-answer", "nbval-ignore-output"} <= set(cell.metadata["tags"]), i
+        assert sol.cells[i].outputs[0].text == f"out {i}\n"  # the solved notebook keeps them
+    for i in (1, 6, 8, 10):
+        assert stu.cells[i].outputs[0].text == f"out {i}\n", i
+        assert "reveals-answer" not in stu.cells[i].metadata.get("tags", []), i
+    # an exercise cell stays what it was: open, tagged raises-exception, not an answer cell
+    assert stu.cells[14].metadata["tags"] == ["raises-exception"]
+    assert ms.shown_answers(stu) == []
+
+
+def test_an_answer_saved_with_its_output_is_stale(tmp_path, capsys):
+    sol_dir, out_dir = tmp_path / "solutions", tmp_path / "notebooks"
+    sol_dir.mkdir()
+    nbformat.write(_toy_predictions(), sol_dir / "01_toy.ipynb")
+    argv = ["--solutions", str(sol_dir), "--out", str(out_dir)]
+    assert ms.main(argv) == 0 and ms.main(argv + ["--check"]) == 0
+    target = out_dir / "01_toy.ipynb"
+    nb = nbformat.read(target, as_version=4)
+    nb.cells[3].outputs = [nbformat.v4.new_output("stream", text="2\n")]  # run and saved
+    nb.cells[3].execution_count = 4
+    nbformat.write(nb, target)
+    capsys.readouterr()
+    assert ms.main(argv + ["--check"]) == 1
+    assert "cell 3: the answer of a prediction is saved with its output" in capsys.readouterr().out
+    assert ms.main(argv) == 0  # rewritten, without the answer
+    assert nbformat.read(target, as_version=4).cells[3].outputs == []
+    # what --execute does after running a student notebook
+    nb = ms.clear_unrun_cells(nbformat.read(target, as_version=4))
+    assert ms.shown_answers(nb) == []
+
+
+STUDENTS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+# A question written the way the lessons write them; read independently of
+# make_student's own rule, so that a phrasing its rule misses is caught here.
+_ASKS = re.compile(r"\*\*predict\b|\*\*bug hunt\b|your (guess|guesses|answer|answers|number) before|"
+                   r"before running|run the next cell", re.IGNORECASE)
+KEPT = {("04_ngram_overlap.ipynb", "cell-10")}
+"""The code cells after a question that keep their output (tag keep-output): the
+question is about what they show.  A new one is a decision: add it here."""
+
+
+@pytest.mark.parametrize("path", STUDENTS, ids=[p.stem for p in STUDENTS])
+def test_no_student_notebook_shows_the_answer_of_a_prediction(path):
+    """Every question's next code cell (the one after the widget, when the question
+    says so) is saved unrun, and every answer cell holds no output."""
+    nb = nbformat.read(path, as_version=4)
+    questions, problems = 0, []
+    for i, cell in enumerate(nb.cells):
+        body = "\n".join(line for line in cell.source.split("\n") if not line.startswith("#"))
+        if cell.cell_type != "markdown" or not _ASKS.search(body):
+            continue
+        questions += 1
+        j = i + 1
+        if "after the widget" in body:
+            j += 1
+        if j >= len(nb.cells) or nb.cells[j].cell_type != "code":
+            problems.append(f"cell {i}: a question with no code cell to run after it")
+            continue
+        tags = nb.cells[j].metadata.get("tags", [])
+        if "keep-output" in tags:
+            assert (path.name, nb.cells[j].id) in KEPT, f"cell {j}: keep-output not in KEPT"
+            continue
+        if "reveals-answer" not in tags or "nbval-ignore-output" not in tags:
+            problems.append(f"cell {j} (after the question in cell {i}) is not an answer cell")
+    for j, cell in enumerate(nb.cells):
+        if "reveals-answer" in cell.metadata.get("tags", []):
+            if cell.outputs or cell.execution_count is not None:
+                problems.append(f"cell {j}: an answer cell saved with its output")
+    assert questions >= 2, f"only {questions} prediction questions found"
+    assert not problems, "\n".join(problems)
+
+
+def test_the_kept_cells_exist():
+    for name, cell_id in KEPT:
+        nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+        cell = next(c for c in nb.cells if c.id == cell_id)
+        assert "keep-output" in cell.metadata.get("tags", []) and cell.outputs

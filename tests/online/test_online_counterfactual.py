@@ -51,6 +51,25 @@ def test_ips_is_unbiased_over_seeds_and_naive_is_not():
     assert abs(naive.mean() - truth) > 20 * naive.std() / math.sqrt(len(naive))
 
 
+
+def test_naive_is_biased_even_for_the_logged_ranking_itself():
+    """With w = p, the naive estimate of the logged ranking converges to sum_i p_i^2 alpha_i, not
+    its clicks per session sum_i p_i alpha_i; IPS gives the clicks per session (it is then the
+    plain click count)."""
+    model = rm.PositionBasedModel(eta=1.0)
+    p = [1.0, 1 / 2, 1 / 3, 1 / 4, 1 / 5]
+    alpha = [0.0, 1 / 16, 15 / 16, 0.0, 7 / 16]  # (2^g - 1) / 16 of GRADES, by hand
+    clicks_per_session = sum(pi * a for pi, a in zip(p, alpha))   # 1/32 + 5/16 + 7/80
+    naive_limit = sum(pi * pi * a for pi, a in zip(p, alpha))     # 1/64 + 15/144 + 7/400
+    assert clicks_per_session == pytest.approx(1 / 32 + 5 / 16 + 7 / 80)
+    log = model.simulate(GRADES, 400_000, seed=3)
+    naive = rm.naive_estimate(log, LOGGED, LOGGED, weights=p)
+    ips = rm.ips_estimate(log, LOGGED, LOGGED, propensities=p)
+    assert ips == pytest.approx(log.clicks.sum(axis=1).mean())
+    assert abs(ips - clicks_per_session) < 0.003
+    assert abs(naive - naive_limit) < 0.003
+    assert naive < 0.4 * clicks_per_session
+
 @given(st.lists(st.integers(0, 4), min_size=2, max_size=6), st.randoms(use_true_random=False),
        st.floats(0, 2))
 def test_ips_expectation_for_any_rankings(grades, random, eta):

@@ -55,7 +55,7 @@ def _rouge(candidate, references, n, part):
 
 
 def _rouge_matches(candidate, references, n):
-    return float(rouge_n(candidate, references, n).matches)
+    return int(rouge_n(candidate, references, n).matches)  # a count: printed as 6, not 6.0
 
 
 EXAMPLES = [

@@ -16,11 +16,11 @@ __all__ = ["seed_table", "SeedTable"]
 
 
 def _num(x, digits=4):
-    """A computed number as the lessons print it: ``round(x, 4)``."""
+    """A computed number as the lessons print it: ``round(x, 4)``, a count as an int."""
     if x is None:
         return "-"
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        return str(x)
+    if isinstance(x, (bool, numbers.Integral)) or not isinstance(x, numbers.Real):
+        return str(x)  # a count stays a count: 6, not 6.0
     return repr(round(float(x), digits))
 
 
