@@ -47,7 +47,10 @@ questions) is about chance for faithfulness (0.04, -0.08 to 0.14; the
 embedding stand-in reaches 0.52, 0.42 to 0.63) and weak for relevance (0.16,
 0.01 to 0.32; the stand-in 0.21, -0.02 to 0.39). The grades' tokens get
 about a third of the model's probability after ``Score:``
-(mean mass 0.30 and 0.34).
+(mean mass 0.30 and 0.34). Asked which of two answers is better
+(:func:`~ragmetrics_edu.judge.bias.position_bias`, each question's answers
+``a`` and ``b``), it picks the one shown first on all 20 pairs in both orders
+(flip rate 1), giving it a probability of about 0.85 wherever it stands.
 """
 
 import re
