@@ -259,21 +259,25 @@ def causal_attention(q, k, v, past=0):
     # the query heads of one key/value head, token by token: row r is token
     # r // per_group, so a block of rows is a run of consecutive tokens
     qg = q.reshape(groups, per_group, n, h).transpose(0, 2, 1, 3).reshape(groups, n * per_group, h)
+    qg = qg * np.float32(1.0 / math.sqrt(h))      # scaling Q costs n h, scaling Q K^T n^2
     keys_t = np.ascontiguousarray(k.transpose(0, 2, 1))        # (G, h, total)
     out = np.empty_like(qg)
-    scale = np.float32(1.0 / math.sqrt(h))
     step = max(1, _QUERY_BLOCK // per_group)                   # tokens per block
     for first in range(0, n, step):
         last = min(first + step, n)
         rows = slice(first * per_group, last * per_group)
         seen = past + last              # no token of the block sees beyond this key
         scores = qg[:, rows] @ keys_t[:, :, :seen]             # (G, rows, seen)
-        scores *= scale
         # the mask M: only the block's own tokens can lie in another's future
         token = first + np.arange(last - first).repeat(per_group)
         future = np.arange(first, last)[None, :] > token[:, None]
         scores[:, :, past + first:] += np.where(future, np.float32(-np.inf), np.float32(0))
-        out[:, rows] = softmax(scores) @ v[:, :seen]
+        # the softmax, in place, its division moved after the product with V
+        # (dividing the (rows, h) result, not the (rows, seen) weights)
+        scores -= scores.max(axis=-1, keepdims=True)
+        np.exp(scores, out=scores)
+        total_weight = scores.sum(axis=-1, keepdims=True)
+        out[:, rows] = (scores @ v[:, :seen]) / total_weight
     return out.reshape(groups, n, per_group, h).transpose(0, 2, 1, 3).reshape(heads, n, h)
 
 

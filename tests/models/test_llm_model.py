@@ -60,8 +60,9 @@ def test_next_token_distribution_is_the_softmax_of_the_logits(lm):
     p = lm.next_token_distribution(ids)
     z = lm.logits(ids)[-1].astype(np.float64)
     # the last row alone (a vector product) and all rows (a matrix product)
-    # round differently, by about 1e-6 of a logit
-    np.testing.assert_allclose(p, np.exp(z - z.max()) / np.exp(z - z.max()).sum(), atol=1e-6)
+    # round differently, by about 1e-6 of a logit, which moves a probability
+    # near 0.77 by up to about 2e-6
+    np.testing.assert_allclose(p, np.exp(z - z.max()) / np.exp(z - z.max()).sum(), atol=3e-6)
     hot = lm.next_token_distribution(ids, temperature=2.0)
     np.testing.assert_allclose(hot, np.exp(z / 2 - z.max() / 2) / np.exp(z / 2 - z.max() / 2).sum(),
                                atol=1e-6)
