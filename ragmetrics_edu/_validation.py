@@ -4,7 +4,7 @@ Each one states the rule, names the argument and shows the value it got (cut
 to 80 characters by :func:`describe`), and raises; none uses ``assert``
 (assertions vanish under ``python -O``).  The checks are grouped by what they
 check: cut-offs and counts, rankings and grades, nested qrels and runs,
-texts and references, probabilities and seeds, model layers.  This module
+texts and references, probabilities, seeds and bootstrap arguments, model layers.  This module
 imports nothing of the package.
 """
 
@@ -489,6 +489,44 @@ def check_seed(seed, *, name="seed"):
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ValueError(f"{name} must be None or a non-negative integer, got {describe(seed)}")
     return int(seed)
+
+
+MAX_RESAMPLES = 1_000_000
+"""The largest ``n_resamples`` (and ``n_simulations``) accepted: a bound on time."""
+
+
+def check_resamples(n_resamples, *, name="n_resamples"):
+    """Return ``n_resamples`` as an int from 1 to :data:`MAX_RESAMPLES`, or raise.
+
+    >>> check_resamples(2_000_000)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: n_resamples must be at most 1,000,000 (MAX_RESAMPLES; ...), got 2,000,000
+    """
+    n_resamples = check_k(n_resamples, name=name)
+    if n_resamples > MAX_RESAMPLES:
+        raise ValueError(
+            f"{name} must be at most {MAX_RESAMPLES:,} (MAX_RESAMPLES; more "
+            f"resamples change the result by less than its rounding), got {n_resamples:,}"
+        )
+    return n_resamples
+
+
+def check_bootstrap(confidence, n_resamples, seed):
+    """Return ``(confidence, n_resamples, seed)`` of a bootstrap interval, checked, or raise.
+
+    The three arguments every percentile bootstrap interval of the package
+    takes: :func:`check_confidence`, :func:`check_resamples` and
+    :func:`check_seed`, in that order.
+
+    >>> check_bootstrap(0.9, 1000, None)
+    (0.9, 1000, None)
+    >>> check_bootstrap(95, 1000, 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: confidence must be a number strictly between 0 and 1, got 95
+    """
+    return check_confidence(confidence), check_resamples(n_resamples), check_seed(seed)
 
 
 def check_temperature(temperature, allow_zero=True):

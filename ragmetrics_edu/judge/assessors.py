@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_choice, check_k
+from .._validation import check_bootstrap, check_choice
+from ._bootstrap import bootstrap_method, interval_text, percentile_bounds
 from .agreement import check_label_pairs, cohen_kappa, kappa_weights, kendall_tau
-from .._validation import check_confidence, check_seed
 from .meta_eval import index_groups, resample_indices
 
 __all__ = ["AgreementInterval", "RankingAgreement", "kappa_ci", "system_ranking_tau"]
@@ -74,9 +74,10 @@ class AgreementInterval:
     seed: object
 
     def __str__(self):
-        return (f"{self.statistic} {self.value:.4f} [{self.low:.4f}, {self.high:.4f}] "
-                f"({self.confidence:.0%} percentile bootstrap over {self.unit}, "
-                f"{self.n_resamples} resamples, seed={self.seed}, n={self.n})")
+        return interval_text(self.statistic, self.value, self.low, self.high,
+                             confidence=self.confidence, unit=self.unit,
+                             n_resamples=self.n_resamples,
+                             details=(f"seed={self.seed}", f"n={self.n}"))
 
 
 @dataclass(frozen=True)
@@ -115,19 +116,10 @@ class RankingAgreement:
     seed: object
 
     def __str__(self):
+        method = bootstrap_method(self.confidence, f"{self.n_queries} queries", self.n_resamples)
         return (f"Kendall's tau-b {self.tau:.4f} [{self.low:.4f}, {self.high:.4f}] between two "
-                f"rankings of {len(self.systems)} systems ({self.confidence:.0%} percentile "
-                f"bootstrap over {self.n_queries} queries, {self.n_resamples} resamples, "
-                f"seed={self.seed}); {len(self.discordant)} pairs of systems swapped")
-
-
-def _quantiles(stats, confidence):
-    defined = stats[~np.isnan(stats)]
-    if defined.size == 0:
-        return math.nan, math.nan, int(stats.size)
-    alpha = 1.0 - confidence
-    low, high = np.quantile(defined, [alpha / 2.0, 1.0 - alpha / 2.0])
-    return float(low), float(high), int(stats.size - defined.size)
+                f"rankings of {len(self.systems)} systems ({method}, seed={self.seed}); "
+                f"{len(self.discordant)} pairs of systems swapped")
 
 
 # ----------------------------------------------------------------- kappa
@@ -213,9 +205,7 @@ def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000,
     True
     """
     check_choice(weights, (None, "linear", "quadratic"), name="weights")
-    confidence = check_confidence(confidence)
-    n_resamples = check_k(n_resamples, name="n_resamples")
-    seed = check_seed(seed)
+    confidence, n_resamples, seed = check_bootstrap(confidence, n_resamples, seed)
     a, b = check_label_pairs(a, b)
     value = cohen_kappa(a, b, weights=weights, labels=labels)  # checks labels too
     if labels is None:
@@ -226,8 +216,8 @@ def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000,
     w = kappa_weights(len(labels), weights)
     group_index = None if groups is None else index_groups(groups, len(a))
     resamples = resample_indices(len(a), n_resamples, seed, group_index)
-    low, high, undefined = _quantiles(_kappas(codes_a, codes_b, len(labels), w, resamples),
-                                      confidence)
+    kappas = _kappas(codes_a, codes_b, len(labels), w, resamples)
+    low, high, undefined = percentile_bounds(kappas, confidence)
     name = "Cohen's kappa" + ("" if weights is None else f" ({weights} weights)")
     return AgreementInterval(name, value, low, high, len(a), confidence, n_resamples,
                              undefined, "pairs" if groups is None else "groups", seed)
@@ -363,9 +353,7 @@ def system_ranking_tau(scores_a, scores_b, metric=None, confidence=0.95, n_resam
     >>> round(r.tau, 4)     # 2 pairs alike, 1 swapped: (2 - 1) / 3
     0.3333
     """
-    confidence = check_confidence(confidence)
-    n_resamples = check_k(n_resamples, name="n_resamples")
-    seed = check_seed(seed)
+    confidence, n_resamples, seed = check_bootstrap(confidence, n_resamples, seed)
     systems, queries_a, x = _score_table(scores_a, "scores_a", metric)
     systems_b, queries_b, y = _score_table(scores_b, "scores_b", metric)
     if set(systems_b) != set(systems):
@@ -396,7 +384,7 @@ def system_ranking_tau(scores_a, scores_b, metric=None, confidence=0.95, n_resam
     resamples = resample_indices(x.shape[1], n_resamples, seed, None)
     stats = np.array([kendall_tau(x[:, idx].mean(axis=1), y[:, idx].mean(axis=1))
                       for idx in resamples], dtype=np.float64)
-    low, high, undefined = _quantiles(stats, confidence)
+    low, high, undefined = percentile_bounds(stats, confidence)
     return RankingAgreement(tuple(systems), tuple(float(v) for v in mean_a),
                             tuple(float(v) for v in mean_b), tau, low, high, discordant,
                             x.shape[1], confidence, n_resamples, undefined, seed)

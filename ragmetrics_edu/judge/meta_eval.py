@@ -20,12 +20,12 @@ between two metrics: the ranking of metrics by their point correlation is
 then not a finding. Read the intervals first.
 """
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_choice, check_confidence, check_k, check_seed
+from .._validation import check_bootstrap, check_choice
+from ._bootstrap import bootstrap_method, interval_text, percentile_bounds
 from .agreement import check_label_pairs, kendall_tau, spearman
 
 __all__ = ["CORRELATIONS", "Correlation", "MetaEvaluation", "correlation_ci", "meta_evaluate"]
@@ -72,9 +72,9 @@ class Correlation:
     unit: str = "items"
 
     def __str__(self):
-        return (f"{self.method} {self.value:.4f} [{self.low:.4f}, {self.high:.4f}] "
-                f"({self.confidence:.0%} percentile bootstrap over {self.unit}, "
-                f"{self.n_resamples} resamples, n={self.n})")
+        return interval_text(self.method, self.value, self.low, self.high,
+                             confidence=self.confidence, unit=self.unit,
+                             n_resamples=self.n_resamples, details=(f"n={self.n}",))
 
 
 @dataclass(frozen=True)
@@ -111,8 +111,8 @@ class MetaEvaluation:
         for name, row in self.rows.items():
             cells = "".join(f"  {c.value:7.4f} [{c.low:7.4f}, {c.high:7.4f}]" for c in row.values())
             lines.append(f"{name:<{width}}{cells}")
-        lines.append(f"n={self.n} items; {self.confidence:.0%} percentile bootstrap over "
-                     f"{self.unit}, {self.n_resamples} paired resamples, seed={self.seed}")
+        method = bootstrap_method(self.confidence, self.unit, self.n_resamples, paired=True)
+        lines.append(f"n={self.n} items; {method}, seed={self.seed}")
         return "\n".join(lines)
 
 
@@ -172,13 +172,7 @@ def _interval(method, x, y, resamples, confidence):
     fn = CORRELATIONS[method]
     value = fn(x, y)
     stats = np.array([fn(x[idx], y[idx]) for idx in resamples], dtype=np.float64)
-    defined = stats[~np.isnan(stats)]
-    if defined.size == 0:
-        low = high = math.nan
-    else:
-        alpha = 1.0 - confidence
-        low, high = np.quantile(defined, [alpha / 2.0, 1.0 - alpha / 2.0])
-    return value, float(low), float(high), int(stats.size - defined.size)
+    return (value, *percentile_bounds(stats, confidence))
 
 
 # ----------------------------------------------------------------- public
@@ -311,9 +305,7 @@ def meta_evaluate(metrics, ratings, methods=("kendall", "spearman"), confidence=
     if not isinstance(metrics, dict) or not metrics:
         raise TypeError(f"metrics must be a non-empty dict of name -> scores, got {metrics!r}")
     methods = _check_methods(methods)
-    confidence = check_confidence(confidence)
-    n_resamples = check_k(n_resamples, name="n_resamples")
-    seed = check_seed(seed)
+    confidence, n_resamples, seed = check_bootstrap(confidence, n_resamples, seed)
     columns = {}
     y = None
     for name, scores in metrics.items():

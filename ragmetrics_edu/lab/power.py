@@ -30,9 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_choice, check_confidence, check_k, check_seed
-from .significance import (RESAMPLE_BLOCK, check_pairs, check_resamples, check_values,
-                           t_two_sided_p)
+from .._validation import check_bootstrap, check_choice, check_k, check_resamples, check_seed
+from .significance import RESAMPLE_BLOCK, check_pairs, check_values, t_two_sided_p
 
 __all__ = [
     "adjust_pvalues", "paired_effect_size", "queries_needed",
@@ -264,9 +263,7 @@ def paired_effect_size(a, b, confidence=0.95, n_resamples=10_000, seed=0):
     True
     """
     a, b = check_pairs(a, b, min_len=2)
-    confidence = check_confidence(confidence)
-    n_resamples = check_resamples(n_resamples)
-    seed = check_seed(seed)
+    confidence, n_resamples, seed = check_bootstrap(confidence, n_resamples, seed)
     d = b - a
     n = len(d)
     mean = float(d.mean())

@@ -64,7 +64,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_choice, check_confidence, check_k, check_seed
+from .._validation import (MAX_RESAMPLES, check_bootstrap, check_choice, check_resamples,
+                           check_seed)
 
 __all__ = [
     "bootstrap_ci", "paired_t_test", "randomization_test", "compare_systems",
@@ -81,9 +82,6 @@ _TIE_RTOL = 100 * np.finfo(np.float64).eps
 RESAMPLE_BLOCK = 1 << 20
 # exact enumeration of 2**n sign patterns is refused above this n
 _MAX_EXACT_N = 24
-
-MAX_RESAMPLES = 1_000_000
-"""The largest ``n_resamples`` (and ``n_simulations``) accepted: a bound on time."""
 
 
 # ----------------------------------------------------------------- results
@@ -221,17 +219,6 @@ def check_pairs(a, b, *, min_len):
     return a, b
 
 
-def check_resamples(n_resamples, name="n_resamples"):
-    """A positive integer no larger than ``MAX_RESAMPLES``."""
-    n_resamples = check_k(n_resamples, name=name)
-    if n_resamples > MAX_RESAMPLES:
-        raise ValueError(
-            f"{name} must be at most {MAX_RESAMPLES:,} (MAX_RESAMPLES; more "
-            f"resamples change the result by less than its rounding), got {n_resamples:,}"
-        )
-    return n_resamples
-
-
 # ----------------------------------------------------------------- bootstrap
 
 def bootstrap_ci(values, confidence=0.95, n_resamples=10_000, seed=0):
@@ -294,9 +281,7 @@ def bootstrap_ci(values, confidence=0.95, n_resamples=10_000, seed=0):
     # one value has no spread to resample: its "interval" would be a point
     # that looks certain (scipy.stats.bootstrap refuses it too)
     x = check_values(values, name="values", min_len=2)
-    confidence = check_confidence(confidence)
-    n_resamples = check_resamples(n_resamples)
-    seed = check_seed(seed)
+    confidence, n_resamples, seed = check_bootstrap(confidence, n_resamples, seed)
     rng = np.random.default_rng(seed)
     n = len(x)
     means = np.empty(n_resamples, dtype=np.float64)

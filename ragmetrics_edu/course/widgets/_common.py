@@ -20,6 +20,8 @@
   - with ipympl (``%matplotlib widget``) the figure's canvas is itself a
     widget placed in the layout, and a refresh is ``draw_idle()``.
 
+* :func:`grade_sliders` builds the row of vertical grade sliders, one per
+  rank, of the widgets where a student sets the grades of a ranking.
 * :class:`Explorer` is the object a widget constructor returns: it holds
   the controls as named attributes, the last computed numbers in
   ``.values``, and displays as its ipywidgets layout.  Its plain-text
@@ -254,6 +256,36 @@ class Explorer:
                 "version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}}
         bundle["text/plain"] = repr(self)
         return bundle
+
+
+def grade_sliders(rels, max_grade, *, height="160px"):
+    """One vertical grade slider per rank (0 to ``max_grade``), described by its rank.
+
+    Parameters
+    ----------
+    rels : sequence of int
+        The starting grade of the document at each rank.
+    max_grade : int
+        The highest grade a slider offers.
+    height : str, default "160px"
+        The CSS height of each slider.
+
+    Returns
+    -------
+    list of ipywidgets.IntSlider
+        Sliders ``"1"``, ``"2"``, ... with ``continuous_update=False``.
+
+    Examples
+    --------
+    >>> sliders = grade_sliders([2, 0, 3], max_grade=4)
+    >>> [(s.description, s.value, s.max) for s in sliders]
+    [('1', 2, 4), ('2', 0, 4), ('3', 3, 4)]
+    """
+    w = require_widgets()
+    return [w.IntSlider(value=int(g), min=0, max=max_grade, description=str(i + 1),
+                        orientation="vertical", continuous_update=False,
+                        layout=w.Layout(width="48px", height=height))
+            for i, g in enumerate(rels)]
 
 
 def fmt(x, digits=4):

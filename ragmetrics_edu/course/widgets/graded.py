@@ -10,8 +10,8 @@ import numpy as np
 
 from ...retrieval import graded as _g
 from ..._validation import check_choice, check_k, check_rels
-from ._common import (Explorer, FigureView, UpdateGuard, fmt, html_table, require_widgets, spoken,
-                      spoken_list)
+from ._common import (Explorer, FigureView, UpdateGuard, fmt, grade_sliders, html_table,
+                      require_widgets, spoken, spoken_list)
 
 IDEAL_SOURCES = ("retrieved", "judged")
 """Where the ideal ranking comes from: the retrieved grades, or all judged grades."""
@@ -133,12 +133,7 @@ class NDCGExplorer(Explorer):
         w = require_widgets()
         self._guard = UpdateGuard(self.update)
         n = len(rels)
-        self.sliders = [
-            w.IntSlider(value=int(g), min=0, max=MAX_GRADE, description=str(i + 1),
-                        orientation="vertical", continuous_update=False,
-                        layout=w.Layout(width="48px", height="160px"))
-            for i, g in enumerate(rels)
-        ]
+        self.sliders = grade_sliders(rels, MAX_GRADE, height="160px")
         self.gain = w.ToggleButtons(options=list(_g.GAINS), value=gain, description="gain",
                                     style={"button_width": "100px"})
         self.ideal_source = w.ToggleButtons(

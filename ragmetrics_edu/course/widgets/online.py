@@ -13,7 +13,8 @@ import numpy as np
 
 from ..._validation import check_choice, check_k, check_rels
 from ...online import click_models as _cm
-from ._common import Explorer, FigureView, UpdateGuard, fmt, html_table, require_widgets, spoken
+from ._common import (Explorer, FigureView, UpdateGuard, fmt, grade_sliders, html_table,
+                      require_widgets, spoken)
 
 MODELS = ("cascade", "pbm", "dcm", "dbn")
 """The click models to choose from: cascade, position-based, dependent click model, DBN."""
@@ -164,13 +165,7 @@ class ClickUserExplorer(Explorer):
     def __init__(self, rels, model, parameter, n_sessions, seed):
         w = require_widgets()
         self._guard = UpdateGuard(self.update)
-        n = len(rels)
-        self.sliders = [
-            w.IntSlider(value=int(g), min=0, max=MAX_GRADE, description=str(i + 1),
-                        orientation="vertical", continuous_update=False,
-                        layout=w.Layout(width="48px", height="140px"))
-            for i, g in enumerate(rels)
-        ]
+        self.sliders = grade_sliders(rels, MAX_GRADE, height="140px")
         self.model = w.ToggleButtons(options=[(MODEL_LABELS[m], m) for m in MODELS], value=model,
                                      description="user", style={"button_width": "110px"})
         low, high, default = self._RANGES[model]

@@ -1,0 +1,96 @@
+"""What the judge's bootstrap intervals share: their percentile ends and how they print.
+
+:mod:`.meta_eval` (a metric against human ratings) and :mod:`.assessors`
+(a judge against the assessors) both report a statistic with a percentile
+bootstrap interval.  The ends are computed by :func:`percentile_bounds`, and
+the line a result prints is written by :func:`interval_text` (the method
+itself, "95% percentile bootstrap over items, 1000 resamples", by
+:func:`bootstrap_method`), so every interval of the part is read the same
+way.  Plain NumPy; imports nothing of the package.
+"""
+
+import math
+
+import numpy as np
+
+__all__ = ["bootstrap_method", "interval_text", "percentile_bounds"]
+
+
+def percentile_bounds(stats, confidence):
+    r"""``(low, high, n_undefined)``: the percentile interval of resampled statistics.
+
+    The ends are the :math:`\alpha/2` and :math:`1 - \alpha/2` quantiles
+    (NumPy's default linear interpolation), :math:`\alpha = 1 -`
+    ``confidence``, of the statistics that are defined; the ``nan`` ones
+    (a resample on which the statistic is undefined) are left out and
+    counted.  Both ends are ``nan`` when no resample is defined.
+
+    Parameters
+    ----------
+    stats : numpy.ndarray
+        One statistic per resample, ``nan`` where undefined.
+    confidence : float
+        Nominal coverage, strictly between 0 and 1 (already checked).
+
+    Returns
+    -------
+    tuple of (float, float, int)
+
+    Examples
+    --------
+    >>> low, high, undefined = percentile_bounds(np.array([0.1, 0.2, np.nan, 0.3, 0.4]), 0.5)
+    >>> round(low, 4), round(high, 4), undefined   # quartiles of the 4 defined values
+    (0.175, 0.325, 1)
+    """
+    defined = stats[~np.isnan(stats)]
+    if defined.size == 0:
+        return math.nan, math.nan, int(stats.size)
+    alpha = 1.0 - confidence
+    low, high = np.quantile(defined, [alpha / 2.0, 1.0 - alpha / 2.0])
+    return float(low), float(high), int(stats.size - defined.size)
+
+
+def bootstrap_method(confidence, unit, n_resamples, *, paired=False):
+    """How an interval was made: ``"95% percentile bootstrap over items, 1000 resamples"``.
+
+    Parameters
+    ----------
+    confidence : float
+        Nominal coverage, printed as a whole percentage.
+    unit : str
+        What was resampled (``"items"``, ``"pairs"``, ``"groups"``, ``"40 queries"``).
+    n_resamples : int
+    paired : bool, default False
+        Say ``"paired resamples"`` (several statistics computed on the same draws).
+
+    Examples
+    --------
+    >>> bootstrap_method(0.95, "items", 1000, paired=True)
+    '95% percentile bootstrap over items, 1000 paired resamples'
+    """
+    resamples = "paired resamples" if paired else "resamples"
+    return f"{confidence:.0%} percentile bootstrap over {unit}, {n_resamples} {resamples}"
+
+
+def interval_text(name, value, low, high, *, confidence, unit, n_resamples, details=()):
+    """One line: the statistic, its value, its interval and how the interval was made.
+
+    Parameters
+    ----------
+    name : str
+        What was measured.
+    value, low, high : float
+        Printed with 4 decimals.
+    confidence, unit, n_resamples
+        As in :func:`bootstrap_method`.
+    details : sequence of str, optional
+        Further notes after the method, in order (``"seed=0"``, ``"n=40"``).
+
+    Examples
+    --------
+    >>> interval_text("kendall", 0.5, 0.25, 0.75, confidence=0.9, unit="items",
+    ...               n_resamples=200, details=("n=12",))
+    'kendall 0.5000 [0.2500, 0.7500] (90% percentile bootstrap over items, 200 resamples, n=12)'
+    """
+    notes = ", ".join([bootstrap_method(confidence, unit, n_resamples), *details])
+    return f"{name} {value:.4f} [{low:.4f}, {high:.4f}] ({notes})"
