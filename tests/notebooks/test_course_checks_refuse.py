@@ -533,3 +533,55 @@ def test_05_ex4_an_answer_that_does_not_negate_the_claim_is_refused(wrong, says)
     _run(source, wrong_answer="The plane did not touch down safely.")
     with pytest.raises(ExerciseFailed, match=says):
         _run(source, wrong_answer=wrong)
+
+
+# --- 09, exercise 2: the references are normalised too ---------------------------------------
+
+def test_09_ex2_normalising_only_the_prediction_is_told_to_normalise_the_references():
+    source = _check_cell("09_*.ipynb", "Check exercise 2")
+
+    def right(prediction, references):
+        return float(any(rm.normalize_answer(prediction) == rm.normalize_answer(r) for r in references))
+
+    def prediction_only(prediction, references):
+        return float(any(rm.normalize_answer(prediction) == r for r in references))
+
+    def first_reference_only(prediction, references):
+        return float(rm.normalize_answer(prediction) == rm.normalize_answer(references[0]))
+
+    _run(source, my_exact_match=right)
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_exact_match=prediction_only)
+    message = str(refused.value)
+    assert "normalise the references too" in message and "any reference" not in message, message
+    with pytest.raises(ExerciseFailed, match="a match with any reference counts"):
+        _run(source, my_exact_match=first_reference_only)
+
+
+# --- 09, exercise 4: "no better" is mostly "the same" ----------------------------------------
+
+@pytest.fixture(scope="module")
+def rag09():
+    from ragmetrics_edu.lab import retrievers as rr
+    from ragmetrics_edu.lab.datasets import qa_queries
+
+    cran, qa = rm.load_cranfield(), rm.load_cranfield_qa()
+    queries = qa_queries(qa)
+    runs = {"bm25": rr.bm25_run(cran.docs, queries, top_k=100),
+            "dense": rr.dense_run(cran.docs, queries, top_k=100)}
+    return {"runs": runs, "answerer": rm.ExtractiveAnswerer()}
+
+
+def test_09_ex4_the_right_list_hears_that_most_of_it_are_ties(rag09, capsys):
+    source = _check_cell("09_*.ipynb", "Check exercise 4")
+    # BM25 ranks the supporting document higher on 11 questions; on cqa-001 its answer scores
+    # less (0.0 against 0.083), on the other 8 the same (6 times the very same sentence)
+    right = ["cqa-001", "cqa-011", "cqa-013", "cqa-020", "cqa-024", "cqa-040", "cqa-059",
+             "cqa-063", "cqa-066"]
+    _run(source, no_better_answer=right, **rag09)
+    said = capsys.readouterr().out
+    assert "on 9 of them" in said and "worse on 1, equal on 8 (6 of these the very same" in said, said
+    with pytest.raises(ExerciseFailed) as refused:  # strictly lower F1 only
+        _run(source, no_better_answer=["cqa-001"], **rag09)
+    message = str(refused.value)
+    assert "8 question(s) missing" in message and "includes equal F1" in message, message
