@@ -585,3 +585,29 @@ def test_09_ex4_the_right_list_hears_that_most_of_it_are_ties(rag09, capsys):
         _run(source, no_better_answer=["cqa-001"], **rag09)
     message = str(refused.value)
     assert "8 question(s) missing" in message and "includes equal F1" in message, message
+
+# --- 06, exercise 2: shared words counted with a set, not a Counter ------------------------
+
+def _token_f1(count_shared):
+    def my_token_f1(prediction, reference):
+        pred = rm.normalize_answer(prediction).split()
+        ref = rm.normalize_answer(reference).split()
+        if not pred or not ref:
+            return float(pred == ref)
+        shared = count_shared(pred, ref)
+        if shared == 0:
+            return 0.0
+        p, r = shared / len(pred), shared / len(ref)
+        return 2 * p * r / (p + r)
+    return my_token_f1
+
+
+def test_06_ex2_shared_words_counted_once_by_a_set_are_refused_in_words(capsys):
+    from collections import Counter
+    source = _check_cell("06_*.ipynb", "Check exercise 2")
+    _run(source, my_token_f1=_token_f1(lambda p, r: sum((Counter(p) & Counter(r)).values())))
+    assert "right on 8 inputs" in capsys.readouterr().out
+    with pytest.raises(ExerciseFailed) as refused:  # "lift lift drag" vs "lift lift": 0.4, not 0.8
+        _run(source, my_token_f1=_token_f1(lambda p, r: len(set(p) & set(r))))
+    message = str(refused.value)
+    assert "shared twice" in message and "a set counts it once" in message, message
