@@ -17,6 +17,9 @@ from ragmetrics_edu.models import decoder
 
 # half a unit of the sixth decimal, plus the float noise of a different BLAS thread count
 TOL = 5e-7 + 1e-7
+# recomputed live: the file's rounding plus float32 rounding of the forward pass, which
+# moves with the order of the attention's operations by about 1e-6
+LIVE_TOL = 1e-5
 
 
 @pytest.fixture(scope="module")
@@ -62,10 +65,10 @@ def test_sample_recomputes_live(shipped, pairs):
     for pair in _live_sample(pairs):
         row = shipped["labels"][pair["pair_id"]]
         p_yes = judge.probability_yes(rag.build_relevance_prompt(pair["query"], pair["text"]))
-        assert p_yes == pytest.approx(row["p_yes"], abs=TOL), pair["pair_id"]
+        assert p_yes == pytest.approx(row["p_yes"], abs=LIVE_TOL), pair["pair_id"]
         dist = judge.distribution(rag.build_graded_relevance_prompt(pair["query"], pair["text"]))
         assert dist.labels == ["0", "1", "2", "3", "4"]
-        assert dist.probabilities == pytest.approx(row["grade_probabilities"], abs=TOL)
-        assert dist.mass == pytest.approx(row["grade_mass"], abs=TOL)
+        assert dist.probabilities == pytest.approx(row["grade_probabilities"], abs=LIVE_TOL)
+        assert dist.mass == pytest.approx(row["grade_mass"], abs=LIVE_TOL)
         assert int(dist.most_likely) == row["most_likely_grade"]
-        assert dist.expected == pytest.approx(row["expected_grade"], abs=TOL)
+        assert dist.expected == pytest.approx(row["expected_grade"], abs=4 * LIVE_TOL)
