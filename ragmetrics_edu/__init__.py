@@ -13,15 +13,15 @@ parts above it in this list, and ``_validation``):
 ==============  ===========================================================  ==========
 part            what it holds                                                notebooks
 ==============  ===========================================================  ==========
-``models``      the transformer in NumPy (``minilm``) and its loading        05
-``retrieval``   order_unaware, order_aware, graded, user_models,             01-03, 07,
-                incomplete; ``batch`` (``evaluate`` over many queries),      08
+``models``      the transformer in NumPy (``minilm``) and its loading        06
+``retrieval``   order_unaware, order_aware, graded, user_models,             01-03, 09,
+                incomplete; ``batch`` (``evaluate`` over many queries),      10
                 ``trec`` files, ``conventions`` of other libraries
-``generation``  text (tokenizers), bleu_stats, bleu_score, rouge,            04, 05, 09
+``generation``  text (tokenizers), bleu_stats, bleu_score, rouge,            04, 06, 11
                 chrf_score, qa, semantic (BERTScore)
-``judge``       LLM as a judge, rubrics, agreement; ``rag`` (RAG metrics     06
+``judge``       LLM as a judge, rubrics, agreement; ``rag`` (RAG metrics     07
                 from verdicts)
-``lab``         datasets (Cranfield), retrievers, answer, significance,      07, 09
+``lab``         datasets (Cranfield), retrievers, answer, significance,      09, 11
                 power
 ``course``      examples, exercises, widgets                                 all
 ==============  ===========================================================  ==========
@@ -58,7 +58,7 @@ _EXPORTS = {
     "err_at_k": "retrieval.user_models",
     "rank_biased_precision": "retrieval.user_models",
     "rbp_residual": "retrieval.user_models",
-    # 07 incomplete judgements
+    # 09 incomplete judgements
     "bpref": "retrieval.incomplete",
     "judged_at_k": "retrieval.incomplete",
     # many queries, TREC files
@@ -86,9 +86,9 @@ _EXPORTS = {
     "token_f1": "generation.qa",
     "corpus_exact_match": "generation.qa",
     "corpus_token_f1": "generation.qa",
-    # 05
+    # 06
     "bertscore": "generation.semantic",
-    # 07: a real collection and significance
+    # 09: a real collection and significance
     "load_cranfield": "lab.datasets",
     "load_cranfield_qa": "lab.datasets",
     "ExtractiveAnswerer": "lab.answer",

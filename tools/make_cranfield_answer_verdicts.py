@@ -1,13 +1,13 @@
-"""Write the judge's verdicts on the Cranfield QA set's answers that lesson 11 scores.
+"""Write the judge's verdicts on the Cranfield QA set's answers that lesson 13 scores.
 
     python tools/make_cranfield_answer_verdicts.py            # write the file
     python tools/make_cranfield_answer_verdicts.py --check    # rebuild, compare, write nothing
 
-For each retrieval system of lesson 09 (BM25, dense retrieval with
+For each retrieval system of lesson 11 (BM25, dense retrieval with
 all-MiniLM-L6-v2, their reciprocal-rank fusion) and each question of the
 Cranfield QA set, asked in its original words and as its paraphrased twin,
 the extractive answerer reads the top 3 documents and answers. The offline
-stand-in judge (``EmbeddingJudge`` with its default thresholds, lesson 06)
+stand-in judge (``EmbeddingJudge`` with its default thresholds, lesson 07)
 then gives:
 
 * ``nuggets``: the assignment of each of the question's nuggets to the

@@ -1,7 +1,7 @@
-"""Write the local language model's answers to the first Cranfield QA questions (notebook 09).
+"""Write the local language model's answers to the first Cranfield QA questions (notebook 11).
 
 For each of the first ``--n`` questions of ``rm.load_cranfield_qa()``, the
-fusion system of notebook 09 (reciprocal-rank fusion, k = 60, of BM25 and
+fusion system of notebook 11 (reciprocal-rank fusion, k = 60, of BM25 and
 all-MiniLM-L6-v2 dense retrieval) retrieves the top 3 abstracts and
 ``LocalGenerativeAnswerer`` (SmolLM2-135M-Instruct in NumPy, greedy, 40 new
 tokens at most, stop at a line break) answers from them. About 15 s per
@@ -25,7 +25,7 @@ K = 3
 
 
 def fusion_top(k=K):
-    """{question id: top-k document ids of the fusion run}, as in notebook 09."""
+    """{question id: top-k document ids of the fusion run}, as in notebook 11."""
     cran = rm.load_cranfield()
     queries = qa_queries(rm.load_cranfield_qa())
     run = rr.rrf([rr.bm25_run(cran.docs, queries, top_k=100),

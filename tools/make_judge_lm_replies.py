@@ -1,4 +1,4 @@
-"""Compute the language-model judge's outputs that notebook 06 reads.
+"""Compute the language-model judge's outputs that notebook 07 reads.
 
 Runs SmolLM2-135M-Instruct (the package's NumPy model) as a judge over the
 labelled answer set (``rj.load_eval_set()``) and writes
@@ -11,7 +11,7 @@ labelled answer set (``rj.load_eval_set()``) and writes
 * ``free_reply``: the unconstrained greedy reply to the first answer's
   faithfulness prompt;
 * ``sampled``: the reply to that prompt drawn at temperature 1 with seeds 0-9;
-* ``bias``: the model's distributions in notebook 06's two bias measurements
+* ``bias``: the model's distributions in notebook 07's two bias measurements
   (``judge.bias``): each labelled question's good answer (``a``), plain and
   padded with two neutral sentences, graded on both rubrics; and the pair
   (``a``, ``b``) of every question compared in both orders.
@@ -95,7 +95,7 @@ class RecordingJudge:
 
 
 def bias_items(data):
-    """The items of 06's bias cells: each question's answer ``a`` (and ``b`` for pairs)."""
+    """The items of 07's bias cells: each question's answer ``a`` (and ``b`` for pairs)."""
     good = [(rec, rec["answers"][0]) for rec in data]
     relevance = [{"answer": ans["text"], "question": rec["question"]} for rec, ans in good]
     faithfulness = [{"answer": ans["text"], "context": [c["text"] for c in rec["chunks"]]}
@@ -107,7 +107,7 @@ def bias_items(data):
 
 
 def bias_record(data):
-    """Run 06's two bias measurements with the model; the distributions per item."""
+    """Run 07's two bias measurements with the model; the distributions per item."""
     from ragmetrics_edu.judge import bias
 
     ids, relevance, faithfulness, pairs = bias_items(data)

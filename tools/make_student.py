@@ -52,7 +52,7 @@ Usage::
 
     python tools/make_student.py                  # regenerate notebooks/ from solutions/
     python tools/make_student.py --execute        # execute solutions/, regenerate, execute notebooks/
-    python tools/make_student.py --execute 04 05  # only notebooks whose name starts with 04 or 05
+    python tools/make_student.py --execute 04 06  # only notebooks whose name starts with 04 or 06
     python tools/make_student.py --check          # exit 1 if notebooks/ is out of date (no writing)
     python tools/make_student.py --out /tmp/nb    # write the student notebooks elsewhere
 """

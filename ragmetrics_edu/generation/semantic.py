@@ -1,4 +1,4 @@
-r"""BERTScore: soft token matching with a real transformer (notebook 05).
+r"""BERTScore: soft token matching with a real transformer (notebook 06).
 
 BLEU and ROUGE count exact n-gram matches, so "the plane flew" and "the
 aircraft flew" share little. BERTScore (Zhang et al., 2020) instead embeds

@@ -23,11 +23,11 @@ model::
                         "judge_replies.jsonl")                            # record once
 
 The RAG metrics built on the judge's verdicts (context precision and recall,
-faithfulness, answer relevance; notebook 06) are in :mod:`.rag`, loaded on
+faithfulness, answer relevance; notebook 07) are in :mod:`.rag`, loaded on
 first use.  Holding a judge against people and running it for real (notebook
-10): :mod:`.assessors` (kappa, system rankings), :mod:`.calibration`
+12): :mod:`.assessors` (kappa, system rankings), :mod:`.calibration`
 (prediction-powered intervals), :mod:`.cost` and :mod:`.run`, on the sample of
-:mod:`.cranfield_sample`.  Is the answer right (notebook 11): :mod:`.nuggets`,
+:mod:`.cranfield_sample`.  Is the answer right (notebook 13): :mod:`.nuggets`,
 :mod:`.claims`, :mod:`.citations`.
 
 Importing this package needs numpy only; the model is loaded the first time

@@ -1,9 +1,9 @@
-"""The end-to-end lab: a real collection, retrievers, answerers and significance tests (notebooks 07, 09).
+"""The end-to-end lab: a real collection, retrievers, answerers and significance tests (notebooks 09, 11).
 
 :mod:`.datasets` loads the Cranfield 1400 collection and its QA set
 (shipped, nothing downloaded); :mod:`.retrievers` holds BM25, dense
 retrieval and rank fusion; :mod:`.answer` extractive and generative
-answerers (09); :mod:`.significance` the paired tests that say whether
+answerers (11); :mod:`.significance` the paired tests that say whether
 system B beats system A (bootstrap, t-test, randomization), and
 :mod:`.power` what comes after a test (many comparisons, effect sizes, how
 many queries are needed); :mod:`.qa_annotations` our nuggets and paraphrased

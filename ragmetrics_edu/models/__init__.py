@@ -1,7 +1,7 @@
 """The models, leaves of the package: they import nothing of it but ``_validation``.
 
 :mod:`.minilm` is the transformer (BERT, all-MiniLM-L6-v2) written in
-NumPy, to read next to notebook 05: reading a model folder, the forward
+NumPy, to read next to notebook 06: reading a model folder, the forward
 pass block by block, attention weights, sentence vectors.  :mod:`.loading`
 loads a model once for every part that needs one (BERTScore, dense
 retrieval, the offline judge, the RAG metrics), with the NumPy backend or

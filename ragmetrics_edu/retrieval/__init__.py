@@ -1,14 +1,14 @@
-"""Retrieval metrics: ranked lists of documents against relevance judgements (notebooks 01-03, 07, 08).
+"""Retrieval metrics: ranked lists of documents against relevance judgements (notebooks 01-03, 09, 10).
 
 One module per family, each a readable one-query function:
 :mod:`.order_unaware` (P@k, recall@k, F1@k, hit rate, notebook 01),
 :mod:`.order_aware` (RR, AP, R-precision, the precision-recall curve, 02),
 :mod:`.graded` (CG, DCG, nDCG, 03), :mod:`.user_models` (ERR, RBP, 03),
-:mod:`.incomplete` (bpref, judged@k, 07).  :mod:`.batch` scores many
+:mod:`.incomplete` (bpref, judged@k, 09).  :mod:`.batch` scores many
 queries at once exactly as trec_eval does (``evaluate``); :mod:`.trec`
-reads and writes TREC qrels and run files (07); :mod:`.conventions` holds
+reads and writes TREC qrels and run files (09); :mod:`.conventions` holds
 the presets of the other libraries (trec_eval, ranx, scikit-learn, ragas;
-notebook 08).  The parts import ``_validation`` and each other only.
+notebook 10).  The parts import ``_validation`` and each other only.
 """
 
 from importlib import import_module as _import_module

@@ -42,7 +42,7 @@ hundreds of random queries, and the ``"trec_eval"`` preset against
 Every score is "higher is better" (``dcg@k`` is an unbounded gain, the rest
 are in [0, 1]).
 
-Two behaviours of ranx are worth knowing, and are shown in notebook 08:
+Two behaviours of ranx are worth knowing, and are shown in notebook 10:
 
 * ranx orders tied documents with numba's ``np.argsort`` (a quicksort).  For
   a ranking of at most 15 documents it keeps the tied documents in the order

@@ -372,7 +372,7 @@ def test_errata_lists_number_and_label_slips():
     # a number cut rather than rounded is no slip, nor a tie rounded down
     assert not {"discount_rank_2", "discount_rank_4", "discount_rank_5",
                 "ap_at_8_article_q3"} & listed
-    # every example listed has a number to show (notebook 08 prints
+    # every example listed has a number to show (notebook 10 prints
     # round(ex.correct, 4)); the one that cannot be rebuilt is no slip
     assert all(isinstance(ex.correct, (int, float)) for ex in examples.errata())
     assert "dcg_at_4_blog" in examples.all_examples() and "dcg_at_4_blog" not in listed

@@ -1,4 +1,4 @@
-"""Widgets of the generation notebooks (04 n-gram overlap, 05 BERTScore).
+"""Widgets of the generation notebooks (04 n-gram overlap, 06 BERTScore).
 
 Expected values come from hand arithmetic (written beside them), the slides,
 or sacrebleu / rouge-score.  The widgets are driven from Python: set a
@@ -293,7 +293,7 @@ def test_explorer_rejects_bad_arguments():
 
 
 # ---------------------------------------------------------------------------
-# BERTScore heatmap (notebook 05)
+# BERTScore heatmap (notebook 06)
 # ---------------------------------------------------------------------------
 
 def _hand_matches():
@@ -482,7 +482,7 @@ def test_static_heatmap_is_a_picture_not_a_pyplot_figure():
 
 
 # ---------------------------------------------------------------------------
-# the judge playground (notebook 06), with judges whose replies we know
+# the judge playground (notebook 07), with judges whose replies we know
 # ---------------------------------------------------------------------------
 
 def _section(prompt, name):

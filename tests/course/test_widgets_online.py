@@ -1,4 +1,4 @@
-"""The online widget (notebook 12): its pure computation, and the widget driven from Python.
+"""The online widget (notebook 14): its pure computation, and the widget driven from Python.
 
 Expected values are hand arithmetic (written in the comments): ERR's mapping
 gives attractiveness (2**g - 1) / 16 to a grade g of 0-4.

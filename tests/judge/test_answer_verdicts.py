@@ -1,4 +1,4 @@
-"""The shipped verdicts on the QA set's answers (lesson 11): their shape, and a sample rebuilt live."""
+"""The shipped verdicts on the QA set's answers (lesson 13): their shape, and a sample rebuilt live."""
 
 import importlib.util
 import json

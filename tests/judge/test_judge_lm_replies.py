@@ -80,7 +80,7 @@ def test_sampled_replies_are_the_judges(shipped):
         assert sampler.complete(prompt) == shipped["sampled"]["replies"][seed]
 
 
-# -- the bias part: 06's verbosity and position measurements --------------------------------
+# -- the bias part: 07's verbosity and position measurements --------------------------------
 
 
 @pytest.fixture(scope="module")

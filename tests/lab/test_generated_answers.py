@@ -1,4 +1,4 @@
-"""The shipped answers of the local language model (lesson 09): their shape, and a sample regenerated live."""
+"""The shipped answers of the local language model (lesson 11): their shape, and a sample regenerated live."""
 
 import importlib.util
 import json

@@ -139,7 +139,7 @@ def test_every_solved_check_that_shows_its_answers_has_hidden_tests():
 # Checks that compare the answer on inputs written in their own code, not through
 # check_function or check_number: needs_hidden_tests cannot see them, yet a lookup
 # of those inputs would pass them.
-CUSTOM_CHECKS = {"08_conventions": ['"""Check exercise 5:', '"""Check exercise A:']}
+CUSTOM_CHECKS = {"10_conventions": ['"""Check exercise 5:', '"""Check exercise A:']}
 
 
 def test_custom_checks_a_lookup_could_pass_rerun_their_own_check_on_hidden_cases():

@@ -139,10 +139,10 @@ def test_03_ex2_an_ideal_not_cut_at_k_gets_the_hint_that_names_it():
     assert "log2(2)" not in message, message  # not the discount's hint
 
 
-# --- 07, exercise 2: Holm by hand, and what Bonferroni says ------------------------------
+# --- 09, exercise 2: Holm by hand, and what Bonferroni says ------------------------------
 
 def test_07_ex2_the_right_answer_hears_what_bonferroni_says(capsys):
-    source = _check_cell("07_*.ipynb", "Check exercise 2")
+    source = _check_cell("09_*.ipynb", "Check exercise 2")
     with pytest.raises(ExerciseFailed, match="running maximum") as refused:
         _run(source, my_holm_ac=0.030)  # 1 x 0.030, without the running maximum
     assert "0.090" not in str(refused.value)  # nor the question's answer, before a right one
@@ -151,7 +151,7 @@ def test_07_ex2_the_right_answer_hears_what_bonferroni_says(capsys):
     assert "below 0.05" in said and "Bonferroni" in said and "0.090" in said, said
 
 
-# --- 07, exercise 3: reciprocal rank fusion ------------------------------------------------
+# --- 09, exercise 3: reciprocal rank fusion ------------------------------------------------
 
 def _rrf(tie_by_id):
     def my_rrf(rankings, k=60):
@@ -174,17 +174,17 @@ def test_07_ex3_ranks_from_0_get_the_hint_that_names_them():
         return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
 
     with pytest.raises(ExerciseFailed, match="ranks count from 1"):
-        _run(_check_cell("07_*.ipynb", "Check exercise 3"), my_rrf=my_rrf)
+        _run(_check_cell("09_*.ipynb", "Check exercise 3"), my_rrf=my_rrf)
 
 
 def test_07_ex3_ties_in_insertion_order_are_refused():
-    source = _check_cell("07_*.ipynb", "Check exercise 3")
+    source = _check_cell("09_*.ipynb", "Check exercise 3")
     _run(source, my_rrf=_rrf(tie_by_id=True))
     with pytest.raises(ExerciseFailed, match="by id"):
         _run(source, my_rrf=_rrf(tie_by_id=False))
 
 
-# --- 07, exercise 4: tune BM25 on the odd queries only -------------------------------------
+# --- 09, exercise 4: tune BM25 on the odd queries only -------------------------------------
 
 @pytest.fixture(scope="module")
 def lab():
@@ -205,7 +205,7 @@ def test_07_ex4_tuning_on_every_query_is_refused(lab):
 
     real_evaluate = rm.evaluate
     with pytest.raises(ExerciseFailed, match="held-out") as refused:
-        _run(_check_cell("07_*.ipynb", "Check exercise 4"), tune_bm25=tune_bm25, **lab)
+        _run(_check_cell("09_*.ipynb", "Check exercise 4"), tune_bm25=tune_bm25, **lab)
     assert rm.evaluate is real_evaluate, "the check left rm.evaluate patched"
     assert "(2.0, 0.75)" not in str(refused.value)
 
@@ -215,18 +215,18 @@ def test_07_ex4_a_wrong_pick_is_refused_without_printing_the_answer(lab):
         return grid[-1]
 
     with pytest.raises(ExerciseFailed) as refused:
-        _run(_check_cell("07_*.ipynb", "Check exercise 4"), tune_bm25=tune_bm25, **lab)
+        _run(_check_cell("09_*.ipynb", "Check exercise 4"), tune_bm25=tune_bm25, **lab)
     message = str(refused.value)
     assert "(0.9, 0.75)" not in message and "(2.0, 0.75)" not in message, message
     assert "higher mean NDCG@10" in message, message
 
 
-# --- 07, exercise 5: significant, yet tiny -------------------------------------------------
+# --- 09, exercise 5: significant, yet tiny -------------------------------------------------
 
 def test_07_ex5_a_zero_variance_difference_is_refused():
     from ragmetrics_edu.lab import significance as sig
 
-    source = _check_cell("07_*.ipynb", "Check exercise 5")
+    source = _check_cell("09_*.ipynb", "Check exercise 5")
     a = [0.05 * i for i in range(1, 11)]
     _run(source, sig=sig, scores_a=a, scores_b=[s + 0.005 + 0.0001 * (i % 2) for i, s in enumerate(a)])
     for wrong_a, wrong_b in ((a, [s + 0.005 for s in a]),   # the same gain, up to rounding noise
@@ -239,7 +239,7 @@ def test_07_ex5_the_verdict_names_the_students_own_difference(capsys):
     from ragmetrics_edu.lab import significance as sig
 
     a = [0.05 * i for i in range(1, 11)]
-    _run(_check_cell("07_*.ipynb", "Check exercise 5"), sig=sig, scores_a=a,
+    _run(_check_cell("09_*.ipynb", "Check exercise 5"), sig=sig, scores_a=a,
          scores_b=[s + 0.008 + 0.0001 * (i % 2) for i, s in enumerate(a)])
     said = capsys.readouterr().out
     assert "whether 0.0081 NDCG matters" in said, said
@@ -266,7 +266,7 @@ def _team_draft(stop_when):
 
 
 def test_12_ex2_a_list_that_stops_too_late_is_refused_in_words():
-    source = _check_cell("12_*.ipynb", "Check exercise 2")
+    source = _check_cell("14_*.ipynb", "Check exercise 2")
     _run(source, my_team_draft=_team_draft(lambda left: not left["A"] or not left["B"]))
     # Going on until the team whose turn it is has nothing left asks for a third coin in the
     # first hand-worked case, which has two: refused in words, not with a bare StopIteration.
@@ -283,7 +283,7 @@ def test_12_ex2_a_list_that_stops_too_late_is_refused_in_words():
 
 
 def test_12_ex2_the_random_cases_name_a_list_that_stops_too_late():
-    source = _check_cell("12_*.ipynb", "Check exercise 2")
+    source = _check_cell("14_*.ipynb", "Check exercise 2")
     right = _team_draft(lambda left: not left["A"] or not left["B"])
     late = _team_draft(lambda left: not left["A"] and not left["B"])
     hand = {(("d1", "d2", "d3"), ("d2", "d4", "d1")), (("d1", "d2"), ("d1", "d2")),
@@ -310,7 +310,7 @@ _RIGHT_14 = ("Helium was the best coolant [3]. Four different gases were injecte
      "The gas was injected through a porous plug at the stagnation region [3].", "'worst'"),
 ])
 def test_11_ex2_an_answer_that_denies_a_nugget_is_refused(lab, wrong, says):
-    source = _check_cell("11_*.ipynb", "Check exercise 2")
+    source = _check_cell("13_*.ipynb", "Check exercise 2")
     _run(source, right_but_miscited=_RIGHT_14, cran=lab["cran"])
     with pytest.raises(ExerciseFailed, match="does not read negation") as refused:
         _run(source, right_but_miscited=wrong, cran=lab["cran"])
@@ -322,13 +322,13 @@ def test_11_ex2_citing_the_supporting_abstract_is_refused_though_the_stand_in_sa
     # its citation recall is 0, yet [1] says exactly that
     answer = _RIGHT_14.replace("region [3].", "region [1].")
     with pytest.raises(ExerciseFailed, match=r"cites \[1\], document 84"):
-        _run(_check_cell("11_*.ipynb", "Check exercise 2"), right_but_miscited=answer, cran=lab["cran"])
+        _run(_check_cell("13_*.ipynb", "Check exercise 2"), right_but_miscited=answer, cran=lab["cran"])
 
 
 # --- 11, exercise 3: a sorted list, each id once ---------------------------------------------
 
 def test_11_ex3_an_unsorted_list_or_a_repeated_id_is_refused(lab):
-    source = _check_cell("11_*.ipynb", "Check exercise 3")
+    source = _check_cell("13_*.ipynb", "Check exercise 3")
     with pytest.raises(ExerciseFailed, match="more than once"):
         _run(source, made_hard=["cqa-001", "cqa-001"], **lab)
     with pytest.raises(ExerciseFailed, match="not sorted"):
@@ -484,10 +484,10 @@ def test_04_ex3_the_shortest_reference_length_is_refused():
     message = str(refused.value)
     assert "CLOSEST" in message and "need not be the shortest" in message, message
 
-# --- 05, exercise 1: an F1 right from a wrong R points at P and R -------------------------
+# --- 06, exercise 1: an F1 right from a wrong R points at P and R -------------------------
 
 def test_05_ex1_an_f1_computed_from_a_wrong_r_gets_the_hint_check_p_and_r():
-    source = _check_cell("05_*.ipynb", "Check exercise 1")
+    source = _check_cell("06_*.ipynb", "Check exercise 1")
     _run(source, my_p=(0.9 + 0.8) / 2, my_r=(0.9 + 0.8 + 0.4) / 3, my_f1=2 * 0.85 * 0.7 / 1.55)
     with pytest.raises(ExerciseFailed) as refused:  # R over the row maxima, F1 right from it
         _run(source, my_p=0.85, my_r=0.85, my_f1=0.85)
@@ -499,7 +499,7 @@ def test_05_ex1_an_f1_computed_from_a_wrong_r_gets_the_hint_check_p_and_r():
     assert "harmonic mean" in message and "check P and R first" not in message, message
 
 
-# --- 05, exercise 3: F1 as the plain mean of P and R ---------------------------------------
+# --- 06, exercise 3: F1 as the plain mean of P and R ---------------------------------------
 
 def _greedy(f1):
     def greedy_bertscore(similarity, candidate_weights, reference_weights):
@@ -513,7 +513,7 @@ def _greedy(f1):
 
 
 def test_05_ex3_f1_as_the_plain_mean_gets_its_own_hint():
-    source = _check_cell("05_*.ipynb", "Check exercise 3")
+    source = _check_cell("06_*.ipynb", "Check exercise 3")
     _run(source, greedy_bertscore=_greedy(lambda p, r: 0.0 if p + r == 0 else 2 * p * r / (p + r)))
     with pytest.raises(ExerciseFailed) as refused:
         _run(source, greedy_bertscore=_greedy(lambda p, r: (p + r) / 2))
@@ -521,7 +521,7 @@ def test_05_ex3_f1_as_the_plain_mean_gets_its_own_hint():
     assert "harmonic mean" in message and "row maxima" not in message, message
 
 
-# --- 05, exercise 4: the opposite of the reference, not a "no" beside it --------------------
+# --- 06, exercise 4: the opposite of the reference, not a "no" beside it --------------------
 
 @pytest.mark.parametrize("wrong, says", [
     ("No, the plane touched down safely.", "affirms the reference"),  # F1 0.8684, above 0.8147
@@ -529,16 +529,16 @@ def test_05_ex3_f1_as_the_plain_mean_gets_its_own_hint():
     ("The aircraft crashed.", "negating what it claims"),  # the opposite, without a negation
 ])
 def test_05_ex4_an_answer_that_does_not_negate_the_claim_is_refused(wrong, says):
-    source = _check_cell("05_*.ipynb", "Check exercise 4")
+    source = _check_cell("06_*.ipynb", "Check exercise 4")
     _run(source, wrong_answer="The plane did not touch down safely.")
     with pytest.raises(ExerciseFailed, match=says):
         _run(source, wrong_answer=wrong)
 
 
-# --- 09, exercise 2: the references are normalised too ---------------------------------------
+# --- 11, exercise 2: the references are normalised too ---------------------------------------
 
 def test_09_ex2_normalising_only_the_prediction_is_told_to_normalise_the_references():
-    source = _check_cell("09_*.ipynb", "Check exercise 2")
+    source = _check_cell("11_*.ipynb", "Check exercise 2")
 
     def right(prediction, references):
         return float(any(rm.normalize_answer(prediction) == rm.normalize_answer(r) for r in references))
@@ -558,7 +558,7 @@ def test_09_ex2_normalising_only_the_prediction_is_told_to_normalise_the_referen
         _run(source, my_exact_match=first_reference_only)
 
 
-# --- 09, exercise 4: "no better" is mostly "the same" ----------------------------------------
+# --- 11, exercise 4: "no better" is mostly "the same" ----------------------------------------
 
 @pytest.fixture(scope="module")
 def rag09():
@@ -573,7 +573,7 @@ def rag09():
 
 
 def test_09_ex4_the_right_list_hears_that_most_of_it_are_ties(rag09, capsys):
-    source = _check_cell("09_*.ipynb", "Check exercise 4")
+    source = _check_cell("11_*.ipynb", "Check exercise 4")
     # BM25 ranks the supporting document higher on 11 questions; on cqa-001 its answer scores
     # less (0.0 against 0.083), on the other 8 the same (6 times the very same sentence)
     right = ["cqa-001", "cqa-011", "cqa-013", "cqa-020", "cqa-024", "cqa-040", "cqa-059",
@@ -586,7 +586,7 @@ def test_09_ex4_the_right_list_hears_that_most_of_it_are_ties(rag09, capsys):
     message = str(refused.value)
     assert "8 question(s) missing" in message and "includes equal F1" in message, message
 
-# --- 06, exercise 2: shared words counted with a set, not a Counter ------------------------
+# --- 07, exercise 2: shared words counted with a set, not a Counter ------------------------
 
 def _token_f1(count_shared):
     def my_token_f1(prediction, reference):
@@ -604,7 +604,7 @@ def _token_f1(count_shared):
 
 def test_06_ex2_shared_words_counted_once_by_a_set_are_refused_in_words(capsys):
     from collections import Counter
-    source = _check_cell("06_*.ipynb", "Check exercise 2")
+    source = _check_cell("07_*.ipynb", "Check exercise 2")
     _run(source, my_token_f1=_token_f1(lambda p, r: sum((Counter(p) & Counter(r)).values())))
     assert "right on 8 inputs" in capsys.readouterr().out
     with pytest.raises(ExerciseFailed) as refused:  # "lift lift drag" vs "lift lift": 0.4, not 0.8

@@ -39,10 +39,10 @@ EXPECTED = {
                              "AveragePrecisionExplorer("),
     "03_graded.ipynb": ("CG, DCG, IDCG and NDCG with graded relevance", "NDCGExplorer("),
     "04_ngram_overlap.ipynb": ("n-gram overlap: BLEU and ROUGE", "NgramOverlapExplorer("),
-    "05_bertscore.ipynb": ("BERTScore: greedy matching of token vectors",
+    "06_bertscore.ipynb": ("BERTScore: greedy matching of token vectors",
                            "BERTScoreHeatmap("),
-    "06_llm_as_judge.ipynb": ("A judge grades an answer", "JudgePlayground("),
-    "12_online_evaluation.ipynb": ("A simulated user scans a ranking", "ClickUserExplorer("),
+    "07_llm_as_judge.ipynb": ("A judge grades an answer", "JudgePlayground("),
+    "14_online_evaluation.ipynb": ("A simulated user scans a ranking", "ClickUserExplorer("),
 }
 
 

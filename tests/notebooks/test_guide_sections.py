@@ -7,10 +7,10 @@ reference and look for it among the lesson's headings.  What counts as a
 reference:
 
 * a Markdown link with an anchor to a notebook or a lesson
-  (``[..](../notebooks/07_rag_lab.ipynb#per-query)``, also in the lessons'
+  (``[..](../notebooks/09_rag_lab.ipynb#per-query)``, also in the lessons'
   own navigation lines); the anchor may be JupyterLab's (the heading's text,
   spaces as ``-``) or GitHub's (lower case, punctuation dropped);
-* a quoted title after ``notebook NN,`` (``notebook 05, "Rescaling with a
+* a quoted title after ``notebook NN,`` (``notebook 06, "Rescaling with a
   baseline"``, ``and "..."`` for more), or, in a lesson's own page, after
   ``section``/``sections``, ``appendix``, ``folded``, or before ``widget``/
   ``section``;

@@ -1,8 +1,8 @@
-"""Consistency of the lab notebooks (07, 08) that nbval does not check.
+"""Consistency of the lab notebooks (09, 10) that nbval does not check.
 
 nbval checks that the saved outputs are reproduced; these tests check that
 the prose agrees with them: numbers quoted in Markdown appear in an output,
-keywords named in Markdown exist in the library, and notebook 08's mystery
+keywords named in Markdown exist in the library, and notebook 10's mystery
 printout is not answered before it is asked.  They read the committed
 solution notebooks and execute nothing.
 """
@@ -19,8 +19,8 @@ from ragmetrics_edu.retrieval import conventions as rc
 from ragmetrics_edu.lab.datasets import load_cranfield
 
 ROOT = Path(__file__).resolve().parents[2]
-LAB = ROOT / "solutions" / "07_rag_lab.ipynb"
-CONVENTIONS = ROOT / "solutions" / "08_conventions.ipynb"
+LAB = ROOT / "solutions" / "09_rag_lab.ipynb"
+CONVENTIONS = ROOT / "solutions" / "10_conventions.ipynb"
 
 # a number with exactly four decimals, as the notebooks print them
 _FOUR_DECIMALS = re.compile(r"(?<![\d.])\d+\.\d{4}(?![\d])")
@@ -58,7 +58,7 @@ def test_07_names_load_cranfield_keywords_that_exist():
     text = _markdown(_read(LAB))
     used = set(re.findall(r"load_cranfield\((\w+)=", text))
     known = set(inspect.signature(load_cranfield).parameters)
-    assert used <= known, f"07 names load_cranfield keywords {sorted(used - known)} that do not exist"
+    assert used <= known, f"09 names load_cranfield keywords {sorted(used - known)} that do not exist"
 
 
 def test_07_explains_the_source_document_of_query_1():
@@ -76,7 +76,7 @@ def test_08_names_only_existing_ap_denominators_and_shows_them_all():
     named = set(re.findall(r'ap_denominator="(\w+)"', text))
     assert named <= set(rc.AP_DENOMINATORS), sorted(named - set(rc.AP_DENOMINATORS))
     unused = [d for d in rc.AP_DENOMINATORS if d not in text]
-    assert not unused, f"08 never names the AP denominator(s) {unused}"
+    assert not unused, f"10 never names the AP denominator(s) {unused}"
 
 
 def test_08_comparison_table_has_a_row_per_preset():
@@ -84,21 +84,21 @@ def test_08_comparison_table_has_a_row_per_preset():
     outputs = "\n".join(_output_text(c) for c in nb.cells)
     # the libraries that run here, each beside the preset that reproduces it
     for name in ("trec_eval", "ranx", "sklearn"):
-        assert f"preset '{name}'" in outputs, f"no row for the preset {name!r} in 08's table"
+        assert f"preset '{name}'" in outputs, f"no row for the preset {name!r} in 10's table"
     # every preset in the figure of one run under each convention
     source = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     for name in ("trec_eval", "ranx", "sklearn", "ragas", "seeds"):
-        assert f'"{name}"' in source, f"the preset {name!r} is not in 08's comparison"
+        assert f'"{name}"' in source, f"the preset {name!r} is not in 10's comparison"
 
 
 def _setup(nb):
-    """The qrels and run of 08, from the notebook's own set-up cell."""
+    """The qrels and run of 10, from the notebook's own set-up cell."""
     for cell in nb.cells:
         if cell.cell_type == "code" and "qrels = {" in cell.source and "run = {" in cell.source:
             namespace = {}
             exec(cell.source, namespace)  # plain literals and imports
             return namespace["qrels"], namespace["run"]
-    raise AssertionError("no set-up cell defining qrels and run in 08")
+    raise AssertionError("no set-up cell defining qrels and run in 10")
 
 
 def _mystery(nb):
@@ -108,7 +108,7 @@ def _mystery(nb):
         for node in ast.parse(cell.source).body:
             if isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["mystery"]:
                 return i, ast.literal_eval(node.value)
-    raise AssertionError("no cell starting with 'mystery = ' in 08")
+    raise AssertionError("no cell starting with 'mystery = ' in 10")
 
 
 def test_08_mystery_is_not_printed_before_it_is_asked():

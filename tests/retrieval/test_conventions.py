@@ -197,7 +197,7 @@ def test_ranx_reorders_ties_in_long_rankings():
 
 
 def test_ranx_with_plain_dicts_pairs_queries_by_position():
-    """The pitfall notebook 08 shows: plain dicts in a different query order."""
+    """The pitfall notebook 10 shows: plain dicts in a different query order."""
     ranx = pytest.importorskip("ranx")
     qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
     run = {"q2": {"b": 1.0, "x": 0.5}, "q1": {"a": 1.0, "y": 0.5}}

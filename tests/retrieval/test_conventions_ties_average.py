@@ -29,7 +29,7 @@ from ragmetrics_edu.retrieval.order_unaware import (
 
 TREC = PRESETS["trec_eval"]
 
-# notebook 08's tied run: q1 ranks d2 (0.9), then d1 and d3 tied at 0.8, d5, d4;
+# notebook 10's tied run: q1 ranks d2 (0.9), then d1 and d3 tied at 0.8, d5, d4;
 # q2 ranks d10 and d9 tied at 0.7, then d5; q3 has no tie; q4 is missing
 QRELS = {
     "q1": {"d1": 3, "d2": 0, "d3": 2, "d4": 1, "d9": 3},

@@ -13,8 +13,8 @@ constructor                           pure computation            notebook
 ``average_precision_explorer``        ``order_aware_breakdown``   02
 ``ndcg_explorer``                     ``graded_breakdown``        03
 ``ngram_overlap_explorer``            (see ``.ngram``)            04
-``bertscore_heatmap``                 (see ``.bertscore``)        05
-``judge_playground``                  ``judge_playground_state``  06
+``bertscore_heatmap``                 (see ``.bertscore``)        06
+``judge_playground``                  ``judge_playground_state``  07
 ``click_user_explorer``               ``click_user_state``        12
 ====================================  ==========================  ========
 

@@ -1,4 +1,4 @@
-"""The BERTScore heatmap of notebook 05: token similarities and greedy matches.
+"""The BERTScore heatmap of notebook 06: token similarities and greedy matches.
 
 Rows are the candidate's word pieces, columns the reference's; a cell is the
 cosine similarity of their contextual vectors.  BERTScore's precision takes

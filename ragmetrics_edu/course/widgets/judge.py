@@ -1,4 +1,4 @@
-"""The judge playground of notebook 06: type an answer, pick a rubric, see the grade.
+"""The judge playground of notebook 07: type an answer, pick a rubric, see the grade.
 
 Two layers, as every widget of the package:
 

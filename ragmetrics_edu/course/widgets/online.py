@@ -1,4 +1,4 @@
-"""Widget of notebook 12: a simulated user scanning a ranking (examine, click, stop).
+"""Widget of notebook 14: a simulated user scanning a ranking (examine, click, stop).
 
 :func:`click_user_state` is the pure computation (unit tested): it builds the
 chosen click model, replays the sessions with

@@ -1,4 +1,4 @@
-"""The batch evaluator: :func:`evaluate` scores a run of many queries as trec_eval does (notebooks 01-03, 07).
+"""The batch evaluator: :func:`evaluate` scores a run of many queries as trec_eval does (notebooks 01-03, 09).
 
 Read it in this order: :mod:`.evaluator` holds :func:`evaluate` and its
 five named steps (which queries are scored, the dictionaries checked into

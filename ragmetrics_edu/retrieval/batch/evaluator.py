@@ -70,7 +70,7 @@ trec_eval's own C code.
 ``k``), ``f1@k`` and ``dcg@k`` are not trec_eval measures; they follow the
 same rules.
 
-The measures of notebooks 02, 03 and 07 follow the same ranking and are
+The measures of notebooks 02, 03 and 09 follow the same ranking and are
 defined by the readable one-query functions, which the tests compare this
 path with:
 

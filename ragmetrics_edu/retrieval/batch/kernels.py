@@ -1,6 +1,6 @@
 """Step 4 of :func:`~ragmetrics_edu.retrieval.batch.evaluate`: one kernel per metric family.
 
-Read this file next to notebooks 01-03 (and 07 for bpref and judged@k).
+Read this file next to notebooks 01-03 (and 09 for bpref and judged@k).
 Each kernel takes the hits of every query at once (the ranks of the
 relevant retrieved documents, worked out by the steps before it; see
 :class:`~ragmetrics_edu.retrieval.batch.evaluator._Hits`), the parsed
