@@ -38,6 +38,13 @@ Rules, so that ``pytest --nbval`` passes on both folders:
   Where the rule is wrong, a code cell's tag decides: ``reveals-answer``
   hides a cell the rule misses, ``keep-output`` shows one the rule would
   hide (the material a question is asked about).
+* The Markdown cell right after an answer cell usually says the answer in
+  words ("RR does not move: ...").  In the student notebook its discussion
+  (the text before its first heading or next question) is folded into
+  ``<details>`` under "Read this after running the cell above", so the
+  question is not answered on the same screen; the solved notebook keeps it
+  open.  The tag ``show-discussion`` on the Markdown cell leaves it open (a
+  lead-in that gives nothing away).
 * Everything else (sources, cell ids, cell metadata, notebook metadata) is
   copied unchanged.
 * Without ``--execute``, a student notebook whose sources, tags and metadata
@@ -89,6 +96,10 @@ ANSWER_TAG = "reveals-answer"
 KEEP_TAG = "keep-output"
 """A code cell the prediction rule would hide that keeps its output (the question's material)."""
 NBVAL_IGNORE_TAG = "nbval-ignore-output"
+SHOW_DISCUSSION_TAG = "show-discussion"
+"""A Markdown cell after an answer cell that stays open in the student notebook."""
+FOLD_SUMMARY = "Read this after running the cell above"
+"""What a folded discussion shows until it is opened."""
 HIDDEN_TESTS = "hidden_tests"
 """Cell metadata holding a check's hidden cases, for nbgrader only: never in a student notebook."""
 EXECUTE_TIMEOUT = 600
@@ -177,6 +188,36 @@ def shown_answers(nb):
             and (cell.get("outputs") or cell.get("execution_count") is not None)]
 
 
+_HEADING = re.compile(r"^#{1,6} ", re.MULTILINE)
+
+
+def fold_discussion(source):
+    """``source`` with its discussion folded into ``<details>`` (unchanged if it has none).
+
+    The discussion is the text before the first heading or the first paragraph
+    that asks a new question; what follows stays open.
+    """
+    if source.lstrip().startswith("<details>"):
+        return source
+    cut = len(source)
+    heading = _HEADING.search(source)
+    if heading:
+        cut = heading.start()
+    start = 0
+    for paragraph in re.split(r"(\n\s*\n)", source):
+        if start >= cut:
+            break
+        if _PROMPT.search(paragraph):
+            cut = min(cut, start)
+            break
+        start += len(paragraph)
+    discussion, rest = source[:cut].strip("\n"), source[cut:].lstrip("\n")
+    if not discussion.strip():
+        return source
+    folded = f"<details><summary>{FOLD_SUMMARY}</summary>\n\n{discussion}\n\n</details>"
+    return folded + ("\n\n" + rest if rest else "")
+
+
 def _add_tag(cell, tag):
     tags = list(cell.metadata.get("tags", []))
     if tag not in tags:
@@ -204,6 +245,9 @@ def make_student(solution):
                 cell.execution_count = None
         elif cell.cell_type == "markdown":
             cell.source, _ = strip_solutions(cell.source, MARKDOWN_STUB)
+            if (i - 1 in answers
+                    and SHOW_DISCUSSION_TAG not in cell.metadata.get("tags", [])):
+                cell.source = fold_discussion(cell.source)
     return nb
 
 

@@ -314,3 +314,44 @@ def test_the_kept_cells_exist():
         nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
         cell = next(c for c in nb.cells if c.id == cell_id)
         assert "keep-output" in cell.metadata.get("tags", []) and cell.outputs
+
+
+# ---- the discussion after an answer cell is folded in the student notebook ----------
+
+def test_fold_discussion_folds_up_to_the_next_heading_or_question():
+    folded = ms.fold_discussion("It is 2.\n\nSo x + 1 is 2.\n\n## Next section\n\nText.")
+    assert folded == (f"<details><summary>{ms.FOLD_SUMMARY}</summary>\n\nIt is 2.\n\n"
+                      "So x + 1 is 2.\n\n</details>\n\n## Next section\n\nText.")
+    folded = ms.fold_discussion("RR does not move.\n\n**Predict:** and now?")
+    assert folded.endswith("</details>\n\n**Predict:** and now?")
+    assert "RR does not move." in folded.split("</details>")[0]
+    # nothing to fold: a heading first, or folded already
+    assert ms.fold_discussion("## A heading\n\nText.") == "## A heading\n\nText."
+    assert ms.fold_discussion(folded) == folded
+
+
+def test_the_markdown_after_an_answer_is_folded_in_the_student_notebook_only():
+    sol = _toy_predictions()
+    sol.cells[12].metadata["tags"] = ["show-discussion"]  # a lead-in that gives nothing away
+    stu = ms.make_student(sol)
+    assert stu.cells[5].source.startswith("<details>") and "It is 2." in stu.cells[5].source
+    assert sol.cells[5].source == "It is 2."
+    assert stu.cells[12].source == "Said in words."
+    # a Markdown cell that follows an ordinary cell stays as it was
+    assert stu.cells[7].source == sol.cells[7].source
+
+
+@pytest.mark.parametrize("path", STUDENTS, ids=[p.stem for p in STUDENTS])
+def test_no_student_notebook_discusses_an_answer_in_the_open(path):
+    """The Markdown cell after an answer cell is folded, or tagged show-discussion."""
+    nb = nbformat.read(path, as_version=4)
+    problems = []
+    for j in range(1, len(nb.cells)):
+        before, cell = nb.cells[j - 1], nb.cells[j]
+        if (cell.cell_type != "markdown"
+                or "reveals-answer" not in before.metadata.get("tags", [])
+                or "show-discussion" in cell.metadata.get("tags", [])):
+            continue
+        if not (cell.source.startswith("<details>") or re.match(r"#{1,6} ", cell.source)):
+            problems.append(f"cell {j}: {cell.source[:60]!r} follows an answer cell unfolded")
+    assert not problems, "\n".join(problems)
