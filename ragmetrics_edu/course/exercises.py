@@ -544,7 +544,10 @@ def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hi
         computed from) calls a library function that computes a score
         (``my_ap = rm.average_precision(...)``): the exercise is by hand.
     ExerciseFailed
-        The number is wrong.
+        The number is wrong.  A number given to one decimal fewer than asked
+        that is the right value rounded (0.36 for 4/11) is told so, without
+        the hint: every value it can stand for is tried against the
+        fingerprint, so the check still never holds the answer.
 
     Notes
     -----
@@ -568,8 +571,29 @@ def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hi
         right = abs(float(got) - float(expected)) <= unit / 2 + 1e-12
     else:
         right = any(digest(float(got) + d * unit, salt, decimals) == digest_ for d in (0, -1, 1))
+    if not right and decimals > 0 and _right_when_rounded(float(got), expected, digest_, salt,
+                                                          decimals):
+        raise ExerciseFailed(
+            f"{name} = {_show(got)} is right to {decimals - 1} decimals, but the check needs "
+            f"{decimals} ({0.125:.{decimals}f}, not {0.125:.{decimals - 1}f}) or a fraction (5 / 8).")
     if not right:
         precision = f" (to {decimals} decimals)" if decimals else ""
         raise ExerciseFailed(f"{name} = {_show(got)} is not right{precision}."
                              + (f" {hint}" if hint else ""))
     print(f"{name}: right.")
+
+
+def _right_when_rounded(got, expected, digest_, salt, decimals):
+    """True if ``got``, given to fewer than ``decimals`` decimals, is the right value rounded.
+
+    The right value is one of the ten numbers of ``decimals`` decimals that
+    round to ``got`` at ``decimals - 1`` (0.36 stands for 0.355 to 0.364): each
+    is tried against the fingerprint, so the right value is never needed.
+    """
+    coarse = decimals - 1
+    if round(got, coarse) != got:
+        return False
+    unit = 10.0 ** -decimals
+    if expected is not None:
+        return abs(got - float(expected)) <= 10.0 ** -coarse / 2 + 1e-12
+    return any(digest(got + k * unit, salt, decimals) == digest_ for k in range(-5, 5))

@@ -65,7 +65,7 @@ def test_an_open_exercise_is_not_attempted():
 
 
 def test_check_number_does_not_give_the_answer_away(capsys):
-    ns = {"ap_by_hand": 0.58}
+    ns = {"ap_by_hand": 0.6}
     with pytest.raises(ex.ExerciseFailed) as info:
         exec("from ragmetrics_edu.course.exercises import check_number\n"
              "check_number('ap_by_hand', 7 / 12, hint='divide by all relevant documents')", ns)
@@ -196,3 +196,26 @@ def test_right_values_as_true_false_are_told_to_be_numbers():
     assert "z was never retrieved" not in str(refused.value)
     # a check that expects booleans is not affected
     ex.check_function(rels_as_bools, [((["a", "b"], {"a"}), [True, False])])
+
+
+@pytest.mark.parametrize("right, rounded", [(4 / 11, 0.36), (1 / 3, 0.33), (7 / 8, 0.88), (0.7, 0.7)])
+def test_a_right_value_given_with_a_decimal_too_few_is_asked_for_one_more(right, rounded):
+    """By fingerprint and by expected value alike; the message names neither value."""
+    fp = ex.digest(right, "09/x")
+    for call in (f"check_number('x', digest_={fp!r}, salt='09/x')", f"check_number('x', {right!r})"):
+        ns = {"x": rounded}
+        if round(rounded, 3) == round(right, 3):  # 0.7 is 0.700: right as it stands
+            exec(f"from ragmetrics_edu.course.exercises import check_number\n{call}", ns)
+            continue
+        with pytest.raises(ex.ExerciseFailed, match=r"right to 2 decimals, but the check needs 3"
+                                                    r" \(0\.125, not 0\.12\)") as refused:
+            exec(f"from ragmetrics_edu.course.exercises import check_number\n{call}", ns)
+        assert f"{right:.3f}" not in str(refused.value)
+
+
+@pytest.mark.parametrize("wrong", [0.37, 0.35, 0.3, 0.364 + 0.01])
+def test_a_wrong_value_with_few_decimals_is_only_wrong(wrong):
+    fp = ex.digest(4 / 11, "09/x")
+    with pytest.raises(ex.ExerciseFailed, match=r"is not right \(to 3 decimals\)\. hint$"):
+        exec(f"from ragmetrics_edu.course.exercises import check_number\n"
+             f"check_number('x', digest_={fp!r}, salt='09/x', hint='hint')", {"x": wrong})
