@@ -31,11 +31,9 @@ import argparse
 import json
 from pathlib import Path
 
-import numpy as np
 
 import ragmetrics_edu as rm
 from ragmetrics_edu import judge as rj
-from ragmetrics_edu.judge.language_model import read_reply_format
 
 OUT = Path(__file__).resolve().parents[1] / "ragmetrics_edu" / "data" / "judge_lm" / "judge_lm.json"
 BIAS_REPLIES = OUT.with_name("bias_replies.jsonl")
@@ -55,17 +53,10 @@ def grade_record(judge, rec, ans):
 
 
 def sampled_replies(judge, prompt, seeds, temperature=1.0):
-    """What ``LanguageModelJudge(temperature=..., seed=s).complete(prompt)`` replies.
-
-    The model's distribution is computed once and each seed's draw repeated
-    as ``complete`` makes it (a test checks the two agree).
-    """
-    from ragmetrics_edu.models.decoder import top_p_filter
-
+    """What ``LanguageModelJudge(temperature=..., seed=s).complete(prompt)`` replies for each
+    seed, from one pass of the model."""
     dist = judge.distribution(prompt)
-    p = dist.probabilities ** (1.0 / temperature)
-    p = top_p_filter(p / p.sum(), 1.0)
-    return [f"Score: {dist.labels[int(np.random.default_rng(s).choice(len(p), p=p))]}"
+    return [rm.LanguageModelJudge(judge.lm, temperature=temperature, seed=s).reply_from(dist, prompt)
             for s in seeds]
 
 
@@ -78,13 +69,11 @@ class RecordingJudge:
         self.seen = []
 
     def complete(self, prompt):
-        """The greedy reply, as ``LanguageModelJudge().complete`` gives it, read off the
-        same distribution (a test checks the two agree)."""
+        """The judge's reply, from the distribution it records."""
         dist = self.judge.distribution(prompt)
         self.seen.append({label: round(float(p), 6)
                           for label, p in zip(dist.labels, dist.probabilities)})
-        prefix = read_reply_format(prompt)[1]
-        return f"{prefix} {dist.most_likely}"
+        return self.judge.reply_from(dist, prompt)
 
     def take(self, n_items):
         """The distributions of the last measurement, two per item, in the order asked."""

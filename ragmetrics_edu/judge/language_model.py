@@ -245,13 +245,25 @@ class LanguageModelJudge:
                                      temperature=self.temperature, top_p=self.top_p,
                                      seed=self._draw_seed())
             return reply.text
-        dist = self.distribution(prompt)
+        return self.reply_from(self.distribution(prompt), prompt)
+
+    def reply_from(self, distribution, prompt):
+        """The constrained reply to ``prompt``, read from its ``distribution``.
+
+        What :meth:`complete` replies, given the distribution it would compute
+        (``self.distribution(prompt)``): the most likely label at temperature
+        0, else a label drawn at this judge's temperature and ``top_p``, from
+        this judge's seeded draws.  A caller that already holds the
+        distribution (to record it, or to draw for several seeds) saves the
+        model's pass.
+        """
+        _, prefix, labels = read_reply_format(prompt)
         if self.temperature == 0:
-            label = dist.most_likely
+            label = distribution.most_likely
         else:
             from ..models.decoder import top_p_filter
 
-            p = dist.probabilities ** (1.0 / self.temperature)
+            p = distribution.probabilities ** (1.0 / self.temperature)
             p = top_p_filter(p / p.sum(), self.top_p)
             label = labels[int(self._rng.choice(len(labels), p=p))]
         return f"{prefix} {label}"

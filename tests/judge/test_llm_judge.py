@@ -88,6 +88,18 @@ def test_sampled_judge_is_seeded_and_stays_on_the_scale():
     assert {rj.parse_rating(r) for r in replies} <= {1, 2, 3, 4, 5}
 
 
+def test_a_reply_from_its_distribution_is_the_reply(judge):
+    """complete() is reply_from(distribution()): greedy, and drawn seed by seed."""
+    prompt = rj.build_rubric_prompt("fluency", ANSWER)
+    dist = judge.distribution(prompt)
+    assert judge.reply_from(dist, prompt) == judge.complete(prompt) == f"Score: {dist.most_likely}"
+    for seed in (0, 5, 11):
+        a = ljm.LanguageModelJudge(judge.lm, temperature=0.7, top_p=0.9, seed=seed)
+        b = ljm.LanguageModelJudge(judge.lm, temperature=0.7, top_p=0.9, seed=seed)
+        assert [a.reply_from(dist, prompt) for _ in range(4)] == [b.complete(prompt)
+                                                                  for _ in range(4)]
+
+
 def test_unconstrained_judge_writes_freely():
     free = ljm.LanguageModelJudge(constrained=False, max_new_tokens=8)
     reply = free.complete(rj.build_rubric_prompt("fluency", ANSWER))
