@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_bootstrap, check_choice, check_k, check_resamples, check_seed
-from .significance import RESAMPLE_BLOCK, check_pairs, check_values, t_two_sided_p
+from .significance import RESAMPLE_BLOCK, check_pairs, check_values, interval_text, t_two_sided_p
 
 __all__ = [
     "adjust_pvalues", "paired_effect_size", "queries_needed",
@@ -167,9 +167,8 @@ class EffectSize:
     method: str = "percentile bootstrap"
 
     def __str__(self):
-        pct = f"{100 * self.confidence:g}%"
-        return (f"d_z = {self.d_z:.4f} [{pct} CI {self.low:.4f}, {self.high:.4f}] "
-                f"({self.method}, {self.n_resamples} resamples, seed {self.seed})")
+        return interval_text(f"d_z = {self.d_z:.4f}", self.low, self.high, self.confidence,
+                             self.method, self.n_resamples, self.seed)
 
 
 def _d_z(mean, sd):

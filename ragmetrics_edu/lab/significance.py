@@ -115,10 +115,18 @@ class ConfidenceInterval:
     method: str = "percentile"
 
     def __str__(self):
-        pct = f"{100 * self.confidence:g}%"
-        return (f"{self.mean:.4f} [{pct} CI {self.low:.4f}, {self.high:.4f}] "
-                f"({self.method} bootstrap, {self.n_resamples} resamples, "
-                f"seed {self.seed})")
+        return interval_text(f"{self.mean:.4f}", self.low, self.high, self.confidence,
+                             f"{self.method} bootstrap", self.n_resamples, self.seed)
+
+
+def interval_text(estimate, low, high, confidence, method, n_resamples, seed):
+    """One line for an estimate and its bootstrap interval, as the lab's results print it.
+
+    >>> interval_text("0.4200", 0.31, 0.5, 0.95, "percentile bootstrap", 1000, 0)
+    '0.4200 [95% CI 0.3100, 0.5000] (percentile bootstrap, 1000 resamples, seed 0)'
+    """
+    return (f"{estimate} [{100 * confidence:g}% CI {low:.4f}, {high:.4f}] "
+            f"({method}, {n_resamples} resamples, seed {seed})")
 
 
 @dataclass(frozen=True)
