@@ -484,6 +484,50 @@ def test_04_ex3_the_shortest_reference_length_is_refused():
     message = str(refused.value)
     assert "CLOSEST" in message and "need not be the shortest" in message, message
 
+# --- 05, exercise 1: chrF by hand, its F-score and its spaces ------------------------------
+
+_P05, _R05 = (4 / 6 + 2 / 5) / 2, (4 / 5 + 2 / 4) / 2  # "heruns" against "heran", orders 1-2
+
+
+def test_05_ex1_chrf_an_f1_or_a_reversed_weight_is_named_and_the_right_answer_passes(capsys):
+    source = _check_cell("05_*.ipynb", "Check exercise 1")
+    _run(source, my_p=_P05, my_r=_R05, my_chrf=5 * _P05 * _R05 / (4 * _P05 + _R05))
+    assert "my_chrf: right" in capsys.readouterr().out
+    for wrong, says in [(2 * _P05 * _R05 / (_P05 + _R05), "F1 of your P and R"),
+                        (5 * _P05 * _R05 / (_P05 + 4 * _R05), "weighs precision more")]:
+        with pytest.raises(ExerciseFailed) as refused:
+            _run(source, my_p=_P05, my_r=_R05, my_chrf=wrong)
+        message = str(refused.value)
+        assert message.startswith("my_chrf = ") and says in message, message
+        assert "0.623" not in message, message
+
+
+def test_05_ex1_chrf_with_the_spaces_kept_is_told_to_remove_them():
+    source = _check_cell("05_*.ipynb", "Check exercise 1")
+    # spaces kept: "he runs" has 7 characters and 6 bigrams, "he ran" 6 and 5
+    p, r = (5 / 7 + 3 / 6) / 2, (5 / 6 + 3 / 5) / 2
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_p=p, my_r=r, my_chrf=5 * p * r / (4 * p + r))
+    message = str(refused.value)
+    assert "my_p = " in message and "my_r = " in message, message
+    assert message.count("Remove the spaces first") == 2, message
+    assert "check P and R first" in message, message  # the F-score itself follows from them
+
+
+# --- 05, exercise 3: the same BLEU, different chrF ---------------------------------------
+
+def test_05_ex3_a_pair_bleu_separates_or_chrf_does_not_is_refused(capsys):
+    source = _check_cell("05_*.ipynb", "Check exercise 3")
+    _run(source, cand_a="the cats sat on the mat", cand_b="the dog sat on the mat")
+    assert "Right:" in capsys.readouterr().out
+    with pytest.raises(ExerciseFailed, match="BLEU-4 tells them apart"):  # a reordering
+        _run(source, cand_a="the cat sat on the mat", cand_b="the mat sat on the cat")
+    with pytest.raises(ExerciseFailed, match="less than 0.05 apart"):  # no shared character
+        _run(source, cand_a="the xyz sat on the mat", cand_b="the qqq sat on the mat")
+    with pytest.raises(ExerciseFailed, match="give two different candidates"):
+        _run(source, cand_a="the cats sat on the mat", cand_b="the  cats sat on the mat")
+
+
 # --- 06, exercise 1: an F1 right from a wrong R points at P and R -------------------------
 
 def test_05_ex1_an_f1_computed_from_a_wrong_r_gets_the_hint_check_p_and_r():
