@@ -630,7 +630,7 @@ def test_09_ex4_the_right_list_hears_that_most_of_it_are_ties(rag09, capsys):
     message = str(refused.value)
     assert "8 question(s) missing" in message and "includes equal F1" in message, message
 
-# --- 07, exercise 2: shared words counted with a set, not a Counter ------------------------
+# --- 08, exercise 2: shared words counted with a set, not a Counter ------------------------
 
 def _token_f1(count_shared):
     def my_token_f1(prediction, reference):
@@ -646,12 +646,125 @@ def _token_f1(count_shared):
     return my_token_f1
 
 
-def test_06_ex2_shared_words_counted_once_by_a_set_are_refused_in_words(capsys):
+def test_08_ex2_shared_words_counted_once_by_a_set_are_refused_in_words(capsys):
     from collections import Counter
-    source = _check_cell("07_*.ipynb", "Check exercise 2")
+    source = _check_cell("08_*.ipynb", "Check exercise 2")
     _run(source, my_token_f1=_token_f1(lambda p, r: sum((Counter(p) & Counter(r)).values())))
     assert "right on 8 inputs" in capsys.readouterr().out
     with pytest.raises(ExerciseFailed) as refused:  # "lift lift drag" vs "lift lift": 0.4, not 0.8
         _run(source, my_token_f1=_token_f1(lambda p, r: len(set(p) & set(r))))
     message = str(refused.value)
     assert "shared twice" in message and "a set counts it once" in message, message
+
+
+# --- 08, exercise 1: kappa by hand, its fingerprint salted with the new lesson number ------
+
+def test_08_ex1_the_right_kappa_passes_and_p_o_alone_is_refused(capsys):
+    source = _check_cell("08_*.ipynb", "Check exercise 1")
+    p_o, p_e = 14 / 20, (12 / 20) * (10 / 20) + (8 / 20) * (10 / 20)  # by hand: 0.7, 0.5
+    _run(source, my_kappa=(p_o - p_e) / (1 - p_e))                     # 0.4
+    assert "my_kappa: right" in capsys.readouterr().out
+    for wrong in (p_o, (p_o - 0.5 * 0.5 - 0.5 * 0.5) / (1 - 0.5 * 0.5 - 0.5 * 0.5) + 0.1):
+        with pytest.raises(ExerciseFailed) as refused:
+            _run(source, my_kappa=wrong)
+        assert "OWN share" in str(refused.value), str(refused.value)
+
+
+# --- 07, exercise 1: the expected grade, not the most likely one --------------------------
+
+def test_07_ex1_the_most_likely_grade_and_a_mean_over_five_are_refused_in_words(capsys):
+    source = _check_cell("07_*.ipynb", "Check exercise 1")
+    expected = 1 * 0.05 + 2 * 0.05 + 3 * 0.10 + 4 * 0.30 + 5 * 0.50            # 4.15 by hand
+    padded = 1 * 0.02 + 2 * 0.03 + 3 * 0.05 + 4 * 0.30 + 5 * 0.60              # 4.43 by hand
+    _run(source, my_expected=expected, my_shift=padded - expected)
+    assert "my_shift: right" in capsys.readouterr().out
+    _run(source, my_expected=4.15, my_shift=0.28)   # typed to 2 decimals: still right
+    cases = ((5, 0.28, "most likely grade"),        # the greedy grade
+             (4.15 / 5, 0.28, "without dividing by 5"),
+             (4.15, 0, "greedy judge's shift"),
+             (4.15, -0.28, "padded row minus"),      # subtracted the wrong way round
+             (3.0, 0.28, "Multiply each grade"))    # the middle of the scale
+    for my_expected, my_shift, said in cases:
+        with pytest.raises(ExerciseFailed) as refused:
+            _run(source, my_expected=my_expected, my_shift=my_shift)
+        message = str(refused.value)
+        assert said in message, message
+        told = message[message.index(" is "):]      # after the student's own value
+        assert "4.15" not in told and "0.28" not in told and "4.43" not in told, message
+
+
+# --- 07, exercise 2: context precision divides by the relevant chunks ---------------------
+
+def test_07_ex2_dividing_by_every_chunk_or_averaging_every_rank_is_refused(capsys):
+    source = _check_cell("07_*.ipynb", "Check exercise 2")
+    _run(source, my_context_precision=(1 / 1 + 2 / 3 + 3 / 4) / 3)       # 0.806 by hand
+    assert "my_context_precision: right" in capsys.readouterr().out
+    for wrong, said in (((1 + 2 / 3 + 3 / 4) / 5, "divides by the 5 chunks"),
+                        ((1 + 1 / 2 + 2 / 3 + 3 / 4 + 3 / 5) / 5, "over every rank"),
+                        ((1 + 2 / 3) / 2, "divide by the number of 1s")):
+        with pytest.raises(ExerciseFailed) as refused:
+            _run(source, my_context_precision=wrong)
+        message = str(refused.value)
+        assert said in message and "0.806" not in message, message
+
+
+# --- 07, exercise 3: a strict parser refuses two Score lines and clipped grades -----------
+
+def _parser(pick, clip=False):
+    def my_parse_score(reply):
+        values = [line.split(":", 1)[1].strip() for line in reply.splitlines()
+                  if line.strip().lower().startswith("score:")]
+        if not values or not pick(values).isdigit():
+            return None
+        grade = int(pick(values))
+        if clip:
+            return min(5, max(1, grade))
+        return grade if 1 <= grade <= 5 else None
+    return my_parse_score
+
+
+def test_07_ex3_expected_replies_agree_with_the_library_parser():
+    from ragmetrics_edu import judge as rj
+
+    import ast
+
+    def cases_of(source):
+        call = next(node for node in ast.walk(ast.parse(source))
+                    if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "check_function")
+        return ast.literal_eval(call.args[1])
+
+    nb = nbformat.read(next((ROOT / "solutions").glob("07_*.ipynb")), as_version=4)  # hidden tests
+    cell = next(c for c in nb.cells if c.cell_type == "code"
+                and c.source.startswith('"""Check exercise 3'))
+    visible, hidden = cases_of(cell.source), cases_of(cell.metadata["hidden_tests"])
+    assert (len(visible), len(hidden)) == (10, 6)
+    for reply, want, _ in visible + hidden:
+        try:
+            got = rj.parse_rating(reply)
+        except ValueError:
+            got = None
+        assert got == want, (reply, got, want)
+
+
+def test_07_ex3_first_score_line_or_clipped_grade_is_refused_in_words(capsys):
+    source = _check_cell("07_*.ipynb", "Check exercise 3")
+    _run(source, my_parse_score=_parser(lambda v: v[0] if len(v) == 1 else "x"))
+    assert "right on 10 inputs" in capsys.readouterr().out
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_parse_score=_parser(lambda v: v[0]))      # the first Score line
+    assert "two Score lines" in str(refused.value), str(refused.value)
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_parse_score=_parser(lambda v: v[-1]))     # the last Score line
+    assert "two Score lines" in str(refused.value), str(refused.value)
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_parse_score=_parser(lambda v: v[0] if len(v) == 1 else "x", clip=True))
+    assert "do not clip it to 5" in str(refused.value), str(refused.value)
+
+    def any_number(reply):                                          # no Score line needed
+        import re
+        found = re.findall(r"\d+", reply)
+        return int(found[-1]) if found and 1 <= int(found[-1]) <= 5 else None
+
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_parse_score=any_number)
+    assert "Score line" in str(refused.value), str(refused.value)
