@@ -17,9 +17,9 @@ part            what it holds                                                not
 ``retrieval``   order_unaware, order_aware, graded, user_models,             01-03, 09,
                 incomplete; ``batch`` (``evaluate`` over many queries),      10
                 ``trec`` files, ``conventions`` of other libraries
-``generation``  text (tokenizers), bleu_stats, bleu_score, rouge,            04, 06, 11
-                chrf_score, qa, semantic (BERTScore)
-``judge``       LLM as a judge, rubrics, agreement; ``rag`` (RAG metrics     07
+``generation``  text (tokenizers), bleu_stats, bleu_score, rouge,            04-06, 08,
+                chrf_score, qa, semantic (BERTScore)                         11
+``judge``       LLM as a judge, rubrics, agreement; ``rag`` (RAG metrics     07, 08
                 from verdicts)
 ``lab``         datasets (Cranfield), retrievers, answer, significance,      09, 11
                 power
@@ -78,6 +78,7 @@ _EXPORTS = {
     "rouge_n": "generation.rouge",
     "rouge_l": "generation.rouge",
     "rouge_lsum": "generation.rouge",
+    # 05 chrF
     "chrf": "generation.chrf_score",
     "sentence_chrf": "generation.chrf_score",
     # QA answers (SQuAD)

@@ -1,4 +1,4 @@
-"""Compute the language-model judge's outputs that notebook 07 reads.
+"""Compute the language-model judge's outputs that notebooks 07 and 08 read.
 
 Runs SmolLM2-135M-Instruct (the package's NumPy model) as a judge over the
 labelled answer set (``rj.load_eval_set()``) and writes

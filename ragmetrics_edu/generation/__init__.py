@@ -1,11 +1,11 @@
-"""Metrics of generated text against references (notebooks 04, 06, 11).
+"""Metrics of generated text against references (notebooks 04-06, 08, 11).
 
 :mod:`.text` holds the tokenizers (whitespace, rouge-score's);
 :mod:`.bleu_stats` and :mod:`.bleu_score` BLEU, its statistics (n-grams,
 clipped precision, brevity penalty) and its scoring (smoothing, sentence
 and corpus BLEU); :mod:`.rouge` ROUGE-N, -L and -Lsum; :mod:`.chrf_score`
-chrF and chrF++ (notebook 04); :mod:`.qa` SQuAD's exact match and token F1
-(04, 11); :mod:`.semantic` BERTScore with the transformer of
+chrF and chrF++ (notebook 05); :mod:`.qa` SQuAD's exact match and token F1
+(08, 11); :mod:`.semantic` BERTScore with the transformer of
 :mod:`ragmetrics_edu.models` (06).  They import ``_validation`` and the
 models only.
 """

@@ -274,7 +274,7 @@ def test_judge_eval_set_is_large_enough_for_correlation_intervals():
     data = load_eval_set()
     answers = [a for r in data for a in r["answers"]]
     assert len(answers) >= 60
-    # the original questions come first, in their order (notebook 07 shows numbers on them)
+    # the original questions come first, in their order (notebooks 07 and 08 show numbers on them)
     assert [r["query_id"] for r in data[:11]] == [
         "178", "110", "102", "21", "15", "13", "180", "140", "172", "29", "155"]
     assert all(len(r["answers"]) == 2 for r in data[:11])

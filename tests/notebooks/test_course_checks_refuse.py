@@ -141,7 +141,7 @@ def test_03_ex2_an_ideal_not_cut_at_k_gets_the_hint_that_names_it():
 
 # --- 09, exercise 2: Holm by hand, and what Bonferroni says ------------------------------
 
-def test_07_ex2_the_right_answer_hears_what_bonferroni_says(capsys):
+def test_09_ex2_the_right_answer_hears_what_bonferroni_says(capsys):
     source = _check_cell("09_*.ipynb", "Check exercise 2")
     with pytest.raises(ExerciseFailed, match="running maximum") as refused:
         _run(source, my_holm_ac=0.030)  # 1 x 0.030, without the running maximum
@@ -165,7 +165,7 @@ def _rrf(tie_by_id):
     return my_rrf
 
 
-def test_07_ex3_ranks_from_0_get_the_hint_that_names_them():
+def test_09_ex3_ranks_from_0_get_the_hint_that_names_them():
     def my_rrf(rankings, k=60):  # enumerate() from 0: every score 1 / (k + rank - 1)
         scores = {}
         for ranking in rankings:
@@ -177,7 +177,7 @@ def test_07_ex3_ranks_from_0_get_the_hint_that_names_them():
         _run(_check_cell("09_*.ipynb", "Check exercise 3"), my_rrf=my_rrf)
 
 
-def test_07_ex3_ties_in_insertion_order_are_refused():
+def test_09_ex3_ties_in_insertion_order_are_refused():
     source = _check_cell("09_*.ipynb", "Check exercise 3")
     _run(source, my_rrf=_rrf(tie_by_id=True))
     with pytest.raises(ExerciseFailed, match="by id"):
@@ -194,7 +194,7 @@ def lab():
     return {"rr": rr, "cran": load_cranfield()}
 
 
-def test_07_ex4_tuning_on_every_query_is_refused(lab):
+def test_09_ex4_tuning_on_every_query_is_refused(lab):
     rr, cran = lab["rr"], lab["cran"]
 
     def tune_bm25(grid):  # the mistake the exercise warns against: all 225 queries
@@ -210,7 +210,7 @@ def test_07_ex4_tuning_on_every_query_is_refused(lab):
     assert "(2.0, 0.75)" not in str(refused.value)
 
 
-def test_07_ex4_a_wrong_pick_is_refused_without_printing_the_answer(lab):
+def test_09_ex4_a_wrong_pick_is_refused_without_printing_the_answer(lab):
     def tune_bm25(grid):  # scores nothing, returns the last pair
         return grid[-1]
 
@@ -223,7 +223,7 @@ def test_07_ex4_a_wrong_pick_is_refused_without_printing_the_answer(lab):
 
 # --- 09, exercise 5: significant, yet tiny -------------------------------------------------
 
-def test_07_ex5_a_zero_variance_difference_is_refused():
+def test_09_ex5_a_zero_variance_difference_is_refused():
     from ragmetrics_edu.lab import significance as sig
 
     source = _check_cell("09_*.ipynb", "Check exercise 5")
@@ -235,7 +235,7 @@ def test_07_ex5_a_zero_variance_difference_is_refused():
             _run(source, sig=sig, scores_a=wrong_a, scores_b=wrong_b)
 
 
-def test_07_ex5_the_verdict_names_the_students_own_difference(capsys):
+def test_09_ex5_the_verdict_names_the_students_own_difference(capsys):
     from ragmetrics_edu.lab import significance as sig
 
     a = [0.05 * i for i in range(1, 11)]
@@ -245,7 +245,7 @@ def test_07_ex5_the_verdict_names_the_students_own_difference(capsys):
     assert "whether 0.0081 NDCG matters" in said, said
 
 
-# --- 12, exercise 2: team-draft interleaving stops as soon as either ranking is used up ----
+# --- 14, exercise 2: team-draft interleaving stops as soon as either ranking is used up ----
 
 def _team_draft(stop_when):
     def my_team_draft(ranking_a, ranking_b, coins):
@@ -265,7 +265,7 @@ def _team_draft(stop_when):
     return my_team_draft
 
 
-def test_12_ex2_a_list_that_stops_too_late_is_refused_in_words():
+def test_14_ex2_a_list_that_stops_too_late_is_refused_in_words():
     source = _check_cell("14_*.ipynb", "Check exercise 2")
     _run(source, my_team_draft=_team_draft(lambda left: not left["A"] or not left["B"]))
     # Going on until the team whose turn it is has nothing left asks for a third coin in the
@@ -282,7 +282,7 @@ def test_12_ex2_a_list_that_stops_too_late_is_refused_in_words():
     assert "B has nothing new left: stop" in message and "d3" in message, message
 
 
-def test_12_ex2_the_random_cases_name_a_list_that_stops_too_late():
+def test_14_ex2_the_random_cases_name_a_list_that_stops_too_late():
     source = _check_cell("14_*.ipynb", "Check exercise 2")
     right = _team_draft(lambda left: not left["A"] or not left["B"])
     late = _team_draft(lambda left: not left["A"] and not left["B"])
@@ -296,7 +296,7 @@ def test_12_ex2_the_random_cases_name_a_list_that_stops_too_late():
     with pytest.raises(ExerciseFailed, match="stops too late"):
         _run(source, my_team_draft=right_on_the_hand_cases)
 
-# --- 11, exercise 2: right, and cited wrongly -------------------------------------------------
+# --- 13, exercise 2: right, and cited wrongly -------------------------------------------------
 
 _RIGHT_14 = ("Helium was the best coolant [3]. Four different gases were injected [3]. "
              "The gas was injected through a porous plug at the stagnation region [3].")
@@ -309,7 +309,7 @@ _RIGHT_14 = ("Helium was the best coolant [3]. Four different gases were injecte
     ("Helium was the worst coolant [3]. Four different gases were injected [3]. "
      "The gas was injected through a porous plug at the stagnation region [3].", "'worst'"),
 ])
-def test_11_ex2_an_answer_that_denies_a_nugget_is_refused(lab, wrong, says):
+def test_13_ex2_an_answer_that_denies_a_nugget_is_refused(lab, wrong, says):
     source = _check_cell("13_*.ipynb", "Check exercise 2")
     _run(source, right_but_miscited=_RIGHT_14, cran=lab["cran"])
     with pytest.raises(ExerciseFailed, match="does not read negation") as refused:
@@ -317,7 +317,7 @@ def test_11_ex2_an_answer_that_denies_a_nugget_is_refused(lab, wrong, says):
     assert says in str(refused.value), str(refused.value)
 
 
-def test_11_ex2_citing_the_supporting_abstract_is_refused_though_the_stand_in_says_no(lab):
+def test_13_ex2_citing_the_supporting_abstract_is_refused_though_the_stand_in_says_no(lab):
     # the stand-in finds [1] does not entail the porous-plug sentence (a false negative):
     # its citation recall is 0, yet [1] says exactly that
     answer = _RIGHT_14.replace("region [3].", "region [1].")
@@ -325,9 +325,9 @@ def test_11_ex2_citing_the_supporting_abstract_is_refused_though_the_stand_in_sa
         _run(_check_cell("13_*.ipynb", "Check exercise 2"), right_but_miscited=answer, cran=lab["cran"])
 
 
-# --- 11, exercise 3: a sorted list, each id once ---------------------------------------------
+# --- 13, exercise 3: a sorted list, each id once ---------------------------------------------
 
-def test_11_ex3_an_unsorted_list_or_a_repeated_id_is_refused(lab):
+def test_13_ex3_an_unsorted_list_or_a_repeated_id_is_refused(lab):
     source = _check_cell("13_*.ipynb", "Check exercise 3")
     with pytest.raises(ExerciseFailed, match="more than once"):
         _run(source, made_hard=["cqa-001", "cqa-001"], **lab)
@@ -530,7 +530,7 @@ def test_05_ex3_a_pair_bleu_separates_or_chrf_does_not_is_refused(capsys):
 
 # --- 06, exercise 1: an F1 right from a wrong R points at P and R -------------------------
 
-def test_05_ex1_an_f1_computed_from_a_wrong_r_gets_the_hint_check_p_and_r():
+def test_06_ex1_an_f1_computed_from_a_wrong_r_gets_the_hint_check_p_and_r():
     source = _check_cell("06_*.ipynb", "Check exercise 1")
     _run(source, my_p=(0.9 + 0.8) / 2, my_r=(0.9 + 0.8 + 0.4) / 3, my_f1=2 * 0.85 * 0.7 / 1.55)
     with pytest.raises(ExerciseFailed) as refused:  # R over the row maxima, F1 right from it
@@ -556,7 +556,7 @@ def _greedy(f1):
     return greedy_bertscore
 
 
-def test_05_ex3_f1_as_the_plain_mean_gets_its_own_hint():
+def test_06_ex3_f1_as_the_plain_mean_gets_its_own_hint():
     source = _check_cell("06_*.ipynb", "Check exercise 3")
     _run(source, greedy_bertscore=_greedy(lambda p, r: 0.0 if p + r == 0 else 2 * p * r / (p + r)))
     with pytest.raises(ExerciseFailed) as refused:
@@ -572,7 +572,7 @@ def test_05_ex3_f1_as_the_plain_mean_gets_its_own_hint():
     ("The plane touched down safely and did not crash.", "affirms the reference"),  # 0.8388
     ("The aircraft crashed.", "negating what it claims"),  # the opposite, without a negation
 ])
-def test_05_ex4_an_answer_that_does_not_negate_the_claim_is_refused(wrong, says):
+def test_06_ex4_an_answer_that_does_not_negate_the_claim_is_refused(wrong, says):
     source = _check_cell("06_*.ipynb", "Check exercise 4")
     _run(source, wrong_answer="The plane did not touch down safely.")
     with pytest.raises(ExerciseFailed, match=says):
@@ -581,7 +581,7 @@ def test_05_ex4_an_answer_that_does_not_negate_the_claim_is_refused(wrong, says)
 
 # --- 11, exercise 2: the references are normalised too ---------------------------------------
 
-def test_09_ex2_normalising_only_the_prediction_is_told_to_normalise_the_references():
+def test_11_ex2_normalising_only_the_prediction_is_told_to_normalise_the_references():
     source = _check_cell("11_*.ipynb", "Check exercise 2")
 
     def right(prediction, references):
@@ -605,7 +605,7 @@ def test_09_ex2_normalising_only_the_prediction_is_told_to_normalise_the_referen
 # --- 11, exercise 4: "no better" is mostly "the same" ----------------------------------------
 
 @pytest.fixture(scope="module")
-def rag09():
+def rag11():
     from ragmetrics_edu.lab import retrievers as rr
     from ragmetrics_edu.lab.datasets import qa_queries
 
@@ -616,17 +616,17 @@ def rag09():
     return {"runs": runs, "answerer": rm.ExtractiveAnswerer()}
 
 
-def test_09_ex4_the_right_list_hears_that_most_of_it_are_ties(rag09, capsys):
+def test_11_ex4_the_right_list_hears_that_most_of_it_are_ties(rag11, capsys):
     source = _check_cell("11_*.ipynb", "Check exercise 4")
     # BM25 ranks the supporting document higher on 11 questions; on cqa-001 its answer scores
     # less (0.0 against 0.083), on the other 8 the same (6 times the very same sentence)
     right = ["cqa-001", "cqa-011", "cqa-013", "cqa-020", "cqa-024", "cqa-040", "cqa-059",
              "cqa-063", "cqa-066"]
-    _run(source, no_better_answer=right, **rag09)
+    _run(source, no_better_answer=right, **rag11)
     said = capsys.readouterr().out
     assert "on 9 of them" in said and "worse on 1, equal on 8 (6 of these the very same" in said, said
     with pytest.raises(ExerciseFailed) as refused:  # strictly lower F1 only
-        _run(source, no_better_answer=["cqa-001"], **rag09)
+        _run(source, no_better_answer=["cqa-001"], **rag11)
     message = str(refused.value)
     assert "8 question(s) missing" in message and "includes equal F1" in message, message
 

@@ -15,7 +15,7 @@ constructor                           pure computation            notebook
 ``ngram_overlap_explorer``            (see ``.ngram``)            04
 ``bertscore_heatmap``                 (see ``.bertscore``)        06
 ``judge_playground``                  ``judge_playground_state``  07
-``click_user_explorer``               ``click_user_state``        12
+``click_user_explorer``               ``click_user_state``        14
 ====================================  ==========================  ========
 
 ``Explorer`` is the base class of them all: subclass it to build your own.
