@@ -195,7 +195,9 @@ def fold_discussion(source):
     """``source`` with its discussion folded into ``<details>`` (unchanged if it has none).
 
     The discussion is the text before the first heading or the first paragraph
-    that asks a new question; what follows stays open.
+    that asks a new question; what follows stays open, and so does the
+    discussion's last paragraph when it ends in a colon (it leads in to the
+    next cell) and is not the only one.
     """
     if source.lstrip().startswith("<details>"):
         return source
@@ -212,6 +214,11 @@ def fold_discussion(source):
             break
         start += len(paragraph)
     discussion, rest = source[:cut].strip("\n"), source[cut:].lstrip("\n")
+    paragraphs = re.split(r"\n\s*\n", discussion)
+    if len(paragraphs) > 1 and paragraphs[-1].rstrip().endswith(":"):
+        # a last paragraph ending in a colon leads in to the next cell: it stays open
+        discussion = "\n\n".join(paragraphs[:-1])
+        rest = paragraphs[-1] + ("\n\n" + rest if rest else "")
     if not discussion.strip():
         return source
     folded = f"<details><summary>{FOLD_SUMMARY}</summary>\n\n{discussion}\n\n</details>"

@@ -54,14 +54,14 @@ def test_every_four_decimal_number_of_the_prose_is_in_an_output(path):
     assert not missing, f"{path.name}: Markdown quotes {missing}, which no output shows"
 
 
-def test_07_names_load_cranfield_keywords_that_exist():
+def test_09_names_load_cranfield_keywords_that_exist():
     text = _markdown(_read(LAB))
     used = set(re.findall(r"load_cranfield\((\w+)=", text))
     known = set(inspect.signature(load_cranfield).parameters)
     assert used <= known, f"09 names load_cranfield keywords {sorted(used - known)} that do not exist"
 
 
-def test_07_explains_the_source_document_of_query_1():
+def test_09_explains_the_source_document_of_query_1():
     nb = _read(LAB)
     cran = load_cranfield()
     source = cran.source_docs["1"]
@@ -71,7 +71,7 @@ def test_07_explains_the_source_document_of_query_1():
                for c in nb.cells if c.cell_type == "code")
 
 
-def test_08_names_only_existing_ap_denominators_and_shows_them_all():
+def test_10_names_only_existing_ap_denominators_and_shows_them_all():
     text = "\n".join(c.source for c in _read(CONVENTIONS).cells)
     named = set(re.findall(r'ap_denominator="(\w+)"', text))
     assert named <= set(rc.AP_DENOMINATORS), sorted(named - set(rc.AP_DENOMINATORS))
@@ -79,7 +79,7 @@ def test_08_names_only_existing_ap_denominators_and_shows_them_all():
     assert not unused, f"10 never names the AP denominator(s) {unused}"
 
 
-def test_08_comparison_table_has_a_row_per_preset():
+def test_10_comparison_table_has_a_row_per_preset():
     nb = _read(CONVENTIONS)
     outputs = "\n".join(_output_text(c) for c in nb.cells)
     # the libraries that run here, each beside the preset that reproduces it
@@ -111,7 +111,7 @@ def _mystery(nb):
     raise AssertionError("no cell starting with 'mystery = ' in 10")
 
 
-def test_08_mystery_is_not_printed_before_it_is_asked():
+def test_10_mystery_is_not_printed_before_it_is_asked():
     nb = _read(CONVENTIONS)
     index, mystery = _mystery(nb)
     wanted = [f"{v:.4f}" for v in mystery.values()]
@@ -121,7 +121,7 @@ def test_08_mystery_is_not_printed_before_it_is_asked():
                 f"the mystery numbers {wanted} are all printed before the exercise: {line!r}")
 
 
-def test_08_mystery_is_reproduced_by_no_preset():
+def test_10_mystery_is_reproduced_by_no_preset():
     _, mystery = _mystery(_read(CONVENTIONS))
     qrels, run = _setup(_read(CONVENTIONS))
     for name, preset in rc.PRESETS.items():

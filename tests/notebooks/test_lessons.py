@@ -46,3 +46,19 @@ def test_a_changed_lesson_is_reported(tmp_path):
                                      encoding="utf-8")
     out = lessons.stale(lessons=tmp_path)
     assert any(src.stem in line and "source differs" in line for line in out), out
+
+
+def test_a_markdown_answer_region_ends_its_cell():
+    """A Markdown cell holding an answer (### BEGIN/END SOLUTION) has no heading after
+    it: in the student notebook the region is 'YOUR ANSWER HERE', and a student writing
+    there would edit the next section's text with it."""
+    import nbformat
+
+    problems = []
+    for path in sorted((ROOT / "solutions").glob("*.ipynb")):
+        for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            if cell.cell_type == "markdown" and "### END SOLUTION" in cell.source:
+                after = cell.source.split("### END SOLUTION", 1)[1]
+                if re.search(r"^#{1,6} ", after, re.MULTILINE):
+                    problems.append(f"{path.name} cell {i}: a heading after the answer region")
+    assert not problems, "\n".join(problems)

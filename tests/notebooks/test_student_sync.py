@@ -328,6 +328,10 @@ def test_fold_discussion_folds_up_to_the_next_heading_or_question():
     # nothing to fold: a heading first, or folded already
     assert ms.fold_discussion("## A heading\n\nText.") == "## A heading\n\nText."
     assert ms.fold_discussion(folded) == folded
+    # a closing lead-in to the next cell stays open; a lone paragraph is folded whole
+    folded = ms.fold_discussion("Unigrams ignore order.\n\nLonger n-grams see it:")
+    assert folded.endswith("</details>\n\nLonger n-grams see it:")
+    assert ms.fold_discussion("By hand, NDCG@3 is their ratio:").startswith("<details>")
 
 
 def test_the_markdown_after_an_answer_is_folded_in_the_student_notebook_only():
