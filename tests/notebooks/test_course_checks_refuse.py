@@ -514,10 +514,57 @@ def test_05_ex1_chrf_with_the_spaces_kept_is_told_to_remove_them():
     assert "check P and R first" in message, message  # the F-score itself follows from them
 
 
-# --- 05, exercise 3: the same BLEU, different chrF ---------------------------------------
+# --- 05, exercise 2: sentence chrF, implemented -------------------------------------------
 
-def test_05_ex3_a_pair_bleu_separates_or_chrf_does_not_is_refused(capsys):
-    source = _check_cell("05_*.ipynb", "Check exercise 3")
+def _my_chrf(spaces=False, clip=True, empty_orders_count=False):
+    """Sentence chrF as exercise 2 asks, or with one of three slips."""
+    from collections import Counter
+
+    def my_chrf(candidate, reference, n_max=6, beta=2):
+        cand, ref = (candidate, reference) if spaces else ("".join(candidate.split()),
+                                                           "".join(reference.split()))
+        ps, rs = [], []
+        for n in range(1, n_max + 1):
+            c = Counter(cand[i:i + n] for i in range(len(cand) - n + 1))
+            r = Counter(ref[i:i + n] for i in range(len(ref) - n + 1))
+            if not c or not r:
+                if empty_orders_count:
+                    ps.append(0.0)
+                    rs.append(0.0)
+                continue
+            m = sum((c & r).values()) if clip else sum(k for g, k in c.items() if g in r)
+            ps.append(m / sum(c.values()))
+            rs.append(min(m / sum(r.values()), 1.0))
+        if not ps or sum(ps) + sum(rs) == 0:
+            return 0.0
+        pm, rm_ = sum(ps) / len(ps), sum(rs) / len(rs)
+        return (1 + beta ** 2) * pm * rm_ / (beta ** 2 * pm + rm_)
+    return my_chrf
+
+
+def test_05_ex2_each_slip_is_named_and_the_hand_values_are_sacrebleus(capsys):
+    from sacrebleu.metrics import CHRF
+
+    source = _check_cell("05_*.ipynb", "Check exercise 2")
+    _run(source, my_chrf=_my_chrf())
+    assert "right on 7 inputs" in capsys.readouterr().out
+    for slip, says in [({"spaces": True}, "remove the spaces"), ({"clip": False}, "clipping"),
+                       ({"empty_orders_count": True}, "leave order 2 out")]:
+        with pytest.raises(ExerciseFailed, match=says):
+            _run(source, my_chrf=_my_chrf(**slip))
+    # the expected values written in the check cell are sacrebleu's (chrF, word order 0)
+    cases = re.findall(r'\(\(("[^"]*"), ("[^"]*"), (\d)(?:, (\d))?\), ([\d /.]+),', source)
+    assert len(cases) == 7, cases
+    for cand, ref, n, beta, expected in cases:
+        metric = CHRF(char_order=int(n), word_order=0, beta=int(beta or 2))
+        got = metric.sentence_score(eval(cand), [eval(ref)]).score / 100
+        assert got == pytest.approx(eval(expected), abs=1e-9), (cand, ref, n, beta)
+
+
+# --- 05, exercise 4: the same BLEU, different chrF ---------------------------------------
+
+def test_05_ex4_a_pair_bleu_separates_or_chrf_does_not_is_refused(capsys):
+    source = _check_cell("05_*.ipynb", "Check exercise 4")
     _run(source, cand_a="the cats sat on the mat", cand_b="the dog sat on the mat")
     assert "Right:" in capsys.readouterr().out
     with pytest.raises(ExerciseFailed, match="BLEU-4 tells them apart"):  # a reordering
