@@ -32,6 +32,7 @@ my_precision: right on 1 input.
 """
 
 import ast
+import hashlib
 import inspect
 import math
 import numbers
@@ -39,7 +40,7 @@ import types
 from contextlib import contextmanager
 
 __all__ = ["ExerciseFailed", "NotAttempted", "LibraryCallRefused", "check_function",
-           "check_number", "digest", "answer", "answers"]
+           "check_items", "check_number", "digest", "digest_items", "answer", "answers"]
 
 
 class ExerciseFailed(AssertionError):
@@ -338,8 +339,6 @@ def digest(value, salt, decimals=3):
     >>> digest(7 / 12, "02/my_ap") == digest(7 / 12, "10/my_ap_trec")   # another check, salt
     False
     """
-    import hashlib
-
     if not isinstance(salt, str) or not salt:
         raise TypeError(f"digest needs a salt, a non-empty str, got {str(salt)[:80]!r}")
     text = f"{salt}:{round(float(value), decimals):.{decimals}f}"
@@ -525,7 +524,8 @@ def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hi
         Instead of ``expected``: :func:`digest` of the right value with
         ``salt``, so the check does not show the answer.  The student's number
         is right if it rounds to the same ``decimals`` digits (or one unit
-        either side, for an answer rounded by hand from a cut intermediate).
+        either side, for an answer rounded by hand from a cut intermediate;
+        with ``decimals=0``, a count, only the same whole number).
     salt : str
         With ``digest_`` (and only then): the salt the fingerprint was made
         with, the check's own (``"02/my_ap"``, lesson and name).
@@ -566,11 +566,15 @@ def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hi
     _refuse_library_by_hand(name, ns)
     if isinstance(got, bool) or not isinstance(got, numbers.Real) or not math.isfinite(got):
         raise ExerciseFailed(f"{name} should be a number, got {got!r}.")
+    if decimals == 0 and not float(got).is_integer():
+        raise ExerciseFailed(f"{name} should be a whole number, got {_show(got)}.")
     unit = 10.0 ** -decimals
     if expected is not None:
         right = abs(float(got) - float(expected)) <= unit / 2 + 1e-12
     else:
-        right = any(digest(float(got) + d * unit, salt, decimals) == digest_ for d in (0, -1, 1))
+        # one unit either side for a number rounded by hand; a whole number must be exact
+        slack = (0, -1, 1) if decimals > 0 else (0,)
+        right = any(digest(float(got) + d * unit, salt, decimals) == digest_ for d in slack)
     if not right and decimals > 0 and _right_when_rounded(float(got), expected, digest_, salt,
                                                           decimals):
         raise ExerciseFailed(
@@ -597,3 +601,90 @@ def _right_when_rounded(got, expected, digest_, salt, decimals):
     if expected is not None:
         return abs(got - float(expected)) <= 10.0 ** -coarse / 2 + 1e-12
     return any(digest(got + k * unit, salt, decimals) == digest_ for k in range(-5, 5))
+
+
+def digest_items(items, salt):
+    """The sorted fingerprints of ``items`` (strings), each salted, for :func:`check_items`.
+
+    Parameters
+    ----------
+    items : iterable of str
+        The right items (question ids, document ids).
+    salt : str
+        The check's own salt, as for :func:`digest` (``"13/made_hard"``).
+
+    Returns
+    -------
+    list of str
+        The first 12 hex digits of SHA-256 of ``"<salt>:<item>"``, one per
+        distinct item, sorted (so their order says nothing of the items').
+
+    Examples
+    --------
+    >>> digest_items(["cqa-002", "cqa-001"], "99/toy")
+    ['3e623e151ecd', 'bc373d2e6942']
+    """
+    if not isinstance(salt, str) or not salt:
+        raise TypeError(f"digest_items needs a salt, a non-empty str, got {str(salt)[:80]!r}")
+    return sorted({hashlib.sha256(f"{salt}:{item}".encode()).hexdigest()[:12] for item in items})
+
+
+def check_items(name, digests, *, salt, hint=""):
+    """Check a sorted list of ids the student found, against the right ones' fingerprints.
+
+    The check cell holds :func:`digest_items` of the right list, not the list
+    nor the code that finds it, so reading the check does not give the answer
+    away; and yet the message can say which of the student's ids are wrong
+    (their fingerprints are not among the right ones) and how many are
+    missing (not which).
+
+    Parameters
+    ----------
+    name : str
+        The variable the student assigned: a list of str, sorted, each once.
+    digests : sequence of str
+        :func:`digest_items` of the right list, with ``salt``.
+    salt : str
+        The check's own salt.
+    hint : str
+        Said when the list is wrong (a condition to look at again).
+
+    Raises
+    ------
+    NotAttempted
+        ``name`` is not defined yet.
+    ExerciseFailed
+        The list is not a sorted list of distinct strings, holds an id that
+        is not right, or misses some.
+
+    Examples
+    --------
+    >>> right = digest_items(["cqa-001", "cqa-007"], "99/toy")
+    >>> found = ["cqa-001", "cqa-007"]
+    >>> check_items("found", right, salt="99/toy")
+    found: right (2 items).
+    >>> found = ["cqa-001"]
+    >>> check_items("found", right, salt="99/toy")
+    Traceback (most recent call last):
+    ...
+    ragmetrics_edu.course.exercises.ExerciseFailed: found misses 1 item(s).
+    """
+    __tracebackhide__ = True
+    got = answer(name, _caller_globals())
+    if not isinstance(got, list) or not all(isinstance(x, str) for x in got):
+        raise ExerciseFailed(f"{name} should be a list of ids (strings such as 'cqa-014'), "
+                             f"got {_show(got)}.")
+    twice = next((x for x in got if got.count(x) > 1), None)
+    if twice is not None:
+        raise ExerciseFailed(f"{twice!r} is in {name} more than once: each id once.")
+    if got != sorted(got):
+        raise ExerciseFailed(f"{name} is not sorted: sort the ids (sorted(...)).")
+    right = set(digests)
+    wrong = [x for x in got if digest_items([x], salt)[0] not in right]
+    if wrong:
+        raise ExerciseFailed(f"{wrong[:3]} should not be in {name}." + (f" {hint}" if hint else ""))
+    missing = len(right) - len(got)
+    if missing:
+        raise ExerciseFailed(f"{name} misses {missing} item(s)." + (f" {hint}" if hint else ""))
+    print(f"{name}: right ({len(got)} items).")
+

@@ -219,3 +219,41 @@ def test_a_wrong_value_with_few_decimals_is_only_wrong(wrong):
     with pytest.raises(ex.ExerciseFailed, match=r"is not right \(to 3 decimals\)\. hint$"):
         exec(f"from ragmetrics_edu.course.exercises import check_number\n"
              f"check_number('x', digest_={fp!r}, salt='09/x', hint='hint')", {"x": wrong})
+
+
+def test_a_count_by_fingerprint_must_be_exact():
+    fp = ex.digest(37, "12/n", decimals=0)
+    for typed in (37, 37.0):
+        exec(f"from ragmetrics_edu.course.exercises import check_number\n"
+             f"check_number('n', digest_={fp!r}, salt='12/n', decimals=0)", {"n": typed})
+    for typed in (36, 38, 37.4):
+        with pytest.raises(ex.ExerciseFailed):
+            exec(f"from ragmetrics_edu.course.exercises import check_number\n"
+                 f"check_number('n', digest_={fp!r}, salt='12/n', decimals=0)", {"n": typed})
+
+
+def _check_items(found, right=("cqa-003", "cqa-010", "cqa-042"), hint="look again"):
+    digests = ex.digest_items(right, "13/found")
+    exec("from ragmetrics_edu.course.exercises import check_items\n"
+         f"check_items('found', {digests!r}, salt='13/found', hint={hint!r})", {"found": found})
+
+
+def test_check_items_passes_the_right_list_and_names_what_is_wrong(capsys):
+    _check_items(["cqa-003", "cqa-010", "cqa-042"])
+    assert "found: right (3 items)" in capsys.readouterr().out
+    with pytest.raises(ex.ExerciseFailed, match=r"\['cqa-004'\] should not be in found\. look again"):
+        _check_items(["cqa-003", "cqa-004", "cqa-010"])
+    with pytest.raises(ex.ExerciseFailed, match=r"found misses 2 item\(s\)\. look again") as refused:
+        _check_items(["cqa-010"])
+    assert "cqa-003" not in str(refused.value) and "cqa-042" not in str(refused.value)
+    for bad, says in ((["cqa-010", "cqa-003"], "not sorted"), (["cqa-003", "cqa-003"], "more than once"),
+                      ({"cqa-003"}, "should be a list of ids"), ([3, 10], "should be a list of ids")):
+        with pytest.raises(ex.ExerciseFailed, match=says):
+            _check_items(bad)
+
+
+def test_item_fingerprints_are_salted_and_say_nothing_of_order():
+    assert ex.digest_items(["a", "b"], "01/x") == ex.digest_items(["b", "a", "a"], "01/x")
+    assert ex.digest_items(["a"], "01/x") != ex.digest_items(["a"], "02/x")
+    with pytest.raises(TypeError, match="salt"):
+        ex.digest_items(["a"], "")
