@@ -510,7 +510,8 @@ def _refuse_library_by_hand(name, ns):
                     todo.append((node.id, at + 1))
 
 
-def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hint=""):
+def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hint="",
+                 by_hand=True):
     """Check a number the student computed by hand and typed in.
 
     Parameters
@@ -534,6 +535,11 @@ def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hi
     hint : str
         Said when the answer is wrong (a common slip to look for).  The
         expected value itself is never shown.
+    by_hand : bool, default True
+        The number is worked out by hand, so a scoring call of the library
+        in the cells that computed it is refused.  False for a number found
+        in the notebook's data with the library's help (the smallest number
+        of labels at which an interval is narrow enough).
 
     Raises
     ------
@@ -563,7 +569,8 @@ def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hi
                         f"str), got {str(salt)[:80]!r}")
     ns = _caller_globals()
     got = answer(name, ns)
-    _refuse_library_by_hand(name, ns)
+    if by_hand:
+        _refuse_library_by_hand(name, ns)
     if isinstance(got, bool) or not isinstance(got, numbers.Real) or not math.isfinite(got):
         raise ExerciseFailed(f"{name} should be a number, got {got!r}.")
     if decimals == 0 and not float(got).is_integer():

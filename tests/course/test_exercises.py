@@ -157,6 +157,12 @@ def test_check_number_refuses_a_library_call(cells, called):
     assert "by hand" in str(refused.value) and "0.44" not in str(refused.value)
 
 
+def test_a_number_found_with_the_library_is_not_refused_when_not_by_hand(capsys):
+    cells = ["my_ap = rm.average_precision([0, 1, 1, 0, 1], 4)"]
+    _kernel(*cells, AP_CHECK.replace("salt='x/my_ap')", "salt='x/my_ap', by_hand=False)"))
+    assert "my_ap: right." in capsys.readouterr().out
+
+
 def test_check_number_without_a_history_checks_the_value_only(capsys):
     # a plain Python session: no _ih, no scan, no error
     import ragmetrics_edu as rm
