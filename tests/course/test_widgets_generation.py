@@ -112,6 +112,16 @@ def test_tokenizer_choice_changes_the_matches():
     assert rg.bleu == 1.0                      # p1 = 1, c = r = 2
 
 
+def test_chrf_by_hand_on_a_typo():
+    # "cat" against "cats", spaces none: order 1 P = 3/3, R = 3/4; order 2 P = 2/2, R = 2/3;
+    # order 3 P = 1/1, R = 1/2; orders 4-6: the candidate has none, left out.
+    # P = 1, R = (3/4 + 2/3 + 1/2) / 3 = 23/36; chrF = 5 P R / (4 P + R) = (115/36) / (167/36)
+    r = ng.ngram_overlap("cat", "cats")
+    assert r.chrf == pytest.approx(115 / 167, abs=1e-12)
+    assert r.orders[0].clipped == 0  # no word in common: the word n-grams see nothing
+    assert 'data-key="chrf"' in ng.table_html(r)
+
+
 def test_empty_candidate_is_defined():
     r = ng.ngram_overlap("", REF_36)
     assert r.candidate_tokens == ()
@@ -154,6 +164,8 @@ def test_counts_and_scores_agree_with_sacrebleu_and_rouge_score():
         assert [o.total for o in r.orders] == list(sb.totals), (cand, refs)
         assert (r.candidate_len, r.reference_len) == (sb.sys_len, sb.ref_len)
         assert r.bleu == pytest.approx(sb.score / 100, abs=1e-9), (cand, refs)
+        chrf = sacrebleu.sentence_chrf(cand, refs)  # character 1-6, beta 2, best reference
+        assert r.chrf == pytest.approx(chrf.score / 100, abs=1e-9), (cand, refs)
         # every marked match is a real match: the statuses add up to the counts
         for o in r.orders:
             assert o.status.count("match") == o.clipped

@@ -121,6 +121,11 @@ class NgramOverlap:
     rouge : dict
         ``{"rouge1": (P, R, F), "rouge2": ..., "rougeL": ...}`` from
         :mod:`ragmetrics_edu.generation.rouge`, each against the best reference.
+    chrf : float
+        Sentence chrF (character 1- to 6-grams, spaces removed, beta = 2,
+        sacrebleu's defaults) of the candidate's raw text against the best
+        reference, from :func:`ragmetrics_edu.sentence_chrf`: it does not use
+        the tokenizer.
     max_n : int
     tokenizer : str
     """
@@ -137,6 +142,7 @@ class NgramOverlap:
     bleu: float
     bleu_reason: object
     rouge: dict
+    chrf: float
     max_n: int
     tokenizer: str
 
@@ -248,6 +254,7 @@ def ngram_overlap(candidate, references, max_n=4, tokenizer="whitespace"):
                     ("rougeL", rm.rouge_l)):
         s = fn(cand, refs)
         rouge[key] = (float(s.precision), float(s.recall), float(s.fmeasure))
+    chrf = float(rm.sentence_chrf(candidate, references).score)
 
     return NgramOverlap(
         candidate_tokens=tuple(cand),
@@ -262,6 +269,7 @@ def ngram_overlap(candidate, references, max_n=4, tokenizer="whitespace"):
         bleu=float(b.score),
         bleu_reason=b.reason,
         rouge=rouge,
+        chrf=chrf,
         max_n=max_n,
         tokenizer=tokenizer,
     )
@@ -357,7 +365,7 @@ def table_html(result):
     Every number sits in a ``<td data-key="...">`` cell: ``clip1``,
     ``unclip1``, ``total1``, ``p1`` (and so on up to ``max_n``), ``c``,
     ``r``, ``bp``, ``bleu``, ``rouge1_p``, ``rouge1_r``, ``rouge1_f``,
-    ``rouge2_*``, ``rougeL_*``; tests and readers find them by key.
+    ``rouge2_*``, ``rougeL_*``, ``chrf``; tests and readers find them by key.
 
     Parameters
     ----------
@@ -384,7 +392,9 @@ def table_html(result):
         f"<tr><td>brevity penalty BP = min(1, exp(1 - r/c))</td>"
         f"{_td(_num(result.brevity_penalty), 'bp')}<td></td></tr>"
         f"<tr><td><b>BLEU-{result.max_n}</b> = BP &middot; geometric mean of p<sub>n</sub></td>"
-        f"{_td(_num(result.bleu), 'bleu')}<td style='color:#a00'>{note}</td></tr></table>"
+        f"{_td(_num(result.bleu), 'bleu')}<td style='color:#a00'>{note}</td></tr>"
+        f"<tr><td><b>chrF</b>: character 1- to 6-grams, spaces removed, &beta; = 2</td>"
+        f"{_td(_num(result.chrf), 'chrf')}<td></td></tr></table>"
     )
     parts.append(f'<table style="{_TABLE}"><tr>'
                  + "".join(_th(h) for h in ("", "precision", "recall", "F1")) + "</tr>")
@@ -395,7 +405,8 @@ def table_html(result):
     parts.append("</table>")
     parts.append(f"<div style='color:#666;font-size:12px'>tokenizer: "
                  f"{html.escape(result.tokenizer)} &middot; BLEU without smoothing &middot; "
-                 "ROUGE against the reference with the best F1</div>")
+                 "ROUGE against the reference with the best F1 &middot; chrF on the raw "
+                 "text, not the tokens</div>")
     return "\n".join(parts)
 
 
