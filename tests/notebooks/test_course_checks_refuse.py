@@ -532,7 +532,7 @@ def _my_chrf(spaces=False, clip=True, empty_orders_count=False):
     """Sentence chrF as exercise 2 asks, or with one of three slips."""
     from collections import Counter
 
-    def my_chrf(candidate, reference, n_max=6, beta=2):
+    def my_sentence_chrf(candidate, reference, n_max=6, beta=2):
         cand, ref = (candidate, reference) if spaces else ("".join(candidate.split()),
                                                            "".join(reference.split()))
         ps, rs = [], []
@@ -551,19 +551,19 @@ def _my_chrf(spaces=False, clip=True, empty_orders_count=False):
             return 0.0
         pm, rm_ = sum(ps) / len(ps), sum(rs) / len(rs)
         return (1 + beta ** 2) * pm * rm_ / (beta ** 2 * pm + rm_)
-    return my_chrf
+    return my_sentence_chrf
 
 
 def test_05_ex2_each_slip_is_named_and_the_hand_values_are_sacrebleus(capsys):
     from sacrebleu.metrics import CHRF
 
     source = _check_cell("05_*.ipynb", "Check exercise 2")
-    _run(source, my_chrf=_my_chrf())
+    _run(source, my_sentence_chrf=_my_chrf())
     assert "right on 7 inputs" in capsys.readouterr().out
     for slip, says in [({"spaces": True}, "remove the spaces"), ({"clip": False}, "clipping"),
                        ({"empty_orders_count": True}, "leave order 2 out")]:
         with pytest.raises(ExerciseFailed, match=says):
-            _run(source, my_chrf=_my_chrf(**slip))
+            _run(source, my_sentence_chrf=_my_chrf(**slip))
     # the expected values written in the check cell are sacrebleu's (chrF, word order 0)
     cases = re.findall(r'\(\(("[^"]*"), ("[^"]*"), (\d)(?:, (\d))?\), ([\d /.]+),', source)
     assert len(cases) == 7, cases
