@@ -339,10 +339,14 @@ def digest(value, salt, decimals=3):
     >>> digest(7 / 12, "02/my_ap") == digest(7 / 12, "10/my_ap_trec")   # another check, salt
     False
     """
+    return _fingerprint(salt, f"{round(float(value), decimals):.{decimals}f}", "digest")
+
+
+def _fingerprint(salt, text, caller):
+    """The one fingerprint scheme of the checks: SHA-256 of ``"<salt>:<text>"``, 12 hex digits."""
     if not isinstance(salt, str) or not salt:
-        raise TypeError(f"digest needs a salt, a non-empty str, got {str(salt)[:80]!r}")
-    text = f"{salt}:{round(float(value), decimals):.{decimals}f}"
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
+        raise TypeError(f"{caller} needs a salt, a non-empty str, got {str(salt)[:80]!r}")
+    return hashlib.sha256(f"{salt}:{text}".encode()).hexdigest()[:12]
 
 
 HELPERS_ALLOWED_BY_HAND = frozenset({
@@ -631,9 +635,7 @@ def digest_items(items, salt):
     >>> digest_items(["cqa-002", "cqa-001"], "99/toy")
     ['3e623e151ecd', 'bc373d2e6942']
     """
-    if not isinstance(salt, str) or not salt:
-        raise TypeError(f"digest_items needs a salt, a non-empty str, got {str(salt)[:80]!r}")
-    return sorted({hashlib.sha256(f"{salt}:{item}".encode()).hexdigest()[:12] for item in items})
+    return sorted({_fingerprint(salt, item, "digest_items") for item in items})
 
 
 def check_items(name, digests, *, salt, hint=""):

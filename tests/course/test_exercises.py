@@ -259,6 +259,10 @@ def test_check_items_passes_the_right_list_and_names_what_is_wrong(capsys):
 
 
 def test_item_fingerprints_are_salted_and_say_nothing_of_order():
+    import hashlib
+
+    # the scheme, written out independently: SHA-256 of "<salt>:<item>", 12 hex digits
+    assert ex.digest_items(["cqa-001"], "13/x") == [hashlib.sha256(b"13/x:cqa-001").hexdigest()[:12]]
     assert ex.digest_items(["a", "b"], "01/x") == ex.digest_items(["b", "a", "a"], "01/x")
     assert ex.digest_items(["a"], "01/x") != ex.digest_items(["a"], "02/x")
     with pytest.raises(TypeError, match="salt"):
