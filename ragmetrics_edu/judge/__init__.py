@@ -176,7 +176,7 @@ def load_eval_set():
 
 
 _LAZY = {"rag", "language_model", "assessors", "calibration", "cost", "run", "cranfield_sample",
-         "nuggets", "claims", "citations"}
+         "nuggets", "claims", "citations", "diagnostics", "support"}
 """Modules of this package loaded on first use (``rm.judge.calibration``)."""
 
 
