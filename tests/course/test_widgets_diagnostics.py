@@ -35,7 +35,7 @@ def test_a_click_moves_a_claim_between_bins_and_redraws():
     assert x.values.noise_sensitivity_in_irrelevant == 0.0
     assert x.view.n_renders == renders + 1
     assert x.bars["noise_sensitivity_in_relevant"].get_width() == pytest.approx(1 / 3)
-    assert "noise sens. (relevant) 0.33" in x.view.alt_text
+    assert "noise sensitivity in relevant 0.33" in x.view.alt_text
     assert x.toggles["reference_claims_retrieved"][1][1].button_style == "success"
 
 

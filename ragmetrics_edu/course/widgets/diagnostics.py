@@ -86,14 +86,14 @@ class ClaimDiagnosticsExplorer(Explorer):
                                for i, r in enumerate(self.toggles[name])])
             boxes.append(w.VBox([w.HTML(f"<b>{title}</b>"), grid]))
         self.table = w.HTML()
-        self.view = FigureView(figsize=(5.2, 3.6), alt=self.figure_alt)
+        self.view = FigureView(figsize=(5.6, 3.8), alt=self.figure_alt)
         ax = self.view.axes[0]
         names = list(DIAGNOSTIC_NAMES)
         colour = {n: _COLOURS[g] for g, ns in DIAGNOSTIC_GROUPS.items() for n in ns}
         self.bars = dict(zip(names, ax.barh(range(len(names)), [0.0] * len(names),
                                             color=[colour[n] for n in names])))
         ax.set(yticks=range(len(names)), yticklabels=[_SHORT[n] for n in names], xlim=(0, 1.02),
-               title="RAGChecker's metrics (orange: retriever, green: generator)")
+               title="RAGChecker's metrics\nblue: whole answer, orange: retriever, green: generator")
         ax.tick_params(labelsize=8)
         ax.title.set_fontsize(9)
         ax.invert_yaxis()
@@ -136,7 +136,7 @@ class ClaimDiagnosticsExplorer(Explorer):
     def figure_alt(self):
         """The figure's alt text: one bar per metric, with its value."""
         d = self.values
-        parts = [f"{_SHORT[n]} {spoken(getattr(d, n))}" for n in DIAGNOSTIC_NAMES]
+        parts = [f"{n.replace('_', ' ')} {spoken(getattr(d, n))}" for n in DIAGNOSTIC_NAMES]
         return ("Horizontal bar chart of RAGChecker's eleven metrics for the tables above: "
                 + ", ".join(parts) + ".")
 
