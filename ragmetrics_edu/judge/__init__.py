@@ -28,7 +28,8 @@ first use.  Holding a judge against people and running it for real (notebook
 12): :mod:`.assessors` (kappa, system rankings), :mod:`.calibration`
 (prediction-powered intervals), :mod:`.cost` and :mod:`.run`, on the sample of
 :mod:`.cranfield_sample`.  Is the answer right (notebook 13): :mod:`.nuggets`,
-:mod:`.claims`, :mod:`.citations`.
+:mod:`.claims`, :mod:`.citations`.  Which part of the pipeline to fix (notebook
+15): :mod:`.diagnostics` (RAGChecker, ragas), :mod:`.support` (TREC RAG support).
 
 Importing this package needs numpy only; the model is loaded the first time
 a judge embeds or generates something.
@@ -176,7 +177,7 @@ def load_eval_set():
 
 
 _LAZY = {"rag", "language_model", "assessors", "calibration", "cost", "run", "cranfield_sample",
-         "nuggets", "claims", "citations"}
+         "nuggets", "claims", "citations", "diagnostics", "support"}
 """Modules of this package loaded on first use (``rm.judge.calibration``)."""
 
 

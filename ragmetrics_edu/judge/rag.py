@@ -363,6 +363,14 @@ def answer_relevancy(question_embedding, generated_embeddings, noncommittal=Fals
     float
         In [-1, 1], in practice [0, 1].
 
+    Notes
+    -----
+    This is ragas's ``ResponseRelevancy`` (its instance is named
+    ``answer_relevancy``), computed from the embeddings of the questions it
+    generated.  ragas scores NaN when every generated question is empty (a
+    reply it could not read); here a question that was not generated has no
+    embedding: pass the readable ones, or score the answer NaN yourself.
+
     Examples
     --------
     >>> q = [1.0, 0.0]

@@ -43,6 +43,8 @@ EXPECTED = {
                            "BERTScoreHeatmap("),
     "07_llm_as_judge.ipynb": ("A judge grades an answer", "JudgePlayground("),
     "14_online_evaluation.ipynb": ("A simulated user scans a ranking", "ClickUserExplorer("),
+    "15_rag_diagnostics.ipynb": ("Retriever or generator: RAGChecker's diagnostics",
+                                 "ClaimDiagnosticsExplorer("),
 }
 
 

@@ -16,6 +16,7 @@ constructor                           pure computation            notebook
 ``bertscore_heatmap``                 (see ``.bertscore``)        06
 ``judge_playground``                  ``judge_playground_state``  07
 ``click_user_explorer``               ``click_user_state``        14
+``claim_diagnostics_explorer``        ``rm.claim_diagnostics``    15
 ====================================  ==========================  ========
 
 ``Explorer`` is the base class of them all: subclass it to build your own.
@@ -48,6 +49,8 @@ _EXPORTS = {
     "click_user_explorer": "online",
     "click_user_state": "online",
     "ClickUserExplorer": "online",
+    "claim_diagnostics_explorer": "diagnostics",
+    "ClaimDiagnosticsExplorer": "diagnostics",
     "Explorer": "_common",
     "FigureView": "_common",
 }
