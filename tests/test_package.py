@@ -173,13 +173,16 @@ EXPORTED = (
     'scan_ranking', 'sentence_chrf', 'system_ranking_tau', 'team_draft_credit',
     'team_draft_interleave', 'testset_report', 'token_f1', 'two_proportion_z_test',
     'whitespace_tokenize', 'write_run',
+    # 12: real LLM judges against NIST's assessors
+    'grade_agreement', 'kappa_difference_ci', 'load_llmjudge', 'ppi_repeated',
+    'ppi_variance_ratio',
 )
 """Every name ``import ragmetrics_edu as rm`` exports, written out: a name that disappears,
 or one added without being listed here, fails below."""
 
 
 def test_the_exported_names_are_these():
-    assert len(EXPORTED) == len(set(EXPORTED)) == 103
+    assert len(EXPORTED) == len(set(EXPORTED)) == 108
     assert sorted(rm.__all__) == sorted(EXPORTED)
 
 
