@@ -212,3 +212,50 @@ def test_the_difference_of_two_judges_is_paired():
 
 def test_the_exports_are_these_functions():
     assert rm.grade_agreement is grade_agreement and rm.kappa_difference_ci is kappa_difference_ci
+
+
+# ----------------------------------------------------------------- AUC
+
+def test_auc_equals_scikit_learn_on_random_scores():
+    metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(11)
+    for _ in range(50):
+        n = int(rng.integers(4, 120))
+        y = rng.integers(0, 2, n)
+        y[:2] = [0, 1]
+        s = np.round(rng.normal(y * rng.random(), 1, n), int(rng.integers(0, 3)))  # with ties
+        r = rm.judge.judge_vs_assessors.auc_ci(y.tolist(), s.tolist(), n_resamples=5)
+        assert r.value == pytest.approx(metrics.roc_auc_score(y, s), abs=1e-12)
+
+
+def test_auc_interval_is_that_of_the_resampled_pairs():
+    metrics = pytest.importorskip("sklearn.metrics")
+    from ragmetrics_edu.judge.judge_vs_assessors import auc_ci
+
+    rng = np.random.default_rng(12)
+    y = rng.integers(0, 2, 70)
+    s = rng.normal(y, 1.2, 70).round(1)
+    groups = rng.integers(0, 9, 70).tolist()
+    r = auc_ci(y, s, groups=groups, n_resamples=300, seed=4)
+    order = list(dict.fromkeys(groups))
+    picks = np.random.default_rng(4).integers(0, len(order), size=(300, len(order)))
+    ref = []
+    for row in picks:
+        idx = [i for g in row for i in range(70) if groups[i] == order[g]]
+        ref.append(metrics.roc_auc_score(y[idx], s[idx]) if len(set(y[idx])) == 2 else np.nan)
+    ref = np.array(ref)
+    low, high = np.quantile(ref[~np.isnan(ref)], [0.025, 0.975])
+    assert (r.low, r.high) == pytest.approx((low, high), abs=1e-12)
+
+
+@pytest.mark.parametrize("labels, scores, message", [
+    ([1, 1, 1], [0.1, 0.2, 0.3], "both relevant"),
+    ([0, 2, 1], [0.1, 0.2, 0.3], "labels must be 0 or 1"),
+    ([0, 1], [0.1], "same pairs"),
+    ([0, 1], [0.1, float("nan")], "finite"),
+])
+def test_auc_refuses_what_it_cannot_measure(labels, scores, message):
+    from ragmetrics_edu.judge.judge_vs_assessors import auc_ci
+
+    with pytest.raises(ValueError, match=message):
+        auc_ci(labels, scores)
