@@ -5,7 +5,7 @@ scale 0-3) against NIST's assessors.  For one judge, :func:`grade_agreement`
 reports
 
 * **binary kappa** at the collection's relevance level (TREC DL: grades 2
-  and 3 are relevant), the number most papers report;
+  and 3 are relevant);
 * **kappa over the grades**, unweighted, and with **linear** and
   **quadratic** weights (a 2 against a 3 costs less than a 0 against a 3);
 * the **true-positive rate** (of the pairs the assessors call relevant, the
