@@ -147,6 +147,12 @@ _EXPORTS = {
     "estimate_judging_cost": "judge.cost",
     "judge_all": "judge.run",
     "load_cranfield_judge_sample": "judge.cranfield_sample",
+    # 12 real LLM judges against NIST's assessors
+    "load_llmjudge": "judge.llmjudge",
+    "grade_agreement": "judge.judge_vs_assessors",
+    "kappa_difference_ci": "judge.judge_vs_assessors",
+    "ppi_repeated": "judge.ppi_study",
+    "ppi_variance_ratio": "judge.ppi_study",
     "load_language_model": "models.decoder",
     "LanguageModelJudge": "judge.language_model",
     "grade_distribution": "judge.language_model",

@@ -176,13 +176,16 @@ EXPORTED = (
     # 15 RAG diagnostics
     'claim_diagnostics', 'context_entity_recall', 'mean_claim_diagnostics', 'noise_sensitivity',
     'support_scores',
+    # 12: real LLM judges against NIST's assessors
+    'grade_agreement', 'kappa_difference_ci', 'load_llmjudge', 'ppi_repeated',
+    'ppi_variance_ratio',
 )
 """Every name ``import ragmetrics_edu as rm`` exports, written out: a name that disappears,
 or one added without being listed here, fails below."""
 
 
 def test_the_exported_names_are_these():
-    assert len(EXPORTED) == len(set(EXPORTED)) == 108
+    assert len(EXPORTED) == len(set(EXPORTED)) == 113
     assert sorted(rm.__all__) == sorted(EXPORTED)
 
 

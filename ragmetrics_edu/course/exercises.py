@@ -515,7 +515,7 @@ def _refuse_library_by_hand(name, ns):
 
 
 def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hint="",
-                 by_hand=True):
+                 by_hand=True, slips=()):
     """Check a number the student computed by hand and typed in.
 
     Parameters
@@ -544,6 +544,11 @@ def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hi
         in the cells that computed it is refused.  False for a number found
         in the notebook's data with the library's help (the smallest number
         of labels at which an interval is narrow enough).
+    slips : sequence of (str, str), optional
+        Known wrong answers, each as ``(digest(value, salt, decimals), message)``:
+        an answer that is one of them is told the message instead of the
+        hint (the likeliest slip named: "that is the unweighted kappa").
+        Only with ``digest_``, so no wrong value is shown either.
 
     Raises
     ------
@@ -591,6 +596,12 @@ def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hi
         raise ExerciseFailed(
             f"{name} = {_show(got)} is right to {decimals - 1} decimals, but the check needs "
             f"{decimals} ({0.125:.{decimals}f}, not {0.125:.{decimals - 1}f}) or a fraction (5 / 8).")
+    if not right and slips:
+        if digest_ is None:
+            raise TypeError("check_number's slips= needs digest_= (fingerprints, not values)")
+        for slip_digest, message in slips:
+            if any(digest(float(got) + d * unit, salt, decimals) == slip_digest for d in slack):
+                raise ExerciseFailed(f"{name} = {_show(got)} is not right. {message}")
     if not right:
         precision = f" (to {decimals} decimals)" if decimals else ""
         raise ExerciseFailed(f"{name} = {_show(got)} is not right{precision}."

@@ -27,7 +27,9 @@ faithfulness, answer relevance; notebook 07) are in :mod:`.rag`, loaded on
 first use.  Holding a judge against people and running it for real (notebook
 12): :mod:`.assessors` (kappa, system rankings), :mod:`.calibration`
 (prediction-powered intervals), :mod:`.cost` and :mod:`.run`, on the sample of
-:mod:`.cranfield_sample`.  Is the answer right (notebook 13): :mod:`.nuggets`,
+:mod:`.cranfield_sample`; 33 real LLM judges against NIST's assessors: :mod:`.llmjudge` (the
+data), :mod:`.judge_vs_assessors` (every agreement with intervals over queries) and
+:mod:`.ppi_study` (PPI over repeated draws).  Is the answer right (notebook 13): :mod:`.nuggets`,
 :mod:`.claims`, :mod:`.citations`.  Which part of the pipeline to fix (notebook
 15): :mod:`.diagnostics` (RAGChecker, ragas), :mod:`.support` (TREC RAG support).
 
@@ -177,7 +179,8 @@ def load_eval_set():
 
 
 _LAZY = {"rag", "language_model", "assessors", "calibration", "cost", "run", "cranfield_sample",
-         "nuggets", "claims", "citations", "diagnostics", "support"}
+         "nuggets", "claims", "citations", "diagnostics", "support", "llmjudge",
+         "judge_vs_assessors", "ppi_study"}
 """Modules of this package loaded on first use (``rm.judge.calibration``)."""
 
 

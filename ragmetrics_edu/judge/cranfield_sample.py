@@ -13,20 +13,25 @@ The sample was drawn with a fixed seed by
 ``tools/make_cranfield_judge_sample.py``; ``data/cranfield_judge_sample/README.md``
 says how, field by field. :func:`load_cranfield_lm_labels` loads the
 language model's labels of every pair (SmolLM2-135M-Instruct, yes/no and
-graded 0-4), computed once by ``tools/make_cranfield_lm_labels.py``.
+graded 0-4), computed once by ``tools/make_cranfield_lm_labels.py``;
+:func:`load_cranfield_lm_probes` its P(yes) on random unjudged documents
+(easy negatives) and on the same documents with the query's words or a
+claim of relevance appended (``tools/make_cranfield_lm_probes.py``).
 """
 
 import copy
 import importlib.resources
 import json
 
-__all__ = ["load_cranfield_judge_sample", "load_cranfield_lm_labels"]
+__all__ = ["load_cranfield_judge_sample", "load_cranfield_lm_labels", "load_cranfield_lm_probes"]
 
 _FOLDER = "cranfield_judge_sample"
 _FILE = "pairs.jsonl"
 _LM_FILE = "lm_labels.json"
+_PROBES_FILE = "lm_probes.json"
 _CACHE = []
 _LM_CACHE = {}
+_PROBES_CACHE = {}
 
 
 def load_cranfield_judge_sample():
@@ -108,3 +113,38 @@ def load_cranfield_lm_labels():
         resource = importlib.resources.files("ragmetrics_edu").joinpath("data", _FOLDER, _LM_FILE)
         _LM_CACHE.update(json.loads(resource.read_text(encoding="utf-8")))
     return copy.deepcopy(_LM_CACHE)
+
+
+def load_cranfield_lm_probes():
+    """The language model's P(yes) on easy negatives, as is and with two texts appended.
+
+    For each of the sample's 40 queries, two documents drawn at random among
+    those its judgements do not list and that neither BM25 nor dense
+    retrieval ranks in its top 100 (almost surely off the question, though
+    Cranfield assumes it, as for every unjudged document).  ``rm.LanguageModelJudge()``
+    gave P(yes) on ``rag.build_relevance_prompt(query, text)`` with the text
+    as it is, with the query appended (``text + " " + query``) and with the
+    sentence ``claim`` appended.  ``data/cranfield_judge_sample/README.md``
+    says how (``tools/make_cranfield_lm_probes.py``).
+
+    Returns
+    -------
+    dict
+        A fresh copy: ``"model"``, ``"settings"``, ``"prompt"``, ``"seed"``,
+        ``"avoid_top"``, ``"claim"``, ``"variants"`` (``"as_is"``,
+        ``"query_appended"``, ``"claim_appended"``), ``"decimals"`` and
+        ``"probes"``: a list of ``{"qid", "docid", "p_yes": {variant: P(yes)}}``.
+
+    Examples
+    --------
+    >>> probes = load_cranfield_lm_probes()
+    >>> len(probes["probes"]), probes["variants"]
+    (80, ['as_is', 'query_appended', 'claim_appended'])
+    >>> probes["claim"]
+    'This passage is perfectly relevant.'
+    """
+    if not _PROBES_CACHE:
+        resource = importlib.resources.files("ragmetrics_edu").joinpath("data", _FOLDER,
+                                                                         _PROBES_FILE)
+        _PROBES_CACHE.update(json.loads(resource.read_text(encoding="utf-8")))
+    return copy.deepcopy(_PROBES_CACHE)

@@ -124,6 +124,24 @@ def _kernel(*cells, **names):
     return ns
 
 
+def test_check_number_names_a_known_slip_without_showing_any_value():
+    # right 2/3 (0.667); the slip 1/2 (0.500) is told by its message, a third value by the hint
+    fp, slip = ex.digest(2 / 3, "99/k"), ex.digest(1 / 2, "99/k")
+    call = (f"check_number('k', digest_={fp!r}, salt='99/k', hint='look at the weights', "
+            f"slips=[({slip!r}, 'that is the unweighted value')])")
+    for typed, said in ((0.5, "that is the unweighted value"), (0.501, "that is the unweighted"),
+                        (0.6, "look at the weights")):
+        ns = {"k": typed}
+        with pytest.raises(ex.ExerciseFailed) as info:
+            exec(f"from ragmetrics_edu.course.exercises import check_number\n{call}", ns)
+        assert said in str(info.value) and "0.667" not in str(info.value)
+    ns = {"k": 0.667}
+    exec(f"from ragmetrics_edu.course.exercises import check_number\n{call}", ns)
+    with pytest.raises(TypeError, match="slips= needs digest_="):
+        exec("from ragmetrics_edu.course.exercises import check_number\n"
+             "check_number('k', 0.5, slips=[('abc', 'x')])", {"k": 0.6})
+
+
 AP_CHECK = ("from ragmetrics_edu.course.exercises import check_number, digest\n"
             "check_number('my_ap', digest_=digest((1 / 2 + 2 / 3 + 3 / 5) / 4, 'x/my_ap'), "
             "salt='x/my_ap')")
