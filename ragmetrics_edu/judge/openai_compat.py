@@ -38,6 +38,30 @@ Where the key may go
   (``localhost``, 127.0.0.0/8, ``::1``) no proxy is used; other hosts use
   the environment's proxy settings, as urllib does.
 
+What counts as quoting the key
+------------------------------
+A faulty or hostile server may send the key back, in an error body, a
+redirect's address or a reply. A text *quotes* the key when it holds
+
+* the whole key, with any of its characters escaped (``%2F``, ``\\u002f``,
+  ``\\/``, ``\\x2f``, ``+`` for a space), or
+* any 12 consecutive characters of it (:data:`KEY_RUN`; the whole key if it
+  is shorter: an 80% prefix of a real key is a quote), in the text as it is
+  or as a reader recovers it: HTML entities (``&#47;``, ``&sol;``,
+  ``html.escape``), JSON or ``repr`` escapes and percent-encoding undone, up
+  to four layers deep (JSON inside JSON), white space and line breaks left
+  out (a key split in two), and base64 runs decoded (the key's, or
+  ``Bearer <key>``'s, as in an ``Authorization`` header).
+
+An error message shows a server's text with each whole echo of the key
+replaced by ``***``; a text that still quotes the key after that is not
+shown at all (:data:`WITHHELD` stands in its place). A 2xx reply whose
+content quotes the key is refused (:class:`JudgeResponseError`): it is
+neither returned nor, behind a :class:`CachedJudge`, written to the cache.
+A key shorter than 12 characters (a placeholder such as ``EMPTY``, which
+some local servers want) is matched whole only; a reply holding it is
+refused too, so leave the variable unset for servers that need no key.
+
 Retries
 -------
 A 429 (rate limit) or a 5xx (server error) is tried again, up to
@@ -79,8 +103,10 @@ surrogate) raise :class:`JudgeResponseError` naming what was wrong, never
 a ``RecursionError``, ``ValueError`` or ``UnicodeEncodeError``.
 """
 
+import base64
 import datetime
 import email.utils
+import html
 import http.client
 import ipaddress
 import json
@@ -263,23 +289,113 @@ def _retry_after_seconds(value, now=None):
 
 
 def _redact(text, key, cut=None, truncated=False):
-    """``text`` with every echo of the key replaced by ``***``, then cut to ``cut`` characters.
+    """``text`` without the key, cut to ``cut`` characters; or a notice if the key cannot be cut out.
 
-    An echo is the key as typed or with any of its characters written as a
-    server or a library may escape it: ``%2F`` or ``%2f`` (percent-encoding,
-    ``+`` for a space), ``\\u002f`` or ``\\/`` (JSON), ``\\'`` or ``\\\\``
-    (``repr``). The key is removed from the whole text *before* the cut, so
-    a key straddling the cut leaves no piece behind. ``truncated=True`` says
-    that ``text`` itself is the start of a longer text (a read stopped
-    early): its last characters may then hold the start of a key that no
-    pattern can match, so they are dropped (as many as the longest
-    escaped echo of the key could take).
+    Two steps (see "What counts as quoting the key" in the module docstring):
+
+    1. every echo of the whole key, as typed or with any of its characters
+       escaped (``%2F``, ``\\u002f``, ``\\/``, ``\\x2f``, ``+`` for a space),
+       becomes ``***``; this is done on the whole text *before* the cut, so a
+       key straddling the cut leaves no piece behind;
+    2. if what would be shown (the cut text and enough after it to hold a
+       key straddling the cut) still quotes the key in any way
+       :func:`_quotes_key` reads (encoded, split, in part), the whole text is
+       replaced by :data:`WITHHELD`: such a text cannot be cut apart safely.
+
+    ``truncated=True`` says that ``text`` is the start of a longer text (a
+    read stopped early): its last characters may hold the start of a key
+    that nothing can recognise, so they are dropped (as many as the longest
+    encoded echo of the key could take).
     """
     if key:
         text = _key_pattern(key).sub("***", text)
+        margin = _ECHO_CHARS * len(key)
         if truncated:
-            text = text[:max(len(text) - 6 * len(key), 0)]
+            text = text[:max(len(text) - margin, 0)]
+        if _quotes_key(text if cut is None else text[:cut + margin], key):
+            return WITHHELD
     return text if cut is None else text[:cut]
+
+
+WITHHELD = "[not shown: the server's text quotes the API key, encoded or in part]"
+"""What an error message shows instead of a server's text that quotes the key."""
+
+KEY_RUN = 12
+"""The fewest consecutive characters of the key that count as quoting it."""
+
+_ECHO_CHARS = 16   # the most characters one character of the key takes in an echo read here
+_LAYERS = 4        # escapes undone in turn (JSON inside HTML inside percent-encoding...)
+
+_BACKSLASH = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(.))", re.DOTALL)
+_BACKSLASH_LETTERS = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}")   # 16 characters: 12 bytes
+
+
+def _unbackslash(text):
+    """``text`` with one level of JSON's and ``repr``'s backslash escapes undone."""
+    def one(m):
+        if m.group(1):
+            return chr(int(m.group(1), 16))
+        if m.group(2):
+            return chr(int(m.group(2), 16))
+        return _BACKSLASH_LETTERS.get(m.group(3), m.group(3))
+    return _BACKSLASH.sub(one, text)
+
+
+def _unescape(text):
+    """One layer of HTML entities, backslash escapes and percent-encoding undone."""
+    return urllib.parse.unquote(_unbackslash(html.unescape(text)), errors="replace")
+
+
+def _base64_readings(text):
+    """Every run of base64 characters (either alphabet) in ``text``, decoded from each of
+    its four possible starts (a run may begin with characters that are not part of it)."""
+    for match in _BASE64_RUN.finditer(text):
+        run = match.group().replace("-", "+").replace("_", "/")
+        for shift in range(4):
+            part = run[shift:]
+            part = part[:len(part) // 4 * 4]
+            if len(part) >= 16:
+                yield base64.b64decode(part).decode("latin-1")
+
+
+def _readings(text):
+    """The texts a reader can recover from ``text``: itself, each layer of escapes undone
+    (up to :data:`_LAYERS`), each without white space, and the base64 runs of the last
+    layer decoded (and unescaped once more)."""
+    layers = [text]
+    for _ in range(_LAYERS):
+        undone = _unescape(layers[-1])
+        if undone == layers[-1]:
+            break
+        layers.append(undone)
+    out = []
+    for layer in layers:
+        out += [layer, "".join(layer.split())]
+    for source in out[-2:]:
+        for decoded in _base64_readings(source):
+            undone = _unescape(decoded)
+            out += [decoded, undone, "".join(undone.split())]
+    return out
+
+
+def _key_runs(key):
+    """Every :data:`KEY_RUN` consecutive characters of the key, white space left out
+    (the whole key if it is shorter)."""
+    bare = "".join(key.split())
+    n = min(KEY_RUN, len(bare))
+    return {bare[i:i + n] for i in range(len(bare) - n + 1)} if n else set()
+
+
+def _quotes_key(text, key):
+    """Whether ``text`` quotes ``key``: the whole key in any escape of :func:`_key_pattern`,
+    or any :data:`KEY_RUN` consecutive characters of it in any of :func:`_readings`."""
+    if not key or not text:
+        return False
+    if _key_pattern(key).search(text):
+        return True
+    runs = _key_runs(key)
+    return any(run in reading for reading in _readings(text) for run in runs)
 
 
 def _key_pattern(key):
@@ -691,6 +807,12 @@ class OpenAICompatibleJudge:
                 f"the reply of {self.base_url} holds a lone surrogate {content[bad]!r} at "
                 f"character {bad} of choices[0].message.content (a \\uXXXX escape that is "
                 "half of a pair): it is not text; the server is faulty"
+            )
+        if _quotes_key(content, key):  # raised, so never returned, parsed or cached
+            raise JudgeResponseError(
+                f"the reply of {self.base_url} quotes the API key of ${self.api_key_env} "
+                "(whole, in part or encoded) in choices[0].message.content: refused, neither "
+                "returned nor cached; a server should never send back the key it receives"
             )
         return content
 
