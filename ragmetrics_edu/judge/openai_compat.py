@@ -120,6 +120,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+import numpy as np
+
 from .base import (
     JudgeAuthError,
     JudgeConfigError,
@@ -328,7 +330,6 @@ _LAYERS = 4        # escapes undone in turn (JSON inside HTML inside percent-enc
 
 _BACKSLASH = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(.))", re.DOTALL)
 _BACKSLASH_LETTERS = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}")   # 16 characters: 12 bytes
 
 
 def _unbackslash(text):
@@ -347,55 +348,96 @@ def _unescape(text):
     return urllib.parse.unquote(_unbackslash(html.unescape(text)), errors="replace")
 
 
-def _base64_readings(text):
-    """Every run of base64 characters (either alphabet) in ``text``, decoded from each of
-    its four possible starts (a run may begin with characters that are not part of it)."""
-    for match in _BASE64_RUN.finditer(text):
-        run = match.group().replace("-", "+").replace("_", "/")
-        for shift in range(4):
-            part = run[shift:]
-            part = part[:len(part) // 4 * 4]
-            if len(part) >= 16:
-                yield base64.b64decode(part).decode("latin-1")
-
-
 def _readings(text):
-    """The texts a reader can recover from ``text``: itself, each layer of escapes undone
-    (up to :data:`_LAYERS`), each without white space, and the base64 runs of the last
-    layer decoded (and unescaped once more)."""
+    """The texts a reader recovers from ``text``: itself and each layer of escapes undone
+    (up to :data:`_LAYERS`), each also without its white space."""
     layers = [text]
     for _ in range(_LAYERS):
         undone = _unescape(layers[-1])
         if undone == layers[-1]:
             break
         layers.append(undone)
-    out = []
+    views = []
     for layer in layers:
-        out += [layer, "".join(layer.split())]
-    for source in out[-2:]:
-        for decoded in _base64_readings(source):
-            undone = _unescape(decoded)
-            out += [decoded, undone, "".join(undone.split())]
+        for view in (layer, "".join(layer.split())):
+            if view not in views:
+                views.append(view)
+    return views
+
+
+def _needles(key):
+    """What a quote of the key looks like, by length: ``{length: set of strings}``.
+
+    Every :data:`KEY_RUN` consecutive characters of the key, white space left
+    out (the whole key if shorter); and, for base64 (the key's, or
+    ``Bearer <key>``'s), every 12 consecutive characters of the key's base64
+    encoding that stand for 9 whole bytes of it, at each of the three
+    alignments of the key in the encoded bytes, in both alphabets (``+/`` and
+    ``-_``).
+    """
+    bare = "".join(key.split())
+    n = min(KEY_RUN, len(bare))
+    out = {}
+    if n:
+        out.setdefault(n, set()).update(bare[i:i + n] for i in range(len(bare) - n + 1))
+    raw = key.encode("utf-8")
+    urlsafe = str.maketrans("+/", "-_")
+    for shift in range(3):   # the key's first byte at offset 0, 1 or 2 of a 3-byte group
+        encoded = base64.b64encode(b"\0" * shift + raw).decode("ascii")
+        # groups of 4 characters that encode 3 bytes of the key only
+        first = 4 if shift else 0
+        last = 4 * ((shift + len(raw)) // 3)
+        inner = encoded[first:last]
+        width = min(12, len(inner))
+        if width < 8:   # fewer than 6 bytes of the key: not a quote
+            continue
+        for i in range(0, len(inner) - width + 1, 4):
+            window = inner[i:i + width]
+            out.setdefault(width, set()).update((window, window.translate(urlsafe)))
     return out
 
 
-def _key_runs(key):
-    """Every :data:`KEY_RUN` consecutive characters of the key, white space left out
-    (the whole key if it is shorter)."""
-    bare = "".join(key.split())
-    n = min(KEY_RUN, len(bare))
-    return {bare[i:i + n] for i in range(len(bare) - n + 1)} if n else set()
+_HASH_BASE = np.uint64(0x100000001B3)   # FNV's prime: any odd 64-bit number would do
+
+
+def _holds(text, needles, width):
+    """Whether ``text`` holds one of ``needles`` (each ``width`` characters).
+
+    A short text is searched needle by needle; a long one (a reply can be
+    10 MiB) by a rolling hash of all its ``width``-character windows at once
+    (NumPy), each hit then compared exactly: linear in the text, whatever the
+    number of needles.
+    """
+    if len(text) < width:
+        return False
+    if len(text) * len(needles) < 1 << 22:
+        return any(needle in text for needle in needles)
+    def hashes(string):
+        """The hash of every ``width`` characters of ``string``, wrapping modulo 2**64."""
+        codes = np.frombuffer(string.encode("utf-32-le", "surrogatepass"),
+                              dtype=np.uint32).astype(np.uint64)
+        count = len(codes) - width + 1
+        h = codes[:count].copy()
+        for t in range(1, width):
+            h *= _HASH_BASE
+            h += codes[t:t + count]
+        return h
+
+    wanted = np.unique(np.concatenate([hashes(needle) for needle in needles]))
+    hits = np.flatnonzero(np.isin(hashes(text), wanted, assume_unique=False))
+    return any(text[i:i + width] in needles for i in hits.tolist())
 
 
 def _quotes_key(text, key):
     """Whether ``text`` quotes ``key``: the whole key in any escape of :func:`_key_pattern`,
-    or any :data:`KEY_RUN` consecutive characters of it in any of :func:`_readings`."""
+    or one of :func:`_needles` in any of :func:`_readings`."""
     if not key or not text:
         return False
     if _key_pattern(key).search(text):
         return True
-    runs = _key_runs(key)
-    return any(run in reading for reading in _readings(text) for run in runs)
+    needles = _needles(key)
+    return any(_holds(reading, group, width)
+               for reading in _readings(text) for width, group in needles.items())
 
 
 def _key_pattern(key):

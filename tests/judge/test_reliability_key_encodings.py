@@ -226,3 +226,16 @@ def test_replies_without_the_key_are_untouched(server, monkeypatch):
     body = b'{"error": "model not found: llama3"}'
     texts = shown(server, monkeypatch, key, 404, body)
     assert "model not found: llama3" in texts[1] and WITHHELD not in texts[1]
+
+
+@pytest.mark.parametrize("form", ["base64-bearer", "prefix-80%", "html-hex", "split-lines-of-5"])
+def test_a_long_reply_is_searched_to_its_end(server, monkeypatch, form):
+    """A reply of 400,000 characters (searched by the rolling hash, not needle by needle)."""
+    key = KEYS["plain"]
+    echo, _ = forms(key)[form]
+    filler = "The passage is relevant. " * 16_000
+    judge = _judge(server, monkeypatch, key, 200, completion(filler + echo))
+    with pytest.raises(JudgeResponseError, match="quotes the API key"):
+        judge.complete("hello")
+    judge = _judge(server, monkeypatch, key, 200, completion(filler + "Score: 4"))
+    assert judge.complete("hello").endswith("Score: 4")
