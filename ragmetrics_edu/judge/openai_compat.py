@@ -50,8 +50,10 @@ redirect's address or a reply. A text *quotes* the key when it holds
   or as a reader recovers it: HTML entities (``&#47;``, ``&sol;``,
   ``html.escape``), JSON or ``repr`` escapes and percent-encoding undone, up
   to four layers deep (JSON inside JSON), white space and line breaks left
-  out (a key split in two), and base64 runs decoded (the key's, or
-  ``Bearer <key>``'s, as in an ``Authorization`` header).
+  out (a key split in two); or
+* any 12 characters of the key's base64 encoding that stand for 9 of its
+  bytes, in either alphabet (the base64 of the key, or of
+  ``Bearer <key>`` as in an ``Authorization`` header).
 
 An error message shows a server's text with each whole echo of the key
 replaced by ``***``; a text that still quotes the key after that is not
