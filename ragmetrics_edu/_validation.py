@@ -529,14 +529,32 @@ def check_bootstrap(confidence, n_resamples, seed):
     return check_confidence(confidence), check_resamples(n_resamples), check_seed(seed)
 
 
+MIN_TEMPERATURE = 1e-100
+"""The smallest positive sampling temperature: below it, logits divided by the temperature
+overflow a float and every probability becomes NaN (and sampling is greedy long before)."""
+
+
 def check_temperature(temperature, allow_zero=True):
-    """A sampling temperature: a finite number >= 0 (0 is greedy), or > 0 if ``allow_zero`` is False."""
+    """A sampling temperature: 0 (greedy, if ``allow_zero``) or a finite number of at least
+    :data:`MIN_TEMPERATURE`.
+
+    >>> check_temperature(1e-320)
+    Traceback (most recent call last):
+    ...
+    ValueError: temperature must be 0 (greedy) or at least 1e-100, got 1e-320: below it the logits divided by the temperature overflow and every probability is NaN (such a temperature samples greedily anyway)
+    """
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.floating)) \
             or not math.isfinite(temperature):
         raise TypeError(f"temperature must be a finite number, got {describe(temperature)}")
     if temperature < 0 or (temperature == 0 and not allow_zero):
         rule = ">= 0 (0 is greedy)" if allow_zero else "> 0"
         raise ValueError(f"temperature must be {rule}, got {temperature!r}")
+    if 0 < temperature < MIN_TEMPERATURE:
+        rule = "0 (greedy) or at least" if allow_zero else "at least"
+        raise ValueError(
+            f"temperature must be {rule} {MIN_TEMPERATURE:g}, got {temperature!r}: below it the "
+            "logits divided by the temperature overflow and every probability is NaN (such a "
+            "temperature samples greedily anyway)")
     return float(temperature)
 
 
