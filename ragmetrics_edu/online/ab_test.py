@@ -34,7 +34,8 @@ from statistics import NormalDist
 import numpy as np
 
 from .._validation import check_choice
-from .._validation import check_count, check_flag, check_probability, rng_from
+from .._validation import (INT64_MAX, check_count, check_flag, check_probability, check_simulated,
+                           rng_from)
 
 __all__ = ["ab_sample_size", "SAMPLE_SIZE_METHODS", "ZTest", "two_proportion_z_test",
            "Peeking", "peeking_false_positive_rate"]
@@ -409,10 +410,13 @@ def peeking_false_positive_rate(p=0.1, users_per_day=1000, days=14, alpha=0.05,
     (0.05, 0.21)
     """
     p = check_probability(p, name="p", open_low=True, open_high=True)
-    users_per_day = check_count(users_per_day, name="users_per_day")
-    days = check_count(days, name="days")
+    days = check_simulated(check_count(days, name="days"), name="days")
+    users_per_day = check_count(users_per_day, name="users_per_day", maximum=INT64_MAX // days,
+                                why=f" over {days} days (the clicks of a group are counted in "
+                                    "64-bit integers)")
     alpha = check_probability(alpha, name="alpha", open_low=True, open_high=True)
-    n_experiments = check_count(n_experiments, name="n_experiments")
+    n_experiments = check_simulated(check_count(n_experiments, name="n_experiments"),
+                                    name="n_experiments", per=2 * days, what="2 groups x days")
     rng = rng_from(seed)
     daily = rng.binomial(users_per_day, p, size=(2, n_experiments, days))
     clicks_a, clicks_b = np.cumsum(daily, axis=2)
