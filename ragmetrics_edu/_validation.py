@@ -464,6 +464,25 @@ def check_simulated(count, *, name, per=1, what=""):
     return count
 
 
+def check_score_or_nan(value, *, name):
+    """Return ``value`` as a float if it is a score in [0, 1] or NaN (leave the item out), else raise.
+
+    The score given where a metric is undefined (``empty_score=``): any score
+    a metric can take, or ``nan``.
+
+    >>> check_score_or_nan(-1, name="empty_score")
+    Traceback (most recent call last):
+    ...
+    ValueError: empty_score must be a number in [0, 1] or nan (to leave the item out), got -1
+    """
+    rule = f"{name} must be a number in [0, 1] or nan (to leave the item out), got "
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(rule + describe(value))
+    if not (math.isnan(value) or 0 <= value <= 1):
+        raise ValueError(rule + describe(value))
+    return float(value)
+
+
 def check_positive_int(value, *, name):
     """Return ``value`` as a positive int, or a ValueError naming ``name`` (a batch size)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
