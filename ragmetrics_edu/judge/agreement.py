@@ -45,6 +45,11 @@ def check_label_pairs(a, b, name_a="a", name_b="b"):
         )
     if not a:
         raise ValueError(f"{name_a} and {name_b} must not be empty")
+    for labels, name in ((a, name_a), (b, name_b)):
+        for i, x in enumerate(labels):
+            if x != x:  # NaN: not equal to itself, so two NaNs would count as two labels
+                raise ValueError(f"{name}[{i}] is NaN: a label must be a value (leave the "
+                                 "unlabelled items out of both raters' labels)")
     return a, b
 
 

@@ -34,7 +34,7 @@ import numpy as np
 from .._validation import check_bootstrap, check_choice
 from ._bootstrap import bootstrap_method, interval_text, percentile_bounds
 from .agreement import check_label_pairs, cohen_kappa, kappa_weights
-from .meta_eval import index_groups, resample_indices
+from .meta_eval import index_groups
 
 __all__ = ["AgreementInterval", "RankingAgreement", "kappa_ci", "system_ranking_tau"]
 
@@ -124,18 +124,38 @@ class RankingAgreement:
 
 # ----------------------------------------------------------------- kappa
 
+RESAMPLE_BLOCK = 1 << 22
+"""Indices drawn at once (4 Mi, 32 MB): resamples come in chunks of this many indices."""
+
+
+def _resamples(n, n_resamples, seed, groups):
+    """The item indices of each resample, drawn chunk by chunk (a generator).
+
+    The same draws as :func:`~ragmetrics_edu.judge.meta_eval.resample_indices`
+    (``default_rng(seed).integers`` of ``n_resamples`` rows, taken a few rows at
+    a time), without its whole ``n_resamples x n`` matrix: 1000 resamples of
+    a million pairs would be 8 GB at once.
+    """
+    rng = np.random.default_rng(seed)
+    units = n if groups is None else len(groups)
+    rows = max(1, RESAMPLE_BLOCK // units)
+    for start in range(0, n_resamples, rows):
+        for row in rng.integers(0, units, size=(min(rows, n_resamples - start), units)):
+            yield row if groups is None else np.concatenate([groups[g] for g in row])
+
+
 def _kappas(codes_a, codes_b, n_labels, w, resamples):
-    """Kappa of every resample at once: one confusion matrix per row of indices."""
-    out = np.empty(len(resamples), dtype=np.float64)
-    for r, idx in enumerate(resamples):
+    """Kappa of each resample: one confusion matrix per array of indices."""
+    out = []
+    for idx in resamples:
         cells = codes_a[idx] * n_labels + codes_b[idx]
         observed = np.bincount(cells, minlength=n_labels * n_labels).reshape(n_labels, n_labels)
         observed = observed.astype(np.float64)
         expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / observed.sum()
         disagreement_expected = float((w * expected).sum())
-        out[r] = math.nan if disagreement_expected == 0.0 else \
-            1.0 - float((w * observed).sum()) / disagreement_expected
-    return out
+        out.append(math.nan if disagreement_expected == 0.0 else
+                   1.0 - float((w * observed).sum()) / disagreement_expected)
+    return np.array(out, dtype=np.float64)
 
 
 def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000, seed=0,
@@ -215,7 +235,7 @@ def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000,
     codes_b = np.array([index[x] for x in b], dtype=np.int64)
     w = kappa_weights(len(labels), weights)
     group_index = None if groups is None else index_groups(groups, len(a))
-    resamples = resample_indices(len(a), n_resamples, seed, group_index)
+    resamples = _resamples(len(a), n_resamples, seed, group_index)
     kappas = _kappas(codes_a, codes_b, len(labels), w, resamples)
     low, high, undefined = percentile_bounds(kappas, confidence)
     name = "Cohen's kappa" + ("" if weights is None else f" ({weights} weights)")
@@ -433,7 +453,7 @@ def system_ranking_tau(scores_a, scores_b, metric=None, confidence=0.95, n_resam
         if i < j and sign_a[i, j] * sign_b[i, j] < 0
     )
     stats = np.empty(n_resamples, dtype=np.float64)
-    for r, idx in enumerate(resample_indices(x.shape[1], n_resamples, seed, None)):
+    for r, idx in enumerate(_resamples(x.shape[1], n_resamples, seed, None)):
         xr, yr = x[:, idx], y[:, idx]
         stats[r] = _tau_from_signs(_order_signs(xr, _means(xr)), _order_signs(yr, _means(yr)))
     low, high, undefined = percentile_bounds(stats, confidence)

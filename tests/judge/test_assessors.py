@@ -271,3 +271,51 @@ def test_discordant_pairs_follow_exact_means():
     judge = {"a": [0.3, 0.2, 0.1], "b": [0.1, 0.2, 0.3]}       # the same, summed the other way
     r = system_ranking_tau(human, judge, n_resamples=10)
     assert r.discordant == () and math.isnan(r.tau)
+
+
+# ----------------------------------------------------------------- kappa_ci (issue 34)
+
+@pytest.mark.parametrize("a, b, where", [
+    ([1.0, math.nan, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0], r"a\[1\] is NaN"),
+    ([1.0, 0.0, 0.0, 1.0], [1.0, 0.0, math.nan, math.nan], r"b\[2\] is NaN"),
+    ([1.0, np.float64("nan")], [1.0, 0.0], r"a\[1\] is NaN"),
+])
+def test_nan_labels_are_refused(a, b, where):
+    """Before: NaN != NaN, so two NaN labels counted as two different labels."""
+    with pytest.raises(ValueError, match=where + ": a label must be a value"):
+        kappa_ci(a, b, n_resamples=10)
+    with pytest.raises(ValueError, match=where):
+        cohen_kappa(a, b)
+
+
+def test_kappa_resamples_are_drawn_in_chunks_with_the_same_draws(monkeypatch):
+    """Chunks of resamples give the very interval of one draw of all of them."""
+    from ragmetrics_edu.judge import assessors
+
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 3, 200).tolist()
+    b = np.clip(np.array(a) + rng.integers(-1, 2, 200), 0, 2).tolist()
+    groups = [i // 7 for i in range(200)]
+    whole = [kappa_ci(a, b, weights="linear", n_resamples=101, seed=3),
+             kappa_ci(a, b, n_resamples=101, seed=3, groups=groups)]
+    monkeypatch.setattr(assessors, "RESAMPLE_BLOCK", 450)   # 2 rows of 200 pairs a chunk
+    chunked = [kappa_ci(a, b, weights="linear", n_resamples=101, seed=3),
+               kappa_ci(a, b, n_resamples=101, seed=3, groups=groups)]
+    assert [(k.low, k.high) for k in chunked] == [(k.low, k.high) for k in whole]
+
+
+def test_kappa_on_a_million_pairs_stays_small():
+    """Before: the 50 x 10**6 resample index (400 MB) was allocated at once."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2, 1_000_000)
+    b = np.where(rng.random(1_000_000) < 0.9, a, 1 - a)
+    tracemalloc.start()
+    try:
+        result = kappa_ci(a.tolist(), b.tolist(), n_resamples=50, seed=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.low < result.value < result.high
+    assert peak < 250 * 2**20, peak / 2**20
