@@ -111,6 +111,9 @@ HUGE_INT = 10**400
     (lambda: rm.estimate_judging_cost(["a"], reply_tokens=1, tokens_per_call=HUGE_INT),
      "tokens_per_call", r"2\*\*63 - 1"),
     (lambda: rm.attractiveness_from_grades([1], max_grade=HUGE_INT), "max_grade", r"1023"),
+    (lambda: rm.estimate_judging_cost(["a"], reply_tokens=1, tokenizer=lambda t: HUGE_INT,
+                                      input_price_per_million=1.0), "tokenizer",
+     r"2\*\*63 - 1"),
 ])
 def test_huge_integers_name_the_argument_and_its_limit(call, name, limit):
     """Before: a bare OverflowError ("int too large to convert to float", "Python int too

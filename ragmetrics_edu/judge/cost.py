@@ -122,7 +122,7 @@ def count_tokens(text, tokenizer=None):
                         f"{repr(out)[:80]}")
     if count < 0:
         raise ValueError(f"tokenizer returned a negative count {count}")
-    return count
+    return check_count(count, name="the count the tokenizer returned", minimum=0)
 
 
 def _check_price(value, name):
