@@ -177,6 +177,48 @@ def check_messages(messages):
     return messages
 
 
+# ---------------------------------------------------------------- prompts
+
+MAX_PROMPT_CHARS = 1 << 22
+"""The longest prompt text read (4,194,304 characters), whatever context window a file declares."""
+
+
+def prompt_kind(prompt):
+    """``"text"``, ``"messages"`` or ``"ids"``: what a prompt is, or a TypeError naming it."""
+    if isinstance(prompt, str):
+        return "text"
+    if isinstance(prompt, (list, tuple)) and prompt:
+        if all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in prompt):
+            return "ids"
+        if all(isinstance(m, dict) for m in prompt):
+            return "messages"
+    if isinstance(prompt, np.ndarray) and prompt.ndim == 1 and prompt.dtype.kind in "iu":
+        return "ids"
+    if isinstance(prompt, (list, tuple)) and not prompt:
+        raise ValueError("prompt must not be empty, got []")
+    got = ("bytes (decode them to a string first)" if isinstance(prompt, (bytes, bytearray))
+           else "a dict (a message goes in a list: [message])" if isinstance(prompt, dict)
+           else describe(prompt))
+    raise TypeError(f"prompt must be a string, a list of messages or a list of token ids, "
+                    f"got {got}")
+
+
+def check_text_for_model(text, name):
+    """``text`` if it is a string the tokenizer can read, else an error naming ``name``.
+
+    A lone surrogate (``"\\ud800"``, half of a UTF-16 pair) is not text: the
+    tokenizer cannot encode it (and said so as "TextInputSequence must be str").
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be a string, got {describe(text)}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"{name} holds a lone surrogate {text[exc.start]!r} at character "
+                         f"{exc.start}: half of a UTF-16 pair, not text") from None
+    return text
+
+
 # ---------------------------------------------------------------- other chat templates
 
 MAX_TEMPLATE_STEPS = 200_000
