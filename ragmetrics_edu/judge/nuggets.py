@@ -57,7 +57,6 @@ E. Voorhees, "Overview of the TREC 2003 Question Answering Track", TREC
 """
 
 import math
-import numbers
 import string
 
 from .._validation import check_score_or_nan
