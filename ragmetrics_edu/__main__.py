@@ -395,6 +395,8 @@ def main(argv=None):
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help
             return int(exc.code or 0)
+        if sys.stdout is None:  # started with stdout closed (`>&-`): Python sets it to None
+            raise _UsageError("standard output is closed: the results have nowhere to go")
         command = _cmd_evaluate if args.command == "evaluate" else _cmd_compare
         status = command(args, sys.stdout)
         sys.stdout.flush()  # a closed pipe shows here, not at exit

@@ -145,13 +145,13 @@ def check_n_relevant(n_relevant, *, found=0, name="n_relevant"):
     if isinstance(n_relevant, bool) or not isinstance(n_relevant, numbers.Integral):
         raise TypeError(f"{name} must be a non-negative integer, got {n_relevant!r}")
     if n_relevant < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {n_relevant!r}")
+        raise ValueError(f"{name} must be a non-negative integer, got {describe_int(n_relevant)}")
     if n_relevant < found:
         raise ValueError(
             f"{name} must be at least the number of relevant documents "
-            f"retrieved ({found}), got {n_relevant!r}"
+            f"retrieved ({found}), got {describe_int(n_relevant)}"
         )
-    return int(n_relevant)
+    return int(check_count_limit(n_relevant, name=name))
 
 
 def check_choice(value, choices, *, name):
@@ -312,9 +312,67 @@ def check_nested(mapping, *, name, what, values=False):
                 raise TypeError(
                     f"{name}[{describe(qid)}][{describe(doc)}] must be a number, got {describe(value)}"
                 )
+            check_real(value, name=f"{name}[{describe(qid)}][{describe(doc)}]")
             if math.isnan(value):
                 raise ValueError(f"{name}[{describe(qid)}][{describe(doc)}] is NaN")
 
+
+
+def check_grades(qrels, *, name="qrels"):
+    """Return ``qrels``, ``{qid: {docid: grade}}`` with finite real grades, or raise naming the bad one.
+
+    The ids may be any hashable values (the online simulations take any
+    document ids); a grade is a real number, finite, not a bool (negative
+    grades, TREC's junk, are allowed: the caller says what they mean).
+
+    >>> check_grades({"q": {"a": "3"}})
+    Traceback (most recent call last):
+    ...
+    TypeError: qrels['q']['a'] must be a number (a grade), got '3'
+    """
+    if not isinstance(qrels, collections.abc.Mapping):
+        raise TypeError(f"{name} must be a dict {{qid: {{docid: grade}}}}, got {describe(qrels)}")
+    for qid, judged in qrels.items():
+        where = f"{name}[{describe(qid)}]"
+        if not isinstance(judged, collections.abc.Mapping):
+            raise TypeError(f"{where} must be a dict {{docid: grade}}, got {describe(judged)}")
+        for doc, grade in judged.items():
+            at = f"{where}[{describe(doc)}]"
+            if isinstance(grade, bool) or not isinstance(grade, numbers.Real):
+                raise TypeError(f"{at} must be a number (a grade), got {describe(grade)}")
+            check_real(grade, name=at)
+            if not math.isfinite(grade):
+                raise ValueError(f"{at} must be finite, got {grade!r}")
+    return qrels
+
+
+def check_scores(scores, *, name):
+    """Return ``scores``, one query's ``{docid: score}``, or raise naming the bad entry.
+
+    Scores are real numbers, not NaN. Ties are ordered by document id (as
+    trec_eval orders them), so the ids must be of one kind: all strings, or
+    all numbers.
+
+    >>> check_scores({"a": 1.0, 2: 1.0}, name="run['q']")
+    Traceback (most recent call last):
+    ...
+    TypeError: run['q'] mixes document ids of types int and str: ties are ordered by id (as trec_eval orders them), which needs ids of one type
+    """
+    for doc, value in scores.items():
+        at = f"{name}[{describe(doc)}]"
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{at} must be a number, got {describe(value)}")
+        check_real(value, name=at)
+        if math.isnan(value):
+            raise ValueError(f"{at} is NaN")
+    kinds = {"number" if isinstance(d, numbers.Real) and not isinstance(d, bool)
+             else type(d).__name__ for d in scores}
+    if len(kinds) > 1:
+        types = " and ".join(sorted(type(d).__name__ for d in
+                                    {type(d): d for d in scores}.values()))
+        raise TypeError(f"{name} mixes document ids of types {types}: ties are ordered by id "
+                        "(as trec_eval orders them), which needs ids of one type")
+    return scores
 
 
 # ------------------------------------------------------------- probabilities, counts, seeds
@@ -360,13 +418,69 @@ def check_probabilities(values, *, name, n=None):
     return arr if n is None else arr[:n]
 
 
-def check_count(n, *, name, minimum=1):
-    """Return ``n`` as an int of at least ``minimum``, or raise."""
+def check_count(n, *, name, minimum=1, maximum=MAX_K, why=""):
+    """Return ``n`` as an int from ``minimum`` to ``maximum``, or raise naming ``name``.
+
+    ``maximum`` defaults to 2**63 - 1 (a C ``long``): a larger count would
+    overflow NumPy or a float with a message that names nothing; ``why``
+    follows the bound in the message.
+
+    >>> check_count(10**400, name="n_a")
+    Traceback (most recent call last):
+    ...
+    ValueError: n_a must be at most 2**63 - 1, got an integer of about 10**400
+    """
     if isinstance(n, bool) or not isinstance(n, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {describe(n)}")
     if n < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {describe(n)}")
+    if n > maximum:
+        bound = "2**63 - 1" if maximum == MAX_K else f"{maximum:,}"
+        raise ValueError(f"{name} must be at most {bound}{why}, got {describe(n)}")
     return int(n)
+
+
+MAX_SIMULATED = 10_000_000
+"""The most cells one simulation draws at once (sessions x ranks, experiments x days, ranks):
+a bound on memory, about 80 MB for each array of random numbers."""
+
+
+def check_simulated(count, *, name, per=1, what=""):
+    """Return ``count`` (a checked count) if ``count * per`` is at most :data:`MAX_SIMULATED`.
+
+    ``what`` names ``per`` in the message (``"ranks"``): the error says
+    which argument to lower, and why there is a bound at all.
+
+    >>> check_simulated(10**12, name="n_sessions", per=2, what="ranks")
+    Traceback (most recent call last):
+    ...
+    ValueError: n_sessions x ranks must be at most 10,000,000 (MAX_SIMULATED, a bound on the memory of a simulation), got 1,000,000,000,000 x 2
+    """
+    if count * per > MAX_SIMULATED:
+        label = f"{name} x {what}" if what else name
+        value = f"{count:,} x {per:,}" if what else f"{count:,}"
+        raise ValueError(f"{label} must be at most {MAX_SIMULATED:,} (MAX_SIMULATED, a bound on "
+                         f"the memory of a simulation), got {value}")
+    return count
+
+
+def check_score_or_nan(value, *, name):
+    """Return ``value`` as a float if it is a score in [0, 1] or NaN (leave the item out), else raise.
+
+    The score given where a metric is undefined (``empty_score=``): any score
+    a metric can take, or ``nan``.
+
+    >>> check_score_or_nan(-1, name="empty_score")
+    Traceback (most recent call last):
+    ...
+    ValueError: empty_score must be a number in [0, 1] or nan (to leave the item out), got -1
+    """
+    rule = f"{name} must be a number in [0, 1] or nan (to leave the item out), got "
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(rule + describe(value))
+    if not (math.isnan(value) or 0 <= value <= 1):
+        raise ValueError(rule + describe(value))
+    return float(value)
 
 
 def check_positive_int(value, *, name):
@@ -529,14 +643,32 @@ def check_bootstrap(confidence, n_resamples, seed):
     return check_confidence(confidence), check_resamples(n_resamples), check_seed(seed)
 
 
+MIN_TEMPERATURE = 1e-100
+"""The smallest positive sampling temperature: below it, logits divided by the temperature
+overflow a float and every probability becomes NaN (and sampling is greedy long before)."""
+
+
 def check_temperature(temperature, allow_zero=True):
-    """A sampling temperature: a finite number >= 0 (0 is greedy), or > 0 if ``allow_zero`` is False."""
+    """A sampling temperature: 0 (greedy, if ``allow_zero``) or a finite number of at least
+    :data:`MIN_TEMPERATURE`.
+
+    >>> check_temperature(1e-320)
+    Traceback (most recent call last):
+    ...
+    ValueError: temperature must be 0 (greedy) or at least 1e-100, got 1e-320: below it the logits divided by the temperature overflow and every probability is NaN (such a temperature samples greedily anyway)
+    """
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.floating)) \
             or not math.isfinite(temperature):
         raise TypeError(f"temperature must be a finite number, got {describe(temperature)}")
     if temperature < 0 or (temperature == 0 and not allow_zero):
         rule = ">= 0 (0 is greedy)" if allow_zero else "> 0"
         raise ValueError(f"temperature must be {rule}, got {temperature!r}")
+    if 0 < temperature < MIN_TEMPERATURE:
+        rule = "0 (greedy) or at least" if allow_zero else "at least"
+        raise ValueError(
+            f"temperature must be {rule} {MIN_TEMPERATURE:g}, got {temperature!r}: below it the "
+            "logits divided by the temperature overflow and every probability is NaN (such a "
+            "temperature samples greedily anyway)")
     return float(temperature)
 
 

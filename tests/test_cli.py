@@ -4,6 +4,7 @@ import csv
 import io
 import json
 import shutil
+import os
 import subprocess
 import sys
 
@@ -467,6 +468,21 @@ def test_a_closed_output_pipe_exits_quietly(files):
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 141  # 128 + SIGPIPE, as a Unix tool
     assert err == b""
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_a_closed_standard_output_is_said_not_a_traceback(files, command):
+    """Issue 34: `ragmetrics-edu evaluate ... >&-` printed an AttributeError traceback
+    ('NoneType' object has no attribute 'flush'): Python sets sys.stdout to None."""
+    argv = ([str(files["qrels"]), str(files["bm25"])] if command == "evaluate"
+            else [str(files["qrels"]), str(files["bm25"]), str(files["bm25"]), "--metric", "map"])
+    proc = subprocess.run([sys.executable, "-m", "ragmetrics_edu", command, *argv],
+                          stderr=subprocess.PIPE, text=True, timeout=120,
+                          preexec_fn=lambda: os.close(1))   # as the shell's >&- does
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == ("ragmetrics-edu: error: standard output is closed: the "
+                                   "results have nowhere to go")
 
 
 @pytest.mark.parametrize("metric, message", [

@@ -1,5 +1,7 @@
 """The shared argument checks: what they accept and how they refuse."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -83,3 +85,42 @@ def test_one_check_per_rule():
     for module in (ab_test, click_models, interleaving):
         assert module.check_count is _validation.check_count
     assert loading.check_layer is semantic.check_layer is _validation.check_layer
+
+
+# ----------------------------------------------------------------- issue 34
+
+HUGE_INT = 10**400
+
+
+@pytest.mark.parametrize("call, name, limit", [
+    (lambda: rm.r_precision([1, 0], HUGE_INT), "n_relevant", r"2\*\*63 - 1"),
+    (lambda: rm.precision_recall_curve([1, 0], HUGE_INT), "n_relevant", r"2\*\*63 - 1"),
+    (lambda: rm.eleven_point_average_precision([1, 0], HUGE_INT), "n_relevant", r"2\*\*63 - 1"),
+    (lambda: rm.interpolated_precision([1, 0], HUGE_INT, 0.5), "n_relevant", r"2\*\*63 - 1"),
+    (lambda: rm.err_at_k([1, 0], max_grade=HUGE_INT), "max_grade", r"1.8e308"),
+    (lambda: rm.rank_biased_precision([1, 0], gain="graded", max_grade=HUGE_INT), "max_grade",
+     r"1.8e308"),
+    (lambda: rm.evaluate({"q": {"a": HUGE_INT}}, {"q": {"a": 1.0}}, ["ndcg"],
+                         conventions="sklearn"), "qrels", "1.8e308"),
+    (lambda: rm.two_proportion_z_test(1, HUGE_INT, 1, 10), "n_a", r"2\*\*63 - 1"),
+    (lambda: rm.two_proportion_z_test(1, 10, HUGE_INT, 10), "clicks_b", r"2\*\*63 - 1"),
+    (lambda: rm.peeking_false_positive_rate(users_per_day=HUGE_INT), "users_per_day", "at most"),
+    (lambda: rm.peeking_false_positive_rate(users_per_day=2**62), "users_per_day", "at most"),
+    (lambda: rm.estimate_judging_cost(["a"], reply_tokens=HUGE_INT), "reply_tokens",
+     r"2\*\*63 - 1"),
+    (lambda: rm.estimate_judging_cost(["a"], reply_tokens=1, tokens_per_call=HUGE_INT),
+     "tokens_per_call", r"2\*\*63 - 1"),
+    (lambda: rm.attractiveness_from_grades([1], max_grade=HUGE_INT), "max_grade", r"1023"),
+    (lambda: rm.estimate_judging_cost(["a"], reply_tokens=1, tokenizer=lambda t: HUGE_INT,
+                                      input_price_per_million=1.0), "tokenizer",
+     r"2\*\*63 - 1"),
+])
+def test_huge_integers_name_the_argument_and_its_limit(call, name, limit):
+    """Before: a bare OverflowError ("int too large to convert to float", "Python int too
+    large to convert to C long") or a message printing all 401 digits."""
+    with pytest.raises((ValueError, TypeError)) as info:
+        call()
+    text = str(info.value)
+    assert name in text and re.search(limit, text), text
+    assert "10**400" in text or "4611686018427387904" in text, text  # the value, cut short
+    assert len(text) < 400, text

@@ -48,6 +48,15 @@ def check_label_pairs(a, b, name_a="a", name_b="b"):
     return a, b
 
 
+def check_no_nan_labels(a, b, name_a="a", name_b="b"):
+    """Raise if a label is NaN: NaN is not equal to itself, so two NaNs would count as two labels."""
+    for labels, name in ((a, name_a), (b, name_b)):
+        for i, x in enumerate(labels):
+            if x != x:
+                raise ValueError(f"{name}[{i}] is NaN: a label must be a value (leave the "
+                                 "unlabelled items out of both raters' labels)")
+
+
 def confusion_matrix(a, b, labels=None):
     """Count the items labelled ``i`` by rater a and ``j`` by rater b.
 
@@ -81,6 +90,7 @@ def confusion_matrix(a, b, labels=None):
            [0, 0, 1]])
     """
     a, b = check_label_pairs(a, b)
+    check_no_nan_labels(a, b)
     if labels is None:
         seen = set(a) | set(b)
         try:
@@ -119,6 +129,7 @@ def percent_agreement(a, b):
     0.75
     """
     a, b = check_label_pairs(a, b)
+    check_no_nan_labels(a, b)
     return float(sum(x == y for x, y in zip(a, b)) / len(a))
 
 

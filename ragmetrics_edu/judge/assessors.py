@@ -33,8 +33,8 @@ import numpy as np
 
 from .._validation import check_bootstrap, check_choice
 from ._bootstrap import bootstrap_method, interval_text, percentile_bounds
-from .agreement import check_label_pairs, cohen_kappa, kappa_weights, kendall_tau
-from .meta_eval import index_groups, resample_indices
+from .agreement import check_label_pairs, cohen_kappa, kappa_weights
+from .meta_eval import index_groups
 
 __all__ = ["AgreementInterval", "RankingAgreement", "kappa_ci", "system_ranking_tau"]
 
@@ -124,18 +124,38 @@ class RankingAgreement:
 
 # ----------------------------------------------------------------- kappa
 
+RESAMPLE_BLOCK = 1 << 22
+"""Indices drawn at once (4 Mi, 32 MB): resamples come in chunks of this many indices."""
+
+
+def _resamples(n, n_resamples, seed, groups):
+    """The item indices of each resample, drawn chunk by chunk (a generator).
+
+    The same draws as :func:`~ragmetrics_edu.judge.meta_eval.resample_indices`
+    (``default_rng(seed).integers`` of ``n_resamples`` rows, taken a few rows at
+    a time), without its whole ``n_resamples x n`` matrix: 1000 resamples of
+    a million pairs would be 8 GB at once.
+    """
+    rng = np.random.default_rng(seed)
+    units = n if groups is None else len(groups)
+    rows = max(1, RESAMPLE_BLOCK // units)
+    for start in range(0, n_resamples, rows):
+        for row in rng.integers(0, units, size=(min(rows, n_resamples - start), units)):
+            yield row if groups is None else np.concatenate([groups[g] for g in row])
+
+
 def _kappas(codes_a, codes_b, n_labels, w, resamples):
-    """Kappa of every resample at once: one confusion matrix per row of indices."""
-    out = np.empty(len(resamples), dtype=np.float64)
-    for r, idx in enumerate(resamples):
+    """Kappa of each resample: one confusion matrix per array of indices."""
+    out = []
+    for idx in resamples:
         cells = codes_a[idx] * n_labels + codes_b[idx]
         observed = np.bincount(cells, minlength=n_labels * n_labels).reshape(n_labels, n_labels)
         observed = observed.astype(np.float64)
         expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / observed.sum()
         disagreement_expected = float((w * expected).sum())
-        out[r] = math.nan if disagreement_expected == 0.0 else \
-            1.0 - float((w * observed).sum()) / disagreement_expected
-    return out
+        out.append(math.nan if disagreement_expected == 0.0 else
+                   1.0 - float((w * observed).sum()) / disagreement_expected)
+    return np.array(out, dtype=np.float64)
 
 
 def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000, seed=0,
@@ -215,7 +235,7 @@ def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000,
     codes_b = np.array([index[x] for x in b], dtype=np.int64)
     w = kappa_weights(len(labels), weights)
     group_index = None if groups is None else index_groups(groups, len(a))
-    resamples = resample_indices(len(a), n_resamples, seed, group_index)
+    resamples = _resamples(len(a), n_resamples, seed, group_index)
     kappas = _kappas(codes_a, codes_b, len(labels), w, resamples)
     low, high, undefined = percentile_bounds(kappas, confidence)
     name = "Cohen's kappa" + ("" if weights is None else f" ({weights} weights)")
@@ -224,6 +244,49 @@ def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000,
 
 
 # ----------------------------------------------------------------- rankings
+
+def _means(table):
+    """Each row's mean, from its correctly rounded sum (``math.fsum``).
+
+    Rows with equal exact means get equal floats, whatever the order of
+    their scores: ``(0.1 + 0.2 + 0.3) / 3`` and ``(0.3 + 0.2 + 0.1) / 3``
+    differ in plain floating point, not here.
+    """
+    return np.array([math.fsum(row) for row in table.tolist()]) / table.shape[1]
+
+
+def _order_signs(table, means):
+    r"""``sign(mean_i - mean_j)`` of every pair of rows, exact.
+
+    Exact means that are equal give equal floats (:func:`_means`) and
+    distinct floats are ordered as the exact means are; only two distinct
+    exact means may round to one float (they differ by less than a
+    rounding), so a tie of the floats is settled by the sign of the exact
+    sum :math:`\sum_q x_{iq} - \sum_q x_{jq}`, which ``math.fsum`` gives
+    without error (every row has as many scores).
+    """
+    signs = np.sign(means[:, None] - means[None, :])
+    rows = table.tolist()
+    for i, j in zip(*np.nonzero(np.triu(signs == 0, 1))):
+        difference = math.fsum(rows[i] + [-v for v in rows[j]])
+        signs[i, j] = np.sign(difference)
+        signs[j, i] = -signs[i, j]
+    return signs
+
+
+def _tau_from_signs(sa, sb):
+    """Kendall's tau-b of two orders given as pairwise sign matrices (as :func:`kendall_tau`)."""
+    upper = np.triu_indices(len(sa), k=1)
+    sx, sy = sa[upper], sb[upper]
+    both = sx * sy
+    untied = float((both != 0).sum())
+    t_a = float(((sx == 0) & (sy != 0)).sum())
+    t_b = float(((sy == 0) & (sx != 0)).sum())
+    denom = math.sqrt((untied + t_a) * (untied + t_b))
+    if denom == 0.0:
+        return math.nan
+    return float(np.clip(float(both.sum()) / denom, -1.0, 1.0))
+
 
 def _from_report(value, metric, name):
     """``{qid: score}`` of one metric from an ``evaluate`` report; other values as they are."""
@@ -326,7 +389,14 @@ def system_ranking_tau(scores_a, scores_b, metric=None, confidence=0.95, n_resam
 
     Notes
     -----
-    ``tau`` equals ``scipy.stats.kendalltau(mean_a, mean_b).statistic``.
+    ``tau`` equals ``scipy.stats.kendalltau`` of the systems' exact mean
+    scores: two systems whose scores have equal exact means tie, whatever
+    the order in which their scores are added (a mean is computed from the
+    correctly rounded sum, ``math.fsum``, and two means that round to one
+    float are told apart by the exact sign of their difference). Plain
+    floating-point means would order ``(0.1 + 0.2 + 0.3) / 3`` above
+    ``(0.3 + 0.2 + 0.1) / 3``, and count a pair of equal systems as
+    concordant or swapped by the accident of summation order.
     A tau of 0.9 between two rankings is the usual threshold below which
     the two are taken to be different (Voorhees 2000); with ten systems one
     swapped pair already costs 0.04. Resamples where tau is undefined (all
@@ -374,16 +444,18 @@ def system_ranking_tau(scores_a, scores_b, metric=None, confidence=0.95, n_resam
                          f"{x.shape[1]} and {y.shape[1]} scores per system")
     if len(systems) < 2:
         raise ValueError(f"scores_a must hold at least 2 systems to rank, got {len(systems)}")
-    mean_a, mean_b = x.mean(axis=1), y.mean(axis=1)
-    tau = kendall_tau(mean_a, mean_b)
+    mean_a, mean_b = _means(x), _means(y)
+    sign_a, sign_b = _order_signs(x, mean_a), _order_signs(y, mean_b)
+    tau = _tau_from_signs(sign_a, sign_b)
     discordant = tuple(
-        (s, t) if mean_a[i] > mean_a[j] else (t, s)
+        (s, t) if sign_a[i, j] > 0 else (t, s)
         for i, s in enumerate(systems) for j, t in enumerate(systems)
-        if i < j and (mean_a[i] - mean_a[j]) * (mean_b[i] - mean_b[j]) < 0
+        if i < j and sign_a[i, j] * sign_b[i, j] < 0
     )
-    resamples = resample_indices(x.shape[1], n_resamples, seed, None)
-    stats = np.array([kendall_tau(x[:, idx].mean(axis=1), y[:, idx].mean(axis=1))
-                      for idx in resamples], dtype=np.float64)
+    stats = np.empty(n_resamples, dtype=np.float64)
+    for r, idx in enumerate(_resamples(x.shape[1], n_resamples, seed, None)):
+        xr, yr = x[:, idx], y[:, idx]
+        stats[r] = _tau_from_signs(_order_signs(xr, _means(xr)), _order_signs(yr, _means(yr)))
     low, high, undefined = percentile_bounds(stats, confidence)
     return RankingAgreement(tuple(systems), tuple(float(v) for v in mean_a),
                             tuple(float(v) for v in mean_b), tau, low, high, discordant,

@@ -20,7 +20,9 @@ and parameters as the recording; the parameters are read from the file when
 it recorded that model with one set of them.
 
 No API key is ever written: the key is read from the environment by the
-HTTP judge at request time and is not part of ``model`` nor ``parameters``.
+HTTP judge at request time and is not part of ``model`` nor ``parameters``,
+and a reply quoting it (whole, in part or encoded) is refused by that judge
+before it can reach the file (:mod:`ragmetrics_edu.judge.openai_compat`).
 
 Files written before the server was part of the key
 ----------------------------------------------------
@@ -42,7 +44,10 @@ sidecar file ``<name>.torn`` and cut from the cache; every entry before it
 is kept. A damaged line elsewhere (a write cut short by a full disk, then
 followed by other entries, or a line edited by hand) is skipped, and one
 ``RuntimeWarning`` names the file and its lines; the file is left as it is.
-An entry is always appended on a line of its own, even after a torn one.
+A whole entry whose reply (or key) is not a string (a number, an array,
+an object, ``null``: an edit, or another program's file) is refused: a
+``RuntimeWarning`` names the file, the line and what the reply is, and the
+prompt is a miss, never a success. An entry is always appended on a line of its own, even after a torn one.
 A write that fails (a full disk, a folder that became read-only) costs no
 reply: it is kept in memory for the life of the :class:`CachedJudge`, one
 ``RuntimeWarning`` names the file, and recording goes on. A reply
@@ -189,7 +194,7 @@ class CachedJudge:
 
     def _load(self):
         """Read every entry; set a torn last line aside, skip other bad lines (module docstring)."""
-        replies, recorded, skipped = {}, {}, []
+        replies, recorded, skipped, refused = {}, {}, [], []
         if not self.path.exists():
             return replies, recorded
         data = self.path.read_bytes()
@@ -204,6 +209,10 @@ class CachedJudge:
                     break
                 skipped.append(number)  # torn by a failed write, or edited: said below
                 continue
+            why = _not_text(entry)
+            if why is not None:  # a whole entry, but no reply to give: never a success
+                refused.append((number, why))
+                continue
             replies[entry["key"]] = entry["reply"]
             if "model" in entry:  # entries always have it; hand-made ones may not
                 params = entry.get("parameters") or {}
@@ -217,6 +226,13 @@ class CachedJudge:
                 f'(expected a JSON object with "key" and "reply"; a write cut short, or an '
                 f"edit); {len(skipped)} line{'s' if len(skipped) > 1 else ''} skipped, the "
                 f"{len(replies)} entries of the other lines are kept",
+                RuntimeWarning, stacklevel=3,
+            )
+        for number, why in refused:
+            warnings.warn(
+                f"{self.path}, line {number}: a cache entry refused: {why}; it is not "
+                "replayed (a miss: the judge is asked again, or CacheMissError when "
+                f"replaying only); the {len(replies)} entries of the other lines are kept",
                 RuntimeWarning, stacklevel=3,
             )
         return replies, recorded
@@ -389,8 +405,31 @@ def _entry(line):
     """A cache entry (a dict with "key" and "reply") from one line of bytes, or None."""
     try:
         entry = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        return None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError):
+        return None  # ValueError: an integer of more digits than Python reads
     if not isinstance(entry, dict) or "key" not in entry or "reply" not in entry:
         return None
     return entry
+
+
+def _not_text(entry):
+    """Why a whole entry cannot be replayed (its key or reply is not a string), or None."""
+    for field in ("key", "reply"):
+        if not isinstance(entry[field], str):
+            return f"its {field} is {_json_kind(entry[field])}, not a string"
+    return None
+
+
+def _json_kind(value):
+    """What a JSON value is, in JSON's words: ``"a number"``, ``"an array"``, ``"null"``..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return "a string"

@@ -117,15 +117,68 @@ def _z_interval(mean, std_error, alpha, alternative):
     return -math.inf, float(mean + z * std_error)
 
 
+def _scaled_terms(y, yhat, yhat_u, lam):
+    r"""``(lam Yhat_u, Y - lam Yhat, e)``, both arrays divided by :math:`2^e` (exactly).
+
+    :math:`2^e` is above every :math:`|Y_i|` and :math:`|\lambda \hat Y_i|`, so
+    that the means, differences and squares of the interval never overflow
+    (``lam=1e308`` with labels of 1e200 made ``nan``), even when
+    :math:`\lambda \hat Y` itself is beyond a float; dividing by a power of
+    two changes no digit, so ordinary inputs give exactly the numbers of the
+    plain formulas (and ``ppi_py``'s).
+    """
+    if lam == 0.0:  # the people alone: the judge's labels play no part, nor their scale
+        e = _exponent(y)
+        return np.zeros(len(yhat_u)), np.ldexp(y, -e), e
+    e_lam = math.frexp(lam)[1]
+    e = max(_exponent(y), e_lam + _exponent(np.concatenate([yhat, yhat_u])))
+    lam_scaled = math.ldexp(lam, -e_lam)
+    imputed = lam_scaled * np.ldexp(yhat_u, e_lam - e)
+    rectifier = np.ldexp(y, -e) - lam_scaled * np.ldexp(yhat, e_lam - e)
+    return imputed, rectifier, e
+
+
+def _unscaled(x, e, lam):
+    """``x * 2**e`` as a float; a ValueError if it is beyond a float's range (infinities pass)."""
+    x = float(x)
+    if not math.isfinite(x) or x == 0.0:
+        return x
+    mantissa, exponent = math.frexp(x)
+    if exponent + e > 1024:
+        raise ValueError(
+            f"the estimate or a bound is beyond the range of a float (about {mantissa:.3g} * "
+            f"2**{exponent + e}): the labels, or lam={lam!r} times the judge's labels, are too "
+            "large; rescale Y and Yhat (to [0, 1], say) or use a smaller lam")
+    return math.ldexp(x, e)
+
+
 # ----------------------------------------------------------------- PPI
+
+def _exponent(values):
+    """The ``e`` with ``max |values| < 2**e`` (0 for nothing but zeros): a scale to divide by."""
+    largest = float(np.max(np.abs(values))) if len(values) else 0.0
+    return math.frexp(largest)[1] if largest else 0
+
 
 def _tuned_lambda(y, yhat, yhat_u):
     n, N = len(y), len(yhat_u)
+    judge = np.concatenate([yhat, yhat_u])
+    if np.all(judge == judge[0]):
+        # the judge says one thing everywhere: every lambda gives the same estimate. Tested
+        # as such, not by a zero variance: 0.3 ten times has a NumPy variance of 3e-33
+        return 0.0
+    # lambda is a ratio of the people's scale to the judge's: each is divided by a power of
+    # two (exactly) first, so that no product or square overflows or underflows
+    ey, eh = _exponent(y), _exponent(judge)
+    y, yhat, judge = np.ldexp(y, -ey), np.ldexp(yhat, -eh), np.ldexp(judge, -eh)
     covariance = float(((y - y.mean()) * (yhat - yhat.mean())).mean())  # divisor n
-    variance = float(np.var(np.concatenate([yhat, yhat_u]), ddof=1))   # divisor n + N - 1
-    if variance == 0.0:
-        return 0.0  # the judge says one thing everywhere: every lambda gives the same estimate
-    return float(np.clip(covariance / ((1.0 + n / N) * variance), 0.0, 1.0))
+    variance = float(np.var(judge, ddof=1))                             # divisor n + N - 1
+    ratio = covariance / ((1.0 + n / N) * variance)
+    if ratio <= 0.0:
+        return 0.0
+    if math.frexp(ratio)[1] + ey - eh > 1:  # ratio * 2**(ey - eh) is 2 or more: clipped to 1
+        return 1.0
+    return min(math.ldexp(ratio, ey - eh), 1.0)
 
 
 def ppi_tuned_lambda(Y, Yhat, Yhat_unlabeled):
@@ -157,7 +210,9 @@ def ppi_tuned_lambda(Y, Yhat, Yhat_unlabeled):
     float
         In [0, 1]; 0 when the judge gives every item the same label (then
         every :math:`\lambda` gives the same estimate and interval; ``ppi_py``
-        returns ``nan`` there).
+        returns ``nan`` there). "The same label" is tested as such: NumPy's
+        variance of ten labels of 0.3 is about 3e-33, not 0, and would give a
+        lambda made of rounding errors.
 
     Examples
     --------
@@ -238,7 +293,8 @@ def ppi_mean_pointestimate(Y, Yhat, Yhat_unlabeled, lam=None):
     lam = _check_lam(lam)
     if lam is None:
         lam = _tuned_lambda(y, yhat, yhat_u)
-    return float((lam * yhat_u).mean() + (y - lam * yhat).mean())
+    imputed, rectifier, e = _scaled_terms(y, yhat, yhat_u, lam)
+    return _unscaled(imputed.mean() + rectifier.mean(), e, lam)
 
 
 def ppi_mean_ci(Y, Yhat, Yhat_unlabeled, alpha=0.1, *, alternative="two-sided", lam=None):
@@ -287,6 +343,11 @@ def ppi_mean_ci(Y, Yhat, Yhat_unlabeled, alpha=0.1, *, alternative="two-sided", 
       ``nan``; here :math:`\hat\lambda = 0` and the classical interval comes
       back (which every :math:`\lambda` gives then).
 
+    Any finite inputs give finite bounds: the labels are divided by a power of
+    two before the sums and squares (exactly: ordinary inputs give the same
+    digits), so ``lam=1e308`` or labels of 1e200 do not overflow into
+    ``nan``; a bound that no float can hold raises ``ValueError``.
+
     ``alternative`` and ``lam`` are keyword-only, so that no call can mix up
     the positional orders of ``ppi_py``'s signature and this one.
 
@@ -329,10 +390,13 @@ def ppi_mean_ci(Y, Yhat, Yhat_unlabeled, alpha=0.1, *, alternative="two-sided", 
     lam = _check_lam(lam)
     if lam is None:
         lam = _tuned_lambda(y, yhat, yhat_u)
-    estimate = (lam * yhat_u).mean() + (y - lam * yhat).mean()
-    imputed_se = np.std(lam * yhat_u) / math.sqrt(len(yhat_u))
-    rectifier_se = np.std(y - lam * yhat) / math.sqrt(len(y))
-    return _z_interval(estimate, math.sqrt(imputed_se**2 + rectifier_se**2), alpha, alternative)
+    imputed, rectifier, e = _scaled_terms(y, yhat, yhat_u, lam)
+    estimate = imputed.mean() + rectifier.mean()
+    imputed_se = np.std(imputed) / math.sqrt(len(yhat_u))
+    rectifier_se = np.std(rectifier) / math.sqrt(len(y))
+    low, high = _z_interval(estimate, math.sqrt(imputed_se**2 + rectifier_se**2), alpha,
+                            alternative)
+    return _unscaled(low, e, lam), _unscaled(high, e, lam)
 
 
 def classical_mean_ci(Y, *, alpha=0.1, alternative="two-sided"):
@@ -381,4 +445,7 @@ def classical_mean_ci(Y, *, alpha=0.1, alternative="two-sided"):
     y = _values(Y, "Y", min_len=2)
     alpha = _check_alpha(alpha)
     check_choice(alternative, ALTERNATIVES, name="alternative")
-    return _z_interval(y.mean(), np.std(y) / math.sqrt(len(y)), alpha, alternative)
+    e = _exponent(y)
+    y = np.ldexp(y, -e)
+    low, high = _z_interval(y.mean(), np.std(y) / math.sqrt(len(y)), alpha, alternative)
+    return _unscaled(low, e, None), _unscaled(high, e, None)

@@ -54,6 +54,8 @@ import math
 import re
 from collections import namedtuple
 
+from .._validation import check_count, check_score_or_nan
+
 __all__ = [
     "Statement",
     "parse_citations",
@@ -86,8 +88,8 @@ def parse_citations(answer, n_passages=None):
     answer : str
         The answer, citing passages as ``[1]``, ``[2][3]`` (1-based).
     n_passages : int, optional
-        How many passages were retrieved: a citation outside ``1 ..
-        n_passages`` raises.
+        How many passages were retrieved (an integer, 0 or more): a citation
+        outside ``1 .. n_passages`` raises.
 
     Returns
     -------
@@ -104,6 +106,8 @@ def parse_citations(answer, n_passages=None):
     """
     if not isinstance(answer, str):
         raise TypeError(f"answer must be a string, got {_describe(answer)}")
+    if n_passages is not None:
+        n_passages = check_count(n_passages, name="n_passages", minimum=0)
     statements = []
     for i, sentence in enumerate(s.strip() for s in _SENTENCE_END.split(answer.strip()) if s.strip()):
         cited = tuple(int(n) for n in _CITATION.findall(sentence))
@@ -216,6 +220,7 @@ def citation_scores(answer, passages, entails, at_most_citations=3, empty_score=
     """
     passages = _passages(passages)
     phi = _entails(entails)
+    empty_score = check_score_or_nan(empty_score, name="empty_score")
     if at_most_citations is not None and (isinstance(at_most_citations, bool)
                                           or not isinstance(at_most_citations, int)
                                           or at_most_citations < 1):

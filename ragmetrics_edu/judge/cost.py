@@ -25,6 +25,8 @@ import math
 import numbers
 from dataclasses import dataclass
 
+from .._validation import check_count, describe
+
 __all__ = ["CHARACTERS_PER_TOKEN", "JudgingCost", "count_tokens", "estimate_judging_cost"]
 
 #: The approximation used without a tokenizer: about four characters of
@@ -120,7 +122,7 @@ def count_tokens(text, tokenizer=None):
                         f"{repr(out)[:80]}")
     if count < 0:
         raise ValueError(f"tokenizer returned a negative count {count}")
-    return count
+    return check_count(count, name="the count the tokenizer returned", minimum=0)
 
 
 def _check_price(value, name):
@@ -133,8 +135,8 @@ def _check_price(value, name):
 
 def _check_count(value, name):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {repr(value)[:80]}")
-    return int(value)
+        raise ValueError(f"{name} must be a non-negative integer, got {describe(value)}")
+    return check_count(value, name=name, minimum=0)  # at most 2**63 - 1: a float holds the cost
 
 
 def estimate_judging_cost(prompts, *, reply_tokens, input_price_per_million=0.0,

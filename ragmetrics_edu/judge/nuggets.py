@@ -57,8 +57,9 @@ E. Voorhees, "Overview of the TREC 2003 Question Answering Track", TREC
 """
 
 import math
-import numbers
+import string
 
+from .._validation import check_score_or_nan
 from .base import as_judge
 from .parsing import labelled_choice, format_section, parse_verdict
 
@@ -150,9 +151,7 @@ def nugget_counts(nuggets):
 
 
 def _check_score(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number (0.0, or nan to leave the answer out), got {value!r}")
-    return float(value)
+    return check_score_or_nan(value, name=name)  # a score in [0, 1], or nan to leave it out
 
 
 def _share(full, partial, total, credit, empty_score):
@@ -335,9 +334,34 @@ def build_nugget_prompt(question, answer, nugget, template=NUGGET_TEMPLATE):
     for value, name in ((question, "question"), (answer, "answer"), (nugget, "nugget")):
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a string, got {_describe(value)}")
+    _check_template(template)
     sections = "\n\n".join(format_section(k, v) for k, v in
                            (("QUESTION", question), ("CONTEXT", answer), ("CLAIM", nugget)))
     return template.format(sections=sections)
+
+
+def _check_template(template):
+    """Raise unless ``template`` is a format string whose only placeholder is ``{sections}``.
+
+    ``{sections}`` holds the question, the answer and the nugget: a template
+    without it would ask the judge about an answer it never sees; any other
+    placeholder has no value to fill it (write a literal brace as ``{{``).
+    """
+    if not isinstance(template, str):
+        raise TypeError(f"template must be a string, got {_describe(template)}")
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+    except ValueError as exc:
+        raise ValueError(f"template is not a valid format string ({exc}); write a literal "
+                         "brace as {{ or }}") from None
+    unknown = [f for f in fields if f != "sections"]
+    if unknown:
+        raise ValueError(f"template holds the unknown placeholder {{{unknown[0]}}}: the only "
+                         "one is {sections} (the question, the answer and the nugget); write "
+                         "a literal brace as {{ or }}")
+    if "sections" not in fields:
+        raise ValueError("template must hold the placeholder {sections}: without it the judge "
+                         "never sees the question, the answer nor the nugget")
 
 
 def parse_nugget_assignment(text, allow_verdict=True):
@@ -423,9 +447,10 @@ def assign_nuggets(judge, question, answer, nuggets, template=NUGGET_TEMPLATE, a
     0.5
     """
     judge = as_judge(judge)
+    _check_template(template)
     if isinstance(nuggets, (str, bytes, dict)) or not hasattr(nuggets, "__iter__"):
         raise TypeError(f"nuggets must be a list of nugget texts or dicts, got {_describe(nuggets)}")
-    out = []
+    records = []
     for i, n in enumerate(nuggets):
         if isinstance(n, str):
             record = {"text": n}
@@ -433,6 +458,12 @@ def assign_nuggets(judge, question, answer, nuggets, template=NUGGET_TEMPLATE, a
             record = dict(n)
         else:
             raise TypeError(f"nuggets[{i}] must be a string or a dict with a 'text' string, got {_describe(n)}")
+        if "importance" in record and record["importance"] not in NUGGET_IMPORTANCE:
+            raise ValueError(f"nuggets[{i}]['importance'] must be 'vital' or 'okay' (or left "
+                             f"out), got {_describe(record['importance'])}")
+        records.append(record)
+    out = []
+    for record in records:  # every nugget checked before the judge is asked about any
         reply = judge.complete(build_nugget_prompt(question, answer, record["text"], template))
         record["assignment"] = parse_nugget_assignment(reply, allow_verdict=allow_verdict)
         out.append(record)

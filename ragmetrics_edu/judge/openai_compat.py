@@ -38,6 +38,32 @@ Where the key may go
   (``localhost``, 127.0.0.0/8, ``::1``) no proxy is used; other hosts use
   the environment's proxy settings, as urllib does.
 
+What counts as quoting the key
+------------------------------
+A faulty or hostile server may send the key back, in an error body, a
+redirect's address or a reply. A text *quotes* the key when it holds
+
+* the whole key, with any of its characters escaped (``%2F``, ``\\u002f``,
+  ``\\/``, ``\\x2f``, ``+`` for a space), or
+* any 12 consecutive characters of it (:data:`KEY_RUN`; the whole key if it
+  is shorter: an 80% prefix of a real key is a quote), in the text as it is
+  or as a reader recovers it: HTML entities (``&#47;``, ``&sol;``,
+  ``html.escape``), JSON or ``repr`` escapes and percent-encoding undone, up
+  to four layers deep (JSON inside JSON), white space and line breaks left
+  out (a key split in two); or
+* any 12 characters of the key's base64 encoding that stand for 9 of its
+  bytes, in either alphabet (the base64 of the key, or of
+  ``Bearer <key>`` as in an ``Authorization`` header).
+
+An error message shows a server's text with each whole echo of the key
+replaced by ``***``; a text that still quotes the key after that is not
+shown at all (:data:`WITHHELD` stands in its place). A 2xx reply whose
+content quotes the key is refused (:class:`JudgeResponseError`): it is
+neither returned nor, behind a :class:`CachedJudge`, written to the cache.
+A key shorter than 12 characters (a placeholder such as ``EMPTY``, which
+some local servers want) is matched whole only; a reply holding it is
+refused too, so leave the variable unset for servers that need no key.
+
 Retries
 -------
 A 429 (rate limit) or a 5xx (server error) is tried again, up to
@@ -79,8 +105,10 @@ surrogate) raise :class:`JudgeResponseError` naming what was wrong, never
 a ``RecursionError``, ``ValueError`` or ``UnicodeEncodeError``.
 """
 
+import base64
 import datetime
 import email.utils
+import html
 import http.client
 import ipaddress
 import json
@@ -93,6 +121,8 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+
+import numpy as np
 
 from .base import (
     JudgeAuthError,
@@ -263,23 +293,153 @@ def _retry_after_seconds(value, now=None):
 
 
 def _redact(text, key, cut=None, truncated=False):
-    """``text`` with every echo of the key replaced by ``***``, then cut to ``cut`` characters.
+    """``text`` without the key, cut to ``cut`` characters; or a notice if the key cannot be cut out.
 
-    An echo is the key as typed or with any of its characters written as a
-    server or a library may escape it: ``%2F`` or ``%2f`` (percent-encoding,
-    ``+`` for a space), ``\\u002f`` or ``\\/`` (JSON), ``\\'`` or ``\\\\``
-    (``repr``). The key is removed from the whole text *before* the cut, so
-    a key straddling the cut leaves no piece behind. ``truncated=True`` says
-    that ``text`` itself is the start of a longer text (a read stopped
-    early): its last characters may then hold the start of a key that no
-    pattern can match, so they are dropped (as many as the longest
-    escaped echo of the key could take).
+    Two steps (see "What counts as quoting the key" in the module docstring):
+
+    1. every echo of the whole key, as typed or with any of its characters
+       escaped (``%2F``, ``\\u002f``, ``\\/``, ``\\x2f``, ``+`` for a space),
+       becomes ``***``; this is done on the whole text *before* the cut, so a
+       key straddling the cut leaves no piece behind;
+    2. if what would be shown (the cut text and enough after it to hold a
+       key straddling the cut) still quotes the key in any way
+       :func:`_quotes_key` reads (encoded, split, in part), the whole text is
+       replaced by :data:`WITHHELD`: such a text cannot be cut apart safely.
+
+    ``truncated=True`` says that ``text`` is the start of a longer text (a
+    read stopped early): its last characters may hold the start of a key
+    that nothing can recognise, so they are dropped (as many as the longest
+    encoded echo of the key could take).
     """
     if key:
         text = _key_pattern(key).sub("***", text)
+        margin = _ECHO_CHARS * len(key)
         if truncated:
-            text = text[:max(len(text) - 6 * len(key), 0)]
+            text = text[:max(len(text) - margin, 0)]
+        if _quotes_key(text if cut is None else text[:cut + margin], key):
+            return WITHHELD
     return text if cut is None else text[:cut]
+
+
+WITHHELD = "[not shown: the server's text quotes the API key, encoded or in part]"
+"""What an error message shows instead of a server's text that quotes the key."""
+
+KEY_RUN = 12
+"""The fewest consecutive characters of the key that count as quoting it."""
+
+_ECHO_CHARS = 16   # the most characters one character of the key takes in an echo read here
+_LAYERS = 4        # escapes undone in turn (JSON inside HTML inside percent-encoding...)
+
+_BACKSLASH = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(.))", re.DOTALL)
+_BACKSLASH_LETTERS = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+
+
+def _unbackslash(text):
+    """``text`` with one level of JSON's and ``repr``'s backslash escapes undone."""
+    def one(m):
+        if m.group(1):
+            return chr(int(m.group(1), 16))
+        if m.group(2):
+            return chr(int(m.group(2), 16))
+        return _BACKSLASH_LETTERS.get(m.group(3), m.group(3))
+    return _BACKSLASH.sub(one, text)
+
+
+def _unescape(text):
+    """One layer of HTML entities, backslash escapes and percent-encoding undone."""
+    return urllib.parse.unquote(_unbackslash(html.unescape(text)), errors="replace")
+
+
+def _readings(text):
+    """The texts a reader recovers from ``text``: itself and each layer of escapes undone
+    (up to :data:`_LAYERS`), each also without its white space."""
+    layers = [text]
+    for _ in range(_LAYERS):
+        undone = _unescape(layers[-1])
+        if undone == layers[-1]:
+            break
+        layers.append(undone)
+    views = []
+    for layer in layers:
+        for view in (layer, "".join(layer.split())):
+            if view not in views:
+                views.append(view)
+    return views
+
+
+def _needles(key):
+    """What a quote of the key looks like, by length: ``{length: set of strings}``.
+
+    Every :data:`KEY_RUN` consecutive characters of the key, white space left
+    out (the whole key if shorter); and, for base64 (the key's, or
+    ``Bearer <key>``'s), every 12 consecutive characters of the key's base64
+    encoding that stand for 9 whole bytes of it, at each of the three
+    alignments of the key in the encoded bytes, in both alphabets (``+/`` and
+    ``-_``).
+    """
+    bare = "".join(key.split())
+    n = min(KEY_RUN, len(bare))
+    out = {}
+    if n:
+        out.setdefault(n, set()).update(bare[i:i + n] for i in range(len(bare) - n + 1))
+    raw = key.encode("utf-8")
+    urlsafe = str.maketrans("+/", "-_")
+    for shift in range(3):   # the key's first byte at offset 0, 1 or 2 of a 3-byte group
+        encoded = base64.b64encode(b"\0" * shift + raw).decode("ascii")
+        # groups of 4 characters that encode 3 bytes of the key only
+        first = 4 if shift else 0
+        last = 4 * ((shift + len(raw)) // 3)
+        inner = encoded[first:last]
+        width = min(12, len(inner))
+        if width < 8:   # fewer than 6 bytes of the key: not a quote
+            continue
+        for i in range(0, len(inner) - width + 1, 4):
+            window = inner[i:i + width]
+            out.setdefault(width, set()).update((window, window.translate(urlsafe)))
+    return out
+
+
+_HASH_BASE = np.uint64(0x100000001B3)   # FNV's prime: any odd 64-bit number would do
+
+
+def _holds(text, needles, width):
+    """Whether ``text`` holds one of ``needles`` (each ``width`` characters).
+
+    A short text is searched needle by needle; a long one (a reply can be
+    10 MiB) by a rolling hash of all its ``width``-character windows at once
+    (NumPy), each hit then compared exactly: linear in the text, whatever the
+    number of needles.
+    """
+    if len(text) < width:
+        return False
+    if len(text) * len(needles) < 1 << 22:
+        return any(needle in text for needle in needles)
+    def hashes(string):
+        """The hash of every ``width`` characters of ``string``, wrapping modulo 2**64."""
+        codes = np.frombuffer(string.encode("utf-32-le", "surrogatepass"),
+                              dtype=np.uint32).astype(np.uint64)
+        count = len(codes) - width + 1
+        h = codes[:count].copy()
+        for t in range(1, width):
+            h *= _HASH_BASE
+            h += codes[t:t + count]
+        return h
+
+    wanted = np.unique(np.concatenate([hashes(needle) for needle in needles]))
+    hits = np.flatnonzero(np.isin(hashes(text), wanted, assume_unique=False))
+    return any(text[i:i + width] in needles for i in hits.tolist())
+
+
+def _quotes_key(text, key):
+    """Whether ``text`` quotes ``key``: the whole key in any escape of :func:`_key_pattern`,
+    or one of :func:`_needles` in any of :func:`_readings`."""
+    if not key or not text:
+        return False
+    if _key_pattern(key).search(text):
+        return True
+    needles = _needles(key)
+    return any(_holds(reading, group, width)
+               for reading in _readings(text) for width, group in needles.items())
 
 
 def _key_pattern(key):
@@ -691,6 +851,12 @@ class OpenAICompatibleJudge:
                 f"the reply of {self.base_url} holds a lone surrogate {content[bad]!r} at "
                 f"character {bad} of choices[0].message.content (a \\uXXXX escape that is "
                 "half of a pair): it is not text; the server is faulty"
+            )
+        if _quotes_key(content, key):  # raised, so never returned, parsed or cached
+            raise JudgeResponseError(
+                f"the reply of {self.base_url} quotes the API key of ${self.api_key_env} "
+                "(whole, in part or encoded) in choices[0].message.content: refused, neither "
+                "returned nor cached; a server should never send back the key it receives"
             )
         return content
 

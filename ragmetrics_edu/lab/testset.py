@@ -194,8 +194,8 @@ def testset_report(items, docs=None, k=3, run=None, retriever="bm25",
         Which retriever ranks ``docs`` when ``run`` is not given: BM25 (the
         lexical one, what the report is about) or MiniLM dense retrieval.
     threshold : float or None, default 0.9
-        Cosine for near duplicates; ``None`` skips the embeddings (and the
-        model).
+        Cosine for near duplicates, in [-1, 1]; ``None`` skips the embeddings
+        (and the model).
     embed : callable, optional
         ``embed(texts) -> (n, dim)`` unit vectors; default all-MiniLM-L6-v2
         (``encode_sentences``, loaded on first use).
@@ -221,9 +221,15 @@ def testset_report(items, docs=None, k=3, run=None, retriever="bm25",
     >>> r.answer_in_question        # q2 gives its own answer away
     ['q2']
     """
-    from ragmetrics_edu._validation import check_k
+    from ragmetrics_edu._validation import check_k, check_nested
     k = check_k(k)
     records = _records(items)
+    if run is not None:
+        check_nested(run, name="run", what="score", values=True)
+    threshold = _check_threshold(threshold)
+    if embed is not None and not callable(embed):
+        raise TypeError(f"embed must be a callable embed(texts) -> (n, dim) vectors, got "
+                        f"{_describe(embed)}")
     if run is None:
         if docs is None:
             from ragmetrics_edu import load_cranfield
@@ -263,7 +269,7 @@ def testset_report(items, docs=None, k=3, run=None, retriever="bm25",
         import numpy as np
         if embed is None:
             embed = _encode_sentences()
-        vectors = np.asarray(embed([q for _, q, _, _ in records]), dtype=np.float64)
+        vectors = _check_vectors(embed([q for _, q, _, _ in records]), len(records))
         sims = vectors @ vectors.T
         exact = {(p.a, p.b) for p in duplicates}
         for i in range(len(records)):
@@ -282,6 +288,38 @@ def testset_report(items, docs=None, k=3, run=None, retriever="bm25",
 
 
 testset_report.__test__ = False  # a report, not a test for pytest to collect
+
+
+def _check_threshold(threshold):
+    """``threshold``: None, or a cosine (a real number in [-1, 1]); else an error naming it."""
+    import math
+    import numbers
+
+    if threshold is None:
+        return None
+    rule = "threshold must be None or a cosine in [-1, 1], got "
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
+        raise TypeError(rule + _describe(threshold))
+    if math.isnan(threshold) or not -1.0 <= threshold <= 1.0:
+        raise ValueError(rule + _describe(threshold))
+    return float(threshold)
+
+
+def _check_vectors(vectors, n):
+    """``embed``'s output as an (n, dim) float array of finite numbers, or an error naming embed."""
+    import numpy as np
+
+    try:
+        vectors = np.asarray(vectors, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"embed must return numbers, an (n, dim) array of vectors, got "
+                         f"{_describe(vectors)}") from None
+    if vectors.ndim != 2 or vectors.shape[0] != n or vectors.shape[1] < 1:
+        raise ValueError(f"embed returned an array of shape {vectors.shape} for {n} questions; "
+                         f"it must return one vector per question, shape ({n}, dim)")
+    if not np.isfinite(vectors).all():
+        raise ValueError("embed returned vectors that are not finite (NaN or infinite)")
+    return vectors
 
 
 def _bm25_run():

@@ -7,6 +7,9 @@ prompt through the ChatML template the file declares (:func:`render_chatml`).
 Used by :mod:`ragmetrics_edu.models.decoder`.
 """
 
+import numbers
+import sys
+
 import numpy as np
 
 from .._validation import describe, shorten
@@ -42,7 +45,16 @@ class BPETokenizer:
         merges = m.get("tokenizer.ggml.merges")
         if not tokens or merges is None:
             raise GGUFError(f"{path}: the metadata holds no tokenizer.ggml.tokens or merges")
-        vocab = {t: i for i, t in enumerate(tokens)}
+        for key, value in (("tokenizer.ggml.tokens", tokens), ("tokenizer.ggml.merges", merges)):
+            if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+                raise GGUFError(f"{path}: metadata {key} must be an array of strings, got "
+                                f"{describe(value)}")
+        vocab = {}
+        for i, t in enumerate(tokens):
+            if t in vocab:  # two ids for one string: the tokenizer would keep one of them
+                raise GGUFError(f"{path}: tokenizer.ggml.tokens holds {shorten(t)} twice, as "
+                                f"tokens {vocab[t]} and {i}")
+            vocab[t] = i
         pairs = []
         for merge in merges:
             left, sep, right = merge.partition(" ")
@@ -57,6 +69,10 @@ class BPETokenizer:
         tok.pre_tokenizer = pre_tokenizers.Sequence(steps)
         tok.decoder = decoders.ByteLevel()
         types = m.get("tokenizer.ggml.token_type", np.ones(len(tokens), dtype=np.int32))
+        if not isinstance(types, np.ndarray) or types.dtype.kind not in "iu" \
+                or types.shape != (len(tokens),):
+            raise GGUFError(f"{path}: metadata tokenizer.ggml.token_type must be an array of "
+                            f"{len(tokens)} integers (one per token), got {describe(types)}")
         # type 3 is a control token, 4 user-defined: both are matched whole
         self.special_ids = [int(i) for i in np.nonzero(np.isin(types, (3, 4)))[0]]
         tok.add_special_tokens([AddedToken(tokens[i], special=True, normalized=False)
@@ -64,9 +80,15 @@ class BPETokenizer:
         self._tok = tok
         self.tokens = list(tokens)
         self.vocab_size = len(tokens)
-        self.bos_token_id = optional_int(m.get("tokenizer.ggml.bos_token_id"))
-        self.eos_token_id = optional_int(m.get("tokenizer.ggml.eos_token_id"))
-        self.add_bos_token = bool(m.get("tokenizer.ggml.add_bos_token", False))
+        self.bos_token_id = _token_id(m, "tokenizer.ggml.bos_token_id", len(tokens), path)
+        self.eos_token_id = _token_id(m, "tokenizer.ggml.eos_token_id", len(tokens), path)
+        self.add_bos_token = m.get("tokenizer.ggml.add_bos_token", False)
+        if not isinstance(self.add_bos_token, bool):
+            raise GGUFError(f"{path}: metadata tokenizer.ggml.add_bos_token must be a bool, got "
+                            f"{describe(self.add_bos_token)}")
+        #: the most characters one token can stand for: a text longer than the context
+        #: length times this cannot fit, whatever its tokens (checked before tokenizing)
+        self.longest_token = max(len(t) for t in tokens)
 
     def encode(self, text):
         """The token ids of ``text`` (a BOS token first if the file says so)."""
@@ -87,8 +109,16 @@ class BPETokenizer:
         return f"BPETokenizer({self.vocab_size} tokens)"
 
 
-def optional_int(value):
-    return None if value is None else int(value)
+def _token_id(m, key, vocab_size, path):
+    """Metadata ``key`` as a token id (None when absent), or a GGUFError naming it."""
+    value = m.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+            or not 0 <= value < vocab_size:
+        raise GGUFError(f"{path}: metadata {key} must be a token id from 0 to {vocab_size - 1}, "
+                        f"got {describe(value)}")
+    return int(value)
 
 
 # the template SmolLM2's file declares: ChatML with a default system message
@@ -145,3 +175,168 @@ def check_messages(messages):
     if not messages:
         raise ValueError("messages must hold at least one message, got []")
     return messages
+
+
+# ---------------------------------------------------------------- prompts
+
+MAX_PROMPT_CHARS = 1 << 22
+"""The longest prompt text read (4,194,304 characters), whatever context window a file declares."""
+
+
+def prompt_kind(prompt):
+    """``"text"``, ``"messages"`` or ``"ids"``: what a prompt is, or a TypeError naming it."""
+    if isinstance(prompt, str):
+        return "text"
+    if isinstance(prompt, (list, tuple)) and prompt:
+        if all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in prompt):
+            return "ids"
+        if all(isinstance(m, dict) for m in prompt):
+            return "messages"
+    if isinstance(prompt, np.ndarray) and prompt.ndim == 1 and prompt.dtype.kind in "iu":
+        return "ids"
+    if isinstance(prompt, (list, tuple)) and not prompt:
+        raise ValueError("prompt must not be empty, got []")
+    got = ("bytes (decode them to a string first)" if isinstance(prompt, (bytes, bytearray))
+           else "a dict (a message goes in a list: [message])" if isinstance(prompt, dict)
+           else describe(prompt))
+    raise TypeError(f"prompt must be a string, a list of messages or a list of token ids, "
+                    f"got {got}")
+
+
+def check_text_for_model(text, name):
+    """``text`` if it is a string the tokenizer can read, else an error naming ``name``.
+
+    A lone surrogate (``"\\ud800"``, half of a UTF-16 pair) is not text: the
+    tokenizer cannot encode it (and said so as "TextInputSequence must be str").
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be a string, got {describe(text)}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"{name} holds a lone surrogate {text[exc.start]!r} at character "
+                         f"{exc.start}: half of a UTF-16 pair, not text") from None
+    return text
+
+
+# ---------------------------------------------------------------- other chat templates
+
+MAX_TEMPLATE_STEPS = 200_000
+"""The most lines of template code one rendering may run (a chat template runs a few hundred)."""
+
+
+class _TemplateBudget(Exception):
+    """A chat template went past a bound; the message says which."""
+
+
+def render_template(source, messages, add_generation_prompt, *, limit, where):
+    """Render a chat template (Jinja) in a sandbox whose time and size are bounded.
+
+    A GGUF file may declare any template; rendering it must not run for
+    minutes nor fill the memory. The sandbox (Jinja's immutable one) is
+    bounded four ways: at most :data:`MAX_TEMPLATE_STEPS` lines of the
+    template's code (a trace counts them, so no loop runs on), a prompt of
+    at most ``limit`` characters (the output is read piece by piece), no
+    value in the template's variables longer than ``limit`` (checked at each
+    step: a string doubled in a loop is caught at once), and no operation
+    asked for a result longer than ``limit`` or a number of more than
+    ``limit`` digits (``'x' * 10**10``, ``'x'.center(10**10)``,
+    ``10 ** 10 ** 8``). A template that breaks a bound, or fails in any
+    other way, raises ValueError naming ``where`` (the file).
+    """
+    try:
+        from jinja2.sandbox import ImmutableSandboxedEnvironment
+        from jinja2.utils import Namespace
+    except ImportError:
+        raise ImportError(f"{where}: this file's chat template is not SmolLM2's; "
+                          f"rendering it needs jinja2 (pip install jinja2)") from None
+
+    def refuse(what):
+        raise _TemplateBudget(what)
+
+    def check_size(value):
+        size = _size_of(value, Namespace)
+        if size > limit:
+            refuse(f"wrote a value longer than {limit:,} characters")
+        return value
+
+    def check_arguments(args, kwargs):
+        for a in (*args, *kwargs.values()):
+            if isinstance(a, int) and not isinstance(a, bool) and abs(a) > limit:
+                refuse(f"asks for a result longer than {limit:,} characters ({describe(a)})")
+
+    class Bounded(ImmutableSandboxedEnvironment):
+        intercepted_binops = frozenset({"*", "**", "+"})
+
+        def call_binop(self, context, operator, left, right):
+            if operator == "**" and all(isinstance(v, int) and not isinstance(v, bool)
+                                        for v in (left, right)):
+                if abs(left) > 1 and right > 0 and right * abs(left).bit_length() > 4 * limit:
+                    refuse(f"computes a number too large ({describe(left)} ** "
+                           f"{describe(right)})")
+            if operator == "*":
+                for seq, times in ((left, right), (right, left)):
+                    if isinstance(seq, (str, list, tuple)) and isinstance(times, int) \
+                            and len(seq) * times > limit:
+                        refuse(f"wrote a value longer than {limit:,} characters")
+            return check_size(super().call_binop(context, operator, left, right))
+
+        def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 - Jinja's signature
+            if __obj is not __self.globals.get("range"):  # range has its own bound and the steps
+                check_arguments(args, kwargs)
+            return check_size(super().call(__context, __obj, *args, **kwargs))
+
+    def bounded_filter(f):
+        def run(*args, **kwargs):
+            check_arguments(args[1:], kwargs)
+            return check_size(f(*args, **kwargs))
+        run.__dict__.update(getattr(f, "__dict__", {}))  # keeps Jinja's pass_context and such
+        return run
+
+    env = Bounded(trim_blocks=True, lstrip_blocks=True)
+    env.filters = {name: bounded_filter(f) for name, f in env.filters.items()}
+    env.globals.pop("lipsum", None)  # writes any number of paragraphs
+    pieces, written, steps = [], 0, [0]
+
+    def local(frame, event, arg):
+        if event == "line":
+            steps[0] += 1
+            if steps[0] > MAX_TEMPLATE_STEPS:
+                refuse(f"ran more than {MAX_TEMPLATE_STEPS:,} steps (a loop without end?)")
+            for value in frame.f_locals.values():
+                check_size(value)
+        return local
+
+    def trace(frame, event, arg):
+        return local if frame.f_code.co_filename == "<template>" else None
+
+    previous = sys.gettrace()
+    try:
+        template = env.from_string(source)
+        sys.settrace(trace)
+        for piece in template.generate(messages=messages,
+                                       add_generation_prompt=add_generation_prompt):
+            written += len(piece)
+            if written > limit:
+                refuse(f"wrote a prompt longer than {limit:,} characters")
+            pieces.append(piece)
+    except _TemplateBudget as exc:
+        problem = str(exc)
+    except (Exception, MemoryError, RecursionError) as exc:  # noqa: BLE001 - any failure
+        problem = f"failed: {type(exc).__name__}: {shorten(str(exc), 200)}"
+    else:
+        return "".join(pieces)
+    finally:
+        sys.settrace(previous)
+    raise ValueError(f"{where}: the chat template {problem}; the file's "
+                     "tokenizer.chat_template cannot be used")
+
+
+def _size_of(value, namespace):
+    """The length of a string or container, looking one level into a Jinja ``namespace``."""
+    if isinstance(value, (str, bytes, list, tuple, dict, set)):
+        return len(value)
+    if isinstance(value, namespace):
+        attrs = object.__getattribute__(value, "_Namespace__attrs")  # its store of values
+        return max((_size_of(v, ()) for v in attrs.values()), default=0)
+    return 0

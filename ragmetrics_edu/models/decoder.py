@@ -60,8 +60,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validation import check_k, check_temperature, check_top_p, describe, shorten
-from .chat import SMOLLM2_SYSTEM, SMOLLM2_TEMPLATE, BPETokenizer, check_messages, render_chatml
+from .._validation import check_k, check_seed, check_temperature, check_top_p, describe, shorten
+from .chat import (MAX_PROMPT_CHARS, SMOLLM2_SYSTEM, SMOLLM2_TEMPLATE, BPETokenizer,
+                   check_messages, check_text_for_model, prompt_kind, render_chatml,
+                   render_template)
 from .gguf import GGUFError, read_gguf
 from .llm_weights import LanguageModelConfig, read_config, read_weights, unpermute_qk
 from .sampling import (ContinuationDistribution, Generation, check_stop, first_stop, log_softmax,
@@ -429,7 +431,8 @@ def forward(model, ids, cache=None, last_only=False):
         raise ValueError(f"the text is {past + n} tokens long, more than the model's context "
                          f"window of {config.context_length} tokens")
     cache.reserve(n)
-    cos, sin = model.rotary_cos[past:past + n], model.rotary_sin[past:past + n]
+    cos, sin = model.rotary(past + n)
+    cos, sin = cos[past:past + n], sin[past:past + n]
     x = model.embedding[np.asarray(ids, dtype=np.int64)]               # (n, d)
     with _blas_threads_for(n):
         for i, layer in enumerate(model.layers):
@@ -477,9 +480,25 @@ class LanguageModel:
     name: str = "SmolLM2-135M-Instruct"
 
     def __post_init__(self):
-        # rotary tables of every position, once: a generator looks them up
-        self.rotary_cos, self.rotary_sin = rotary_tables(
-            self.config.head_size, self.config.context_length, self.config.rope_theta)
+        self._rotary = rotary_tables(self.config.head_size, 0, self.config.rope_theta)
+        # the longest text (in characters) that could fit the context window: longer
+        # prompts are refused before they are tokenized (or a chat template rendered)
+        self.max_prompt_chars = min(MAX_PROMPT_CHARS,
+                                    self.config.context_length * self.tokenizer.longest_token)
+
+    def rotary(self, positions):
+        """The rotary tables (cos, sin) of at least the first ``positions`` positions.
+
+        Built as the texts grow (doubling), never beyond the context window: a
+        file may declare a window of millions of tokens, and tables for all of
+        them would take gigabytes before the first token.
+        """
+        cos, sin = self._rotary
+        if len(cos) < positions:
+            size = min(max(positions, 2 * len(cos), 256), self.config.context_length)
+            cos, sin = self._rotary = rotary_tables(self.config.head_size, size,
+                                                    self.config.rope_theta)
+        return cos, sin
 
     # -- text and tokens
 
@@ -492,8 +511,7 @@ class LanguageModel:
         >>> lm.tokenizer.convert_ids_to_tokens(lm.encode("Score: 45"))
         ['Score', ':', 'Ġ', '4', '5']
         """
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a string, got {describe(text)}")
+        check_text_for_model(text, "text")
         return self.tokenizer.encode(text)
 
     def decode(self, ids, skip_special_tokens=False):
@@ -518,34 +536,53 @@ class LanguageModel:
         |
         """
         messages = check_messages(messages)
+        self._check_chars(sum(len(m["content"]) for m in messages), "prompt")
         if self.chat_template == SMOLLM2_TEMPLATE:
-            return render_chatml(messages, SMOLLM2_SYSTEM, add_generation_prompt)
-        try:
-            from jinja2.sandbox import ImmutableSandboxedEnvironment
-        except ImportError:
-            raise ImportError(f"{self.path}: this file's chat template is not SmolLM2's; "
-                              f"rendering it needs jinja2 (pip install jinja2)") from None
-        env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
-        return env.from_string(self.chat_template).render(
-            messages=messages, add_generation_prompt=add_generation_prompt)
+            text = render_chatml(messages, SMOLLM2_SYSTEM, add_generation_prompt)
+        else:
+            text = render_template(self.chat_template, messages, add_generation_prompt,
+                                   limit=self.max_prompt_chars, where=self.path)
+        self._check_chars(len(text), "prompt")
+        return text
 
     def _prompt_ids(self, prompt, chat, prefix=""):
         """Token ids of a prompt: a string (chat-rendered unless ``chat=False``),
-        a list of messages, or ids; then ``prefix``, the start of the reply."""
-        if not isinstance(prefix, str):
-            raise TypeError(f"prefix must be a string, got {describe(prefix)}")
-        if isinstance(prompt, str) and not chat:
-            text = prompt
-        elif isinstance(prompt, (str, list, tuple)) and not (
-                isinstance(prompt, (list, tuple)) and prompt
-                and isinstance(prompt[0], (int, np.integer))):
-            text = self.chat_prompt(prompt)
-        else:
+        a list of messages, or ids; then ``prefix``, the start of the reply.
+
+        Texts are checked before they are tokenized: a lone surrogate (not
+        text) and a length no context window of this model can hold (see
+        :attr:`max_prompt_chars`) are refused at once, naming the argument.
+        """
+        check_text_for_model(prefix, "prefix")
+        kind = prompt_kind(prompt)
+        if kind == "ids":
             return self._check_ids(prompt) + (self.encode(prefix) if prefix else [])
+        if kind == "text":
+            check_text_for_model(prompt, "prompt")
+            if not chat:
+                self._check_chars(len(prompt) + len(prefix), "prompt")
+                text = prompt
+            else:
+                text = self.chat_prompt(prompt)
+        else:
+            for m in check_messages(prompt):
+                check_text_for_model(m["content"], "prompt")
+            text = self.chat_prompt(prompt)
+        self._check_chars(len(text) + len(prefix), "prompt")
+        check_text_for_model(text, "prompt")  # a role of the messages, too
         ids = self.encode(text + prefix)
         if not ids:
             raise ValueError("prompt must not be empty")
         return ids
+
+    def _check_chars(self, n, name):
+        """Refuse a text of ``n`` characters that no context window of this model can hold."""
+        if n > self.max_prompt_chars:
+            raise ValueError(
+                f"{name} is {n:,} characters long: more than the model's context window of "
+                f"{self.config.context_length:,} tokens can hold (a token stands for at most "
+                f"{self.tokenizer.longest_token} characters here; at most "
+                f"{self.max_prompt_chars:,} characters are read); shorten it")
 
     def _check_ids(self, ids):
         try:
@@ -617,8 +654,8 @@ class LanguageModel:
         temperature = check_temperature(temperature, allow_zero=False)
         ids = self._prompt_ids(prompt, chat, prefix)
         self._check_length(len(ids))
-        logits = forward(self, ids, last_only=True)[0]
-        return softmax(logits.astype(np.float64) / temperature)
+        logits = forward(self, ids, last_only=True)[0].astype(np.float64)
+        return softmax((logits - logits.max()) / temperature)  # the largest is 0: no overflow
 
     def _continuation_ids(self, allowed):
         if isinstance(allowed, str) or not isinstance(allowed, (list, tuple)):
@@ -627,10 +664,11 @@ class LanguageModel:
         if len(allowed) < 1:
             raise ValueError("allowed must hold at least one continuation, got []")
         encoded = []
-        for c in allowed:
+        for i, c in enumerate(allowed):
             if not isinstance(c, str) or not c:
-                raise ValueError(f"allowed holds {c!r}: the tokenizer cannot produce an empty "
-                                 f"or non-string continuation")
+                raise ValueError(f"allowed holds {describe(c)}: the tokenizer cannot produce an "
+                                 f"empty or non-string continuation")
+            check_text_for_model(c, f"allowed[{i}]")
             ids = self.encode(c)
             if self.decode(ids) != c:
                 raise ValueError(f"allowed holds {shorten(c, 80)}, which the tokenizer cannot "
@@ -752,7 +790,7 @@ class LanguageModel:
         max_new_tokens = check_k(max_new_tokens, name="max_new_tokens")
         temperature = check_temperature(temperature)
         top_p = check_top_p(top_p)
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(check_seed(seed))
         stop = check_stop(stop)
         ids = self._prompt_ids(prompt, chat, prefix)
         if allowed is not None:
@@ -766,7 +804,9 @@ class LanguageModel:
             return Generation(text, self.encode(text), "end", len(ids))
         self._check_length(len(ids), max_new_tokens)
         ends = {i for i in (self.tokenizer.eos_token_id,) if i is not None}
-        cache = KVCache(self.config, capacity=len(ids) + max_new_tokens)
+        # room for the prompt and the first tokens; the cache grows (doubling) if more are
+        # written, so max_new_tokens=10**6 costs nothing until the tokens exist
+        cache = KVCache(self.config, capacity=len(ids) + min(max_new_tokens, 256))
         logits = forward(self, ids, cache, last_only=True)[0]
         out, reason = [], "length"
         for _ in range(max_new_tokens):
@@ -842,6 +882,9 @@ def load_language_model(path=None):
                         f"llama.vocab_size says {config.vocab_size}")
     embedding, layers, norm, head = read_weights(gguf, config)
     template = gguf.metadata.get("tokenizer.chat_template", SMOLLM2_TEMPLATE)
+    if not isinstance(template, str):
+        raise GGUFError(f"{path}: metadata tokenizer.chat_template must be a string (a Jinja "
+                        f"template), got {describe(template)}")
     name = str(gguf.metadata.get("general.name", path.stem))
     if template == SMOLLM2_TEMPLATE and path.name == MODEL_FILE:
         name = "SmolLM2-135M-Instruct"

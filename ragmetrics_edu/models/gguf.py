@@ -246,10 +246,12 @@ def read_gguf(path):
         tensor past the end of the file, an unknown type, a misaligned
         offset); the message names the file and the field.
     FileNotFoundError
-        There is no such file.
+        There is no such file (a directory or a device raises GGUFError, saying which).
     """
     path = Path(path)
     if not path.is_file():
+        if path.exists():  # a directory, a device, a pipe: not "missing", and not a file to map
+            raise GGUFError(f"{path}: not a GGUF model file but {_file_kind(path)}")
         raise FileNotFoundError(f"GGUF model file {str(path)!r} does not exist")
     size = path.stat().st_size
     if size < 24:
@@ -296,6 +298,19 @@ def read_gguf(path):
         raise GGUFError(f"{path}: two tensors have the same name")
     return GGUFFile(path=path, version=version, metadata=metadata, tensors=tensors,
                     alignment=alignment, data=data)
+
+
+def _file_kind(path):
+    """What ``path`` is when it is not a regular file: "a directory", "a character device"..."""
+    import stat
+
+    mode = path.stat().st_mode
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
 
 
 def _tensor_info(path, name, dims, kind, offset, start, alignment, size):

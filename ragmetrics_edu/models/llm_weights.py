@@ -6,10 +6,13 @@
 and key rows (:func:`unpermute_qk`).  Used by :mod:`ragmetrics_edu.models.decoder`.
 """
 
+import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import describe
 from .gguf import GGUFError
 
 @dataclass(frozen=True)
@@ -31,12 +34,57 @@ class LanguageModelConfig:
         return self.hidden_size // self.num_heads
 
 
+MAX_SIZE = 2**31 - 1
+"""The largest size a Llama's metadata may give (llama.cpp reads them as 32-bit integers)."""
+
+
+def _size(m, key, path, default=None):
+    """Metadata ``key`` as a size: an integer from 1 to :data:`MAX_SIZE`, or a GGUFError naming it."""
+    if key not in m:
+        if default is None:
+            raise GGUFError(f"{path}: metadata misses {key}")
+        return default
+    value = m[key]
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise GGUFError(f"{path}: metadata {key} must be an integer of at least 1, got "
+                        f"{describe(value)} ({_kind(value)})")
+    if not 1 <= value <= MAX_SIZE:
+        raise GGUFError(f"{path}: metadata {key} must be an integer of at least 1 and at most "
+                        f"2**31 - 1, got {describe(value)}")
+    return int(value)
+
+
+def _positive(m, key, path, default):
+    """Metadata ``key`` as a positive finite float (a rotary base, an epsilon), or a GGUFError."""
+    value = m.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
+            or not math.isfinite(value) or value <= 0:
+        raise GGUFError(f"{path}: metadata {key} must be a positive finite number, got "
+                        f"{describe(value)} ({_kind(value)}); every distribution of the model "
+                        "would be NaN")
+    return float(value)
+
+
+def _kind(value):
+    """The name of a metadata value's type, as a reader of the message would say it."""
+    if isinstance(value, bool):
+        return "a bool"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, numbers.Integral):
+        return "an integer"
+    if isinstance(value, numbers.Real):
+        return "a float"
+    return f"a {type(value).__name__}"
+
+
 def read_config(gguf):
+    """The sizes of the model from its metadata, each checked (a GGUFError names the key)."""
     m, path = gguf.metadata, gguf.path
     arch = m.get("general.architecture")
     if arch != "llama":
         raise GGUFError(f"{path}: general.architecture must be 'llama' (this decoder runs "
-                        f"Llama models), got {arch!r}")
+                        f"Llama models), got {describe(arch)}")
     keys = {"hidden_size": "llama.embedding_length", "num_layers": "llama.block_count",
             "num_heads": "llama.attention.head_count",
             "intermediate_size": "llama.feed_forward_length",
@@ -44,21 +92,29 @@ def read_config(gguf):
     missing = [v for v in keys.values() if v not in m]
     if missing:
         raise GGUFError(f"{path}: metadata misses {', '.join(missing)}")
-    values = {k: int(m[v]) for k, v in keys.items()}
-    vocab = len(m.get("tokenizer.ggml.tokens", ()))
+    values = {k: _size(m, v, path) for k, v in keys.items()}
+    tokens = m.get("tokenizer.ggml.tokens", ())
     config = LanguageModelConfig(
-        vocab_size=int(m.get("llama.vocab_size", vocab)),
-        num_kv_heads=int(m.get("llama.attention.head_count_kv", values["num_heads"])),
-        rope_theta=float(m.get("llama.rope.freq_base", 10000.0)),
-        rms_norm_eps=float(m.get("llama.attention.layer_norm_rms_epsilon", 1e-5)),
+        vocab_size=_size(m, "llama.vocab_size", path, default=max(len(tokens), 1)),
+        num_kv_heads=_size(m, "llama.attention.head_count_kv", path,
+                           default=values["num_heads"]),
+        rope_theta=_positive(m, "llama.rope.freq_base", path, 10000.0),
+        rms_norm_eps=_positive(m, "llama.attention.layer_norm_rms_epsilon", path, 1e-5),
         **values)
-    if config.hidden_size % config.num_heads or config.num_heads % config.num_kv_heads:
-        raise GGUFError(f"{path}: {config.num_heads} heads do not divide the hidden size "
-                        f"{config.hidden_size}, or {config.num_kv_heads} key/value heads do "
-                        f"not divide them")
+    if config.hidden_size % config.num_heads:
+        raise GGUFError(f"{path}: metadata llama.attention.head_count ({config.num_heads}) "
+                        f"must divide llama.embedding_length ({config.hidden_size})")
+    if config.num_heads % config.num_kv_heads:
+        raise GGUFError(f"{path}: metadata llama.attention.head_count_kv "
+                        f"({config.num_kv_heads}) must divide llama.attention.head_count "
+                        f"({config.num_heads})")
+    if config.head_size % 2:
+        raise GGUFError(f"{path}: the head size (llama.embedding_length / "
+                        f"llama.attention.head_count = {config.head_size}) must be even (the "
+                        "rotary embedding turns pairs of coordinates)")
     if "llama.rope.scaling.type" in m:
-        raise GGUFError(f"{path}: rotary scaling {m['llama.rope.scaling.type']!r} is not "
-                        f"supported")
+        raise GGUFError(f"{path}: rotary scaling {describe(m['llama.rope.scaling.type'])} is "
+                        f"not supported")
     return config
 
 
@@ -101,6 +157,18 @@ class Layer:
     down: np.ndarray
 
 
+def _finite(weights, name, path):
+    """``weights``, or a GGUFError if any is NaN or infinite (every output would be NaN)."""
+    if np.isfinite(weights).all():
+        return weights
+    bad = np.flatnonzero(~np.isfinite(weights.reshape(-1)))
+    if bad.size:
+        count = f"{bad.size} value that is" if bad.size == 1 else f"{bad.size:,} values that are"
+        raise GGUFError(f"{path}: tensor {name} holds {count} not finite (NaN or infinite), "
+                        f"the first at index {int(bad[0])}; the file is damaged")
+    return weights
+
+
 def read_weights(gguf, config):
     """Dequantize every tensor once; check its shape against the config."""
     d, f, h = config.hidden_size, config.intermediate_size, config.head_size
@@ -114,7 +182,7 @@ def read_weights(gguf, config):
         if info.shape != shape:
             raise GGUFError(f"{path}: tensor {name} has shape {info.shape}, but the "
                             f"metadata implies {shape}")
-        return gguf.tensor(name)
+        return _finite(gguf.tensor(name), name, path)
 
     embedding = get("token_embd.weight", (config.vocab_size, d))
     layers = []

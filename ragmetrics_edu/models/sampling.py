@@ -108,8 +108,13 @@ class ContinuationDistribution:
 
 
 def log_softmax(logits, temperature):
-    z = logits.astype(np.float64) / temperature
-    z -= z.max()
+    """Log-probabilities of the softmax of ``logits / temperature``.
+
+    The largest logit is subtracted *before* dividing, so that no quotient
+    overflows however small the temperature (down to ``MIN_TEMPERATURE``).
+    """
+    z = logits.astype(np.float64)
+    z = (z - z.max()) / temperature
     return z - np.log(np.exp(z).sum())
 
 
@@ -117,7 +122,8 @@ def pick_token(logits, temperature, top_p, rng):
     """The next token: the argmax, or a draw from the (top-p cut) softmax."""
     if temperature == 0:
         return int(np.argmax(logits))
-    probs = softmax(logits.astype(np.float64) / temperature)
+    z = logits.astype(np.float64)
+    probs = softmax((z - z.max()) / temperature)  # subtracted before dividing: no overflow
     if top_p < 1:
         probs = top_p_filter(probs, top_p)
     return int(rng.choice(probs.size, p=probs))
@@ -129,10 +135,13 @@ def first_stop(text, stop):
 
 
 def check_stop(stop):
+    """``stop`` as a list of non-empty strings (one string is a list of one), or raise."""
     if stop is None:
         return []
     if isinstance(stop, str):
         stop = [stop]
+    if not isinstance(stop, (list, tuple)):
+        raise TypeError(f"stop must be a string or a list of strings, got {describe(stop)}")
     stop = list(stop)
     for s in stop:
         if not isinstance(s, str) or not s:

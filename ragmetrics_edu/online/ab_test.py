@@ -34,7 +34,8 @@ from statistics import NormalDist
 import numpy as np
 
 from .._validation import check_choice
-from .._validation import check_count, check_probability, rng_from
+from .._validation import (INT64_MAX, check_count, check_flag, check_probability, check_simulated,
+                           rng_from)
 
 __all__ = ["ab_sample_size", "SAMPLE_SIZE_METHODS", "ZTest", "two_proportion_z_test",
            "Peeking", "peeking_false_positive_rate"]
@@ -51,12 +52,20 @@ def _normal_sf(z):
 
 
 def check_alpha_power(alpha, power):
+    """``(alpha, power)`` of a two-sided test, or raise: both in (0, 1), and ``power > alpha``.
+
+    A two-sided test at level ``alpha`` rejects with probability ``alpha``
+    when there is no difference at all, so every sample size has at least
+    that power: a power of ``alpha`` or less asks for no users (statsmodels'
+    solver returns ``nan`` below ``alpha``).
+    """
     alpha = check_probability(alpha, name="alpha", open_low=True, open_high=True)
     power = check_probability(power, name="power", open_low=True, open_high=True)
-    if power <= alpha / 2:
+    if power <= alpha:
         raise ValueError(
-            f"power must exceed alpha / 2 (what a test with no effect already reaches), "
-            f"got power={power!r} with alpha={alpha!r}"
+            f"power must exceed alpha: a two-sided test at level alpha={alpha!r} already "
+            f"rejects with probability alpha when there is no difference, so any number of "
+            f"users (even none) has power >= alpha; got power={power!r}"
         )
     return alpha, power
 
@@ -77,12 +86,41 @@ def cohens_h(p_a, p_b):
     return 2.0 * math.asin(math.sqrt(p_b)) - 2.0 * math.asin(math.sqrt(p_a))
 
 
+def _two_tailed_shift(z, power):
+    r"""The shift :math:`s \ge 0` with :math:`\Phi(s - z) + \Phi(-s - z) = 1 - \beta`.
+
+    The left side grows from :math:`\alpha = 2\Phi(-z)` at :math:`s = 0`
+    (``power`` is above it) and reaches ``power`` by
+    :math:`s = z + \Phi^{-1}(1 - \beta)`: Newton's method kept inside that
+    bracket (a step that would leave it is a bisection) converges from any
+    ``power`` in :math:`(\alpha, 1)`.
+    """
+    low, high = 0.0, z + _NORMAL.inv_cdf(power)
+    s = high  # the one-tail solution: the other tail is usually negligible
+    for _ in range(200):
+        excess = _normal_sf(z - s) + _normal_sf(z + s) - power
+        if excess > 0:
+            high = s
+        else:
+            low = s
+        slope = _NORMAL.pdf(z - s) - _NORMAL.pdf(z + s)
+        step = excess / slope if slope > 0 else math.inf
+        nxt = s - step
+        if not low < nxt < high:
+            nxt = (low + high) / 2.0
+        if abs(nxt - s) <= 1e-15 * max(s, 1e-300) or high - low <= 1e-15 * high:
+            return nxt
+        s = nxt
+    return s
+
+
 def one_sample_size(effect, alpha=0.05, power=0.8):
     r"""Observations for a two-sided z test to detect a mean of ``effect`` standard deviations.
 
     Solves :math:`\Phi(e\sqrt{n} - z) + \Phi(-e\sqrt{n} - z) = 1 - \beta`
-    (both tails, :math:`z = \Phi^{-1}(1 - \alpha/2)`) by Newton's method from
-    the one-tail solution :math:`((z + z_{1-\beta}) / e)^2`.
+    (both tails, :math:`z = \Phi^{-1}(1 - \alpha/2)`) for the shift
+    :math:`s = e\sqrt{n}` by Newton's method inside a bracket, from the
+    one-tail solution :math:`s = z + z_{1-\beta}`; then :math:`n = (s / e)^2`.
 
     Examples
     --------
@@ -94,16 +132,18 @@ def one_sample_size(effect, alpha=0.05, power=0.8):
     e = abs(float(effect))
     if e == 0.0 or not math.isfinite(e):
         raise ValueError(f"effect must be a finite non-zero number, got {effect!r}")
-    z = _NORMAL.inv_cdf(1.0 - alpha / 2.0)
-    n = ((z + _NORMAL.inv_cdf(power)) / e) ** 2
-    for _ in range(50):  # converges in a few steps
-        shift = e * math.sqrt(n)
-        excess = _normal_sf(z - shift) + _normal_sf(z + shift) - power
-        slope = (_NORMAL.pdf(z - shift) - _NORMAL.pdf(z + shift)) * shift / (2.0 * n)
-        step = excess / slope
-        n -= step
-        if abs(step) <= 1e-13 * n:
-            break
+    return _users(_two_tailed_shift(_NORMAL.inv_cdf(1.0 - alpha / 2.0), power) / e, "effect",
+                  f"effect={effect!r}")
+
+
+def _users(root, name, what):
+    """``root ** 2`` (a number of users), or raise naming ``what`` if no float can hold it."""
+    n = root * root
+    if not math.isfinite(n):
+        raise ValueError(
+            f"{name} is too small to detect ({what}): the users needed, about {root:.3g} "
+            f"squared, are more than a float can hold"
+        )
     return n
 
 
@@ -180,21 +220,26 @@ def ab_sample_size(p_a, p_b, alpha=0.05, power=0.8, *, method="arcsine", round_u
     """
     check_choice(method, SAMPLE_SIZE_METHODS, name="method")
     alpha, power = check_alpha_power(alpha, power)
+    check_flag(round_up, name="round_up")
     h = cohens_h(p_a, p_b)
+    pair = f"p_a={p_a!r} and p_b={p_b!r}"
     if p_a == p_b:
         raise ValueError(
-            f"p_a and p_b must differ (no difference needs infinitely many users), "
-            f"got p_a={p_a!r} and p_b={p_b!r}"
-        )
+            f"p_a and p_b must differ (no difference needs infinitely many users), got {pair}")
     z = _NORMAL.inv_cdf(1.0 - alpha / 2.0)
-    z_power = _NORMAL.inv_cdf(power)
     if method == "pooled":
         p_bar = (p_a + p_b) / 2.0
-        spread = z * math.sqrt(2.0 * p_bar * (1.0 - p_bar)) + z_power * math.sqrt(
+        spread = z * math.sqrt(2.0 * p_bar * (1.0 - p_bar)) + _NORMAL.inv_cdf(power) * math.sqrt(
             p_a * (1.0 - p_a) + p_b * (1.0 - p_b))
-        n = spread**2 / (p_b - p_a) ** 2
+        n = _users(spread / (p_b - p_a), "the difference of p_a and p_b", pair)
     else:
-        n = one_sample_size(h / math.sqrt(2.0), alpha, power)  # the mean of z is h sqrt(n / 2)
+        if h == 0.0:  # the arcsines of two different floats can round to one
+            raise ValueError(
+                f"p_a and p_b are too close to tell apart: Cohen's h of {pair} rounds to 0 "
+                f"(their arcsines are equal in floating point), so no number of users suffices")
+        # the mean of z is h sqrt(n / 2)
+        shift = _two_tailed_shift(z, power)
+        n = _users(shift / (abs(h) / math.sqrt(2.0)), "the difference of p_a and p_b", pair)
     return math.ceil(n) if round_up else float(n)
 
 
@@ -365,10 +410,13 @@ def peeking_false_positive_rate(p=0.1, users_per_day=1000, days=14, alpha=0.05,
     (0.05, 0.21)
     """
     p = check_probability(p, name="p", open_low=True, open_high=True)
-    users_per_day = check_count(users_per_day, name="users_per_day")
-    days = check_count(days, name="days")
+    days = check_simulated(check_count(days, name="days"), name="days")
+    users_per_day = check_count(users_per_day, name="users_per_day", maximum=INT64_MAX // days,
+                                why=f" over {days} days (the clicks of a group are counted in "
+                                    "64-bit integers)")
     alpha = check_probability(alpha, name="alpha", open_low=True, open_high=True)
-    n_experiments = check_count(n_experiments, name="n_experiments")
+    n_experiments = check_simulated(check_count(n_experiments, name="n_experiments"),
+                                    name="n_experiments", per=2 * days, what="2 groups x days")
     rng = rng_from(seed)
     daily = rng.binomial(users_per_day, p, size=(2, n_experiments, days))
     clicks_a, clicks_b = np.cumsum(daily, axis=2)

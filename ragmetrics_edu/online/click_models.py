@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_choice, check_k, check_rels
+from .._validation import check_choice, check_k, check_rels, check_simulated, describe
 from .._validation import check_count, check_probabilities, check_probability, rng_from
 
 __all__ = [
@@ -109,7 +109,7 @@ def _check_max_grade(max_grade):
     """``max_grade`` as a positive float of at most 1023 (2**max_grade must be finite)."""
     if isinstance(max_grade, bool) or not isinstance(max_grade, (int, float, np.number)) \
             or not 0 < max_grade <= 1023:
-        raise ValueError(f"max_grade must be a number in (0, 1023], got {max_grade!r}")
+        raise ValueError(f"max_grade must be a number in (0, 1023], got {describe(max_grade)}")
     return float(max_grade)
 
 
@@ -261,7 +261,8 @@ class ClickModel:
         ranking (``depth``) ends.
         """
         a = self.alpha(rels, depth)
-        n_sessions = check_count(n_sessions, name="n_sessions")
+        n_sessions = check_simulated(check_count(n_sessions, name="n_sessions"),
+                                     name="n_sessions", per=len(a), what="ranks")
         rng = rng_from(seed)
         after_click, after_skip = self._continuation(a)
         draws_click = rng.random((n_sessions, len(a)))
@@ -493,7 +494,7 @@ class PositionBasedModel(ClickModel):
 
     def examination_probabilities(self, n):
         """:math:`\\epsilon_1, ..., \\epsilon_n`, the probability of looking at each rank."""
-        n = check_count(n, name="n", minimum=0)
+        n = check_simulated(check_count(n, name="n", minimum=0), name="n")
         if self.examination is not None:
             return check_probabilities(self.examination, name="examination", n=n)
         return (1.0 / np.arange(1, n + 1)) ** float(self.eta)
@@ -510,11 +511,17 @@ class PositionBasedModel(ClickModel):
     def simulate(self, rels, n_sessions, seed=0, depth=None):
         """Simulate ``n_sessions`` users; each rank is examined independently of the others."""
         a = self.alpha(rels, depth)
-        n_sessions = check_count(n_sessions, name="n_sessions")
+        n_sessions = check_simulated(check_count(n_sessions, name="n_sessions"),
+                                     name="n_sessions", per=len(a), what="ranks")
         rng = rng_from(seed)
         examined = rng.random((n_sessions, len(a))) < self.examination_probabilities(len(a))
         clicks = examined & (rng.random((n_sessions, len(a))) < a)
         return ClickLog(clicks=clicks, examined=examined, model=self.name)
+
+MAX_SCAN_COST = 10
+"""How many cells of :data:`~ragmetrics_edu._validation.MAX_SIMULATED` one event of
+:func:`scan_ranking` counts for (a Python tuple in a list, not a byte of an array)."""
+
 
 @dataclass(frozen=True)
 class Scan:
@@ -578,7 +585,12 @@ def scan_ranking(model, rels, n_sessions=1, seed=0, depth=None):
     ([1.0, 1.0], 1.0)
     """
     if not isinstance(model, ClickModel):
-        raise TypeError(f"model must be one of the click models, got {model!r}")
+        raise TypeError(f"model must be one of the click models, got {describe(model)}")
+    n_sessions = check_count(n_sessions, name="n_sessions")
+    ranks = len(model.alpha(rels, depth))
+    # one event per rank and session, plus its stop: Python tuples, far heavier than arrays
+    check_simulated(n_sessions, name="n_sessions", per=(ranks + 2) * MAX_SCAN_COST,
+                    what=f"(ranks + 2) x {MAX_SCAN_COST} (the events listed)")
     log = model.simulate(rels, n_sessions, seed=seed, depth=depth)
     events = []
     stops = log.last_examined

@@ -119,6 +119,10 @@ def naive_estimate(clicks, logged_ranking, new_ranking, weights, depth=None):
     >>> naive_estimate(clicks, ["d1", "d2"], ["d2", "d1"], weights=[1.0, 0.5])  # (.5 + .5 + 1) / 2
     1.0
     """
+    if weights is None:
+        raise TypeError("weights must be a sequence of rank weights for new_ranking, one "
+                        "probability per rank (the naive estimate knows no propensities to "
+                        "default to; pass the examination probabilities)")
     c, logged = _check_log(clicks, logged_ranking)
     new, w = _new_ranks(new_ranking, depth, weights)
     per_click = _weights_of(logged, new, w)
@@ -300,8 +304,8 @@ def counterfactual_evaluation(logging_run, new_run, qrels, model=None, n_session
     (0.94, 0.31)
     """
     from .click_models import PositionBasedModel
-    from .interleaving import check_runs, ranked_ids
-    from .._validation import rng_from
+    from .interleaving import check_runs, ranked_run
+    from .._validation import check_simulated, rng_from
 
     model = PositionBasedModel() if model is None else model
     if not isinstance(model, PositionBasedModel):
@@ -309,13 +313,11 @@ def counterfactual_evaluation(logging_run, new_run, qrels, model=None, n_session
                         f"got {describe(model)}")
     depth = check_k(depth, name="depth")
     n_sessions = check_count(n_sessions, name="n_sessions")
-    logging_run = {q: ranked_ids(r) for q, r in logging_run.items()} \
-        if isinstance(logging_run, dict) else logging_run
-    new_run = {q: ranked_ids(r) for q, r in new_run.items()} \
-        if isinstance(new_run, dict) else new_run
+    logging_run, new_run = ranked_run(logging_run, "logging_run"), ranked_run(new_run, "new_run")
     qids = check_runs(logging_run, new_run, qrels, depth, ("logging_run", "new_run"))
     rng = rng_from(seed)
     log_depth = depth if log_depth is None else check_k(log_depth, name="log_depth")
+    check_simulated(n_sessions, name="n_sessions", per=log_depth, what="ranks")
     if log_depth < depth:
         raise ValueError(f"log_depth must be at least depth={depth}, got {log_depth}")
     for q in qids:

@@ -43,7 +43,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_choice, check_count, check_k, describe, rng_from
+from .._validation import (MAX_RESAMPLES, check_choice, check_count, check_grades, check_k,
+                           check_scores, describe, rng_from)
 
 
 __all__ = ["INTERLEAVING_METHODS", "Interleaving", "team_draft_interleave",
@@ -335,10 +336,26 @@ def _grades_of(docs, judged):
     return [float(max(judged.get(d, 0), 0)) for d in docs]
 
 
+def ranked_run(run, name):
+    """``{qid: [docid, ...]}`` in rank order from a run of lists or of ``{docid: score}``,
+    each checked (:func:`check_ranking`, :func:`~ragmetrics_edu._validation.check_scores`)."""
+    if not isinstance(run, dict):
+        raise TypeError(f"{name} must be a dict by query id, got {describe(run)}")
+    out = {}
+    for q, ranking in run.items():
+        where = f"{name}[{describe(q)}]"
+        if isinstance(ranking, dict):
+            out[q] = ranked_ids(check_scores(ranking, name=where))
+        else:
+            out[q] = check_ranking(ranking, where)
+    return out
+
+
 def check_runs(run_a, run_b, qrels, depth, names=("run_a", "run_b")):
-    for name, run in ((names[0], run_a), (names[1], run_b), ("qrels", qrels)):
+    for name, run in ((names[0], run_a), (names[1], run_b)):
         if not isinstance(run, dict):
             raise TypeError(f"{name} must be a dict by query id, got {describe(run)}")
+    check_grades(qrels)
     qids = [q for q in run_a if q in run_b]
     if not qids:
         raise ValueError(f"{names[0]} and {names[1]} must share at least one query id, "
@@ -410,9 +427,10 @@ def interleaving_outcomes(run_a, run_b, qrels, model=None, n_per_query=100, seed
         raise TypeError(f"model must be one of the click models, got {describe(model)}")
     check_choice(method, INTERLEAVING_METHODS, name="method")
     depth = check_k(depth, name="depth")
-    n_per_query = check_count(n_per_query, name="n_per_query")
-    run_a = {q: ranked_ids(r) for q, r in run_a.items()} if isinstance(run_a, dict) else run_a
-    run_b = {q: ranked_ids(r) for q, r in run_b.items()} if isinstance(run_b, dict) else run_b
+    # one interleaving per impression, drawn in Python: a bound on time
+    n_per_query = check_count(n_per_query, name="n_per_query", maximum=MAX_RESAMPLES,
+                              why=" (MAX_RESAMPLES, a bound on time)")
+    run_a, run_b = ranked_run(run_a, "run_a"), ranked_run(run_b, "run_b")
     qids = check_runs(run_a, run_b, qrels, depth)
     interleave = team_draft_interleave if method == "team_draft" else balanced_interleave
     rng = rng_from(seed)

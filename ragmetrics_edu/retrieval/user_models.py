@@ -43,7 +43,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_choice, check_judged_rels, check_k
+from .._validation import check_choice, check_judged_rels, check_k, check_real, describe
 
 __all__ = ["err_at_k", "rank_biased_precision", "rbp_residual", "RBP_GAINS"]
 
@@ -53,8 +53,10 @@ RBP_GAINS = ("binary", "graded")
 
 def _check_max_grade(max_grade, grades, metric):
     """``max_grade`` as a float: positive, and at least every grade of the ranking."""
-    if isinstance(max_grade, bool) or not isinstance(max_grade, numbers.Real) \
-            or not math.isfinite(max_grade) or max_grade <= 0:
+    if isinstance(max_grade, bool) or not isinstance(max_grade, numbers.Real):
+        raise ValueError(f"{metric}: max_grade must be a positive number, got {describe(max_grade)}")
+    check_real(max_grade, name=f"{metric}: max_grade")
+    if not math.isfinite(max_grade) or max_grade <= 0:
         raise ValueError(
             f"{metric}: max_grade must be a positive number, got {max_grade!r}"
         )

@@ -200,3 +200,124 @@ def test_tau_bad_input():
 def test_public_names():
     assert rm.kappa_ci is kappa_ci
     assert rm.system_ranking_tau is system_ranking_tau
+
+
+# ----------------------------------------------------------------- exact ties (issue 34)
+
+def _exact_tau(rows_a, rows_b):
+    """tau-b of the systems' exact mean scores (fractions.Fraction of every float), by scipy on
+    ranks of the exact means: equal means tie, whatever the order of the additions."""
+    from fractions import Fraction
+
+    def ranks(rows):
+        means = [sum(Fraction(float(v)) for v in row) / len(row) for row in rows]
+        order = sorted(set(means))
+        return [order.index(m) for m in means]
+
+    return scipy_stats.kendalltau(ranks(rows_a), ranks(rows_b)).statistic
+
+
+def _tied_tables(rng, n_systems, n_queries):
+    """Per-query scores of P@10-like values; several systems hold the same scores in
+    another query order (equal means, summed in another order)."""
+    values = np.round(np.arange(11) / 10, 1)
+    base = [rng.choice(values, n_queries) for _ in range(max(1, n_systems // 2))]
+    rows = [base[i % len(base)][rng.permutation(n_queries)] for i in range(n_systems)]
+    return rows
+
+
+def test_the_issue_s_tie_is_a_tie():
+    # (0.1 + 0.2 + 0.3) / 3 and (0.3 + 0.2 + 0.1) / 3 differ in floating point
+    assert (0.1 + 0.2 + 0.3) / 3 != (0.3 + 0.2 + 0.1) / 3
+    human = {"a": [0.1, 0.2, 0.3], "b": [0.3, 0.2, 0.1], "c": [0.5, 0.5, 0.5]}
+    judge = {"a": [0.2, 0.2, 0.2], "b": [0.1, 0.1, 0.1], "c": [0.9, 0.9, 0.9]}
+    r = system_ranking_tau(human, judge, n_resamples=20)
+    # pairs: (a, b) tied under the people, (a, c) and (b, c) concordant: 2 / sqrt(2 * 3)
+    assert r.discordant == ()
+    assert r.tau == pytest.approx(2 / math.sqrt(6), abs=1e-15)
+    assert r.mean_a[0] == r.mean_a[1]
+
+
+def test_tau_equals_tau_of_exact_means_on_tied_tables():
+    """On tables full of equal means summed in different orders, tau and its interval equal
+    those of the exact rational means (before: about one case in seven differed)."""
+    rng = np.random.default_rng(34)
+    differ = []
+    for case in range(120):
+        n_systems, n_queries = int(rng.integers(2, 9)), int(rng.integers(1, 12))
+        rows_a = _tied_tables(rng, n_systems, n_queries)
+        rows_b = _tied_tables(rng, n_systems, n_queries)
+        human = {f"s{i}": r.tolist() for i, r in enumerate(rows_a)}
+        judge = {f"s{i}": r.tolist() for i, r in enumerate(rows_b)}
+        r = system_ranking_tau(human, judge, n_resamples=30, seed=case)
+        ref = _exact_tau(rows_a, rows_b)
+        same = (math.isnan(ref) and math.isnan(r.tau)) or abs(r.tau - ref) < 1e-12
+        # the interval: the same draws, exact means on each
+        x, y = np.vstack(rows_a), np.vstack(rows_b)
+        draws = np.random.default_rng(case).integers(0, n_queries, size=(30, n_queries))
+        stats = np.array([_exact_tau(x[:, i], y[:, i]) for i in draws])
+        stats = stats[~np.isnan(stats)]
+        if len(stats):
+            low, high = np.quantile(stats, [0.025, 0.975])
+            same = same and abs(r.low - low) < 1e-12 and abs(r.high - high) < 1e-12
+            same = same and r.n_undefined == 30 - len(stats)
+        if not same:
+            differ.append(case)
+    assert differ == []
+
+
+def test_discordant_pairs_follow_exact_means():
+    human = {"a": [0.1, 0.2, 0.3], "b": [0.3, 0.2, 0.1]}       # equal means
+    judge = {"a": [0.3, 0.2, 0.1], "b": [0.1, 0.2, 0.3]}       # the same, summed the other way
+    r = system_ranking_tau(human, judge, n_resamples=10)
+    assert r.discordant == () and math.isnan(r.tau)
+
+
+# ----------------------------------------------------------------- kappa_ci (issue 34)
+
+@pytest.mark.parametrize("a, b, where", [
+    ([1.0, math.nan, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0], r"a\[1\] is NaN"),
+    ([1.0, 0.0, 0.0, 1.0], [1.0, 0.0, math.nan, math.nan], r"b\[2\] is NaN"),
+    ([1.0, np.float64("nan")], [1.0, 0.0], r"a\[1\] is NaN"),
+])
+def test_nan_labels_are_refused(a, b, where):
+    """Before: NaN != NaN, so two NaN labels counted as two different labels."""
+    with pytest.raises(ValueError, match=where + ": a label must be a value"):
+        kappa_ci(a, b, n_resamples=10)
+    with pytest.raises(ValueError, match=where):
+        cohen_kappa(a, b)
+
+
+def test_kappa_resamples_are_drawn_in_chunks_with_the_same_draws(monkeypatch):
+    """Chunks of resamples give the very interval of one draw of all of them."""
+    from ragmetrics_edu.judge import assessors
+
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 3, 200).tolist()
+    b = np.clip(np.array(a) + rng.integers(-1, 2, 200), 0, 2).tolist()
+    groups = [i // 7 for i in range(200)]
+    whole = [kappa_ci(a, b, weights="linear", n_resamples=101, seed=3),
+             kappa_ci(a, b, n_resamples=101, seed=3, groups=groups)]
+    monkeypatch.setattr(assessors, "RESAMPLE_BLOCK", 450)   # 2 rows of 200 pairs a chunk
+    chunked = [kappa_ci(a, b, weights="linear", n_resamples=101, seed=3),
+               kappa_ci(a, b, n_resamples=101, seed=3, groups=groups)]
+    assert [(k.low, k.high) for k in chunked] == [(k.low, k.high) for k in whole]
+
+
+def test_kappa_on_half_a_million_pairs_stays_small():
+    """Before: the 40 x 500,000 resample index (160 MB) was allocated at once; 1000
+    resamples of a million pairs would take 8 GB."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2, 500_000)
+    b = np.where(rng.random(500_000) < 0.9, a, 1 - a)
+    a, b = a.tolist(), b.tolist()
+    tracemalloc.start()
+    try:
+        result = kappa_ci(a, b, n_resamples=40, seed=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.low < result.value < result.high
+    assert peak < 100 * 2**20, peak / 2**20

@@ -214,3 +214,34 @@ def test_with_the_embedding_stand_in():
     s = citation_scores("Helium was the most efficacious coolant [1][2].", passages, entails)
     # supported jointly and by [1] alone; [2] is not needed
     assert (s.recall, s.n_precise, s.n_citations) == (1.0, 1, 2)
+
+
+# ----------------------------------------------------------------- issue 34: arguments
+
+@pytest.mark.parametrize("n_passages, error, rule", [
+    # before: -1 said "only passages [1] to [-1] were retrieved", 1.5 was taken
+    (-1, ValueError, "n_passages must be at least 0, got -1"),
+    (1.5, TypeError, "n_passages must be an integer, got 1.5"),
+    (True, TypeError, "n_passages must be an integer, got True"),
+    ("3", TypeError, "n_passages must be an integer, got '3'"),
+])
+def test_n_passages_is_a_count(n_passages, error, rule):
+    with pytest.raises(error, match=rule):
+        parse_citations("Helium [1].", n_passages=n_passages)
+
+
+@pytest.mark.parametrize("function", [citation_scores, citation_recall, citation_precision])
+@pytest.mark.parametrize("empty_score, error, rule", [
+    # before: "0.5" was read as 0.5 and "abc" raised "could not convert string to float"
+    ("0.5", TypeError, r"empty_score must be a number in \[0, 1\] or nan .*, got '0.5'"),
+    ("abc", TypeError, "empty_score must be a number"),
+    (None, TypeError, "empty_score must be a number"),
+    (-1, ValueError, r"empty_score must be a number in \[0, 1\] or nan .*, got -1"),
+    (math.inf, ValueError, r"empty_score must be .*, got inf"),
+])
+def test_empty_score_is_a_score_or_nan(function, empty_score, error, rule):
+    with pytest.raises(error, match=rule):
+        function("", PASSAGES, lambda p, h: True, empty_score=empty_score)
+    # checked even when the answer has statements
+    with pytest.raises(error, match=rule):
+        function("A [1].", PASSAGES, lambda p, h: True, empty_score=empty_score)

@@ -209,3 +209,48 @@ def test_assign_with_the_embedding_stand_in():
         [{"text": "helium is the most efficacious coolant", "importance": "vital"},
          {"text": "the satellite orbit contracts under air drag", "importance": "okay"}])
     assert [n["assignment"] for n in out] == ["support", "not_support"]
+
+
+# -- issue 34: arguments ----------------------------------------------------------------
+
+@pytest.mark.parametrize("empty_score, error", [
+    (-1, ValueError), (5, ValueError), (math.inf, ValueError), ("0", TypeError), (True, TypeError),
+])
+@pytest.mark.parametrize("function", [nugget_scores, mean_nugget_scores])
+def test_empty_score_is_a_score_or_nan(function, empty_score, error):
+    """Before: -1, 5 and inf came back as scores of the empty answer."""
+    nuggets = [] if function is nugget_scores else [[]]
+    with pytest.raises(error, match=r"empty_score must be a number in \[0, 1\] or nan"):
+        function(nuggets, empty_score=empty_score)
+    assert math.isnan(nugget_scores([], empty_score=math.nan)["all_score"])
+    assert nugget_scores([], empty_score=1.0)["all_score"] == 1.0
+
+
+@pytest.mark.parametrize("importance", [-1, 5, math.inf, "Vital", None])
+def test_assign_nuggets_checks_a_given_importance(importance):
+    """Before: an importance of -1, 5 or inf was kept, and failed later or never."""
+    with pytest.raises(ValueError, match=r"nuggets\[1\]\['importance'\] must be 'vital' or 'okay'"):
+        assign_nuggets(lambda p: "Label: support", "q?", "a.",
+                       [{"text": "x", "importance": "vital"}, {"text": "y", "importance": importance}])
+    assert assign_nuggets(lambda p: "Label: support", "q?", "a.", ["no importance given"])
+
+
+@pytest.mark.parametrize("template, error, rule", [
+    # before: accepted, and the judge never saw the answer
+    ("Judge this nugget.", ValueError, r"template must hold the placeholder \{sections\}"),
+    # before: a bare KeyError: 'question'
+    ("{question}: {sections}", ValueError, r"template holds the unknown placeholder \{question\}"),
+    ("{sections} {0}", ValueError, r"unknown placeholder \{0\}"),
+    ("{sections} {", ValueError, "template is not a valid format string"),
+    (42, TypeError, "template must be a string"),
+])
+def test_a_custom_template_must_show_the_judge_everything(template, error, rule):
+    with pytest.raises(error, match=rule):
+        build_nugget_prompt("q?", "a.", "n", template=template)
+    calls = []
+    with pytest.raises(error, match=rule):
+        assign_nuggets(lambda p: calls.append(p) or "Label: support", "q?", "a.", ["n"],
+                       template=template)
+    assert calls == []          # refused before any judge is asked
+    # doubled braces are literal braces, as in str.format
+    assert build_nugget_prompt("q?", "a.", "n", template="{sections} {{x}}").endswith(" {x}")

@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from ragmetrics_edu.judge import CachedJudge
+from ragmetrics_edu.judge import CacheMissError, CachedJudge
 from ragmetrics_edu.judge import cache as cache_module
 
 
@@ -162,3 +162,44 @@ def test_a_real_full_disk(tmp_path):
         assert all(replay.complete(p) == judge.complete(p) for p in prompts if p in replay)
     finally:
         subprocess.run(["umount", str(where)], capture_output=True, timeout=10)
+
+
+@pytest.mark.parametrize("reply, kind", [
+    (4, "a number"), (4.5, "a number"), (True, "a boolean"), (None, "null"),
+    (["Score: 4"], "an array"), ({"content": "Score: 4"}, "an object"),
+])
+@pytest.mark.parametrize("line", [1, 2, 3])
+def test_an_entry_whose_reply_is_not_a_string_is_refused_with_file_and_line(tmp_path, reply,
+                                                                              kind, line):
+    """Issue 34: a number, a list or an object as the reply was replayed as a success."""
+    path = tmp_path / "r.jsonl"
+    judge = CachedJudge(Counting(), path)
+    for p in ("a", "bb", "ccc"):
+        judge.complete(p)
+    entries = [json.loads(x) for x in path.read_text().splitlines()]
+    entries[line - 1]["reply"] = reply
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    with pytest.warns(RuntimeWarning) as caught:
+        replay = CachedJudge(None, path, model="counting-model")
+    text = " ".join(str(w.message) for w in caught)
+    assert f"{path}, line {line}:" in text and f"reply is {kind}, not a string" in text, text
+    assert "refused" in text, text
+    prompt = ("a", "bb", "ccc")[line - 1]
+    assert prompt not in replay and len(replay) == 2
+    with pytest.raises(CacheMissError):
+        replay.complete(prompt)
+    # recording again asks the judge, and the new entry is replayed from then on
+    again = Counting()
+    with pytest.warns(RuntimeWarning, match=f"line {line}:"):
+        assert CachedJudge(again, path).complete(prompt) == f"Score: {len(prompt)}"
+    assert again.calls == [prompt]
+    with pytest.warns(RuntimeWarning, match=f"line {line}:"):
+        assert CachedJudge(None, path, model="counting-model").complete(prompt) == \
+            f"Score: {len(prompt)}"
+
+
+def test_a_key_that_is_not_a_string_is_refused(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"key": 12, "model": "m", "reply": "Score: 1"}\n')
+    with pytest.warns(RuntimeWarning, match=r"line 1: .*key is a number, not a string"):
+        assert len(CachedJudge(None, path, model="m")) == 0

@@ -50,6 +50,46 @@ def test_student_t_cdf_matches_scipy():
         assert student_t_cdf(t, df) == pytest.approx(stats.t.cdf(t, df), rel=1e-10, abs=1e-13)
 
 
+DFS = (1e-3, 0.5, 1, 2, 7, 30, 1e3, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e12, 1e15, 1e20, 1e100, 1e300)
+TS = (-40.0, -12.0, -8.0, -3.0, -1.96, -1.7, -1.0, -0.3, -1e-3, 0.5, 1.5, 1.75, 2.5, 5.0, 12.0,
+      37.0)
+
+
+@pytest.mark.parametrize("df", DFS)
+def test_student_t_cdf_over_a_sweep_of_df(df):
+    """Issue 34: the CDF drifted from scipy as df grew (4e-7 at df = 1e9, the wrong sign of
+    a tail from 1e15 on). The smaller tail, min(F, 1 - F), is compared relatively, so that
+    a tail of 1e-300 counts as much as one of 0.3."""
+    worst = 0.0
+    for t in TS:
+        ours, theirs = student_t_cdf(t, df), float(stats.t.cdf(t, df))
+        tail_ours, tail_theirs = (ours, theirs) if t < 0 else (1 - ours, 1 - theirs)
+        if tail_theirs < 1e-300:  # below a float's normal numbers: compared absolutely
+            assert tail_ours < 1e-290, (t, df, ours, theirs)
+            continue
+        worst = max(worst, abs(tail_ours - tail_theirs) / tail_theirs)
+    assert worst < 1e-11, worst
+
+
+@pytest.mark.parametrize("df", DFS)
+def test_student_t_cdf_near_zero_is_one_half_plus_t_times_the_density_at_zero(df):
+    """F(t) = 1/2 + t f(0) + O(t^3), f(0) = Gamma((df + 1)/2) / (sqrt(df pi) Gamma(df/2)).
+    (scipy's t.cdf(1e-9, 1) is exactly 0.5, 3e-10 below the truth 1/2 + atan(1e-9)/pi.)"""
+    if df < 1e6:
+        density = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+    else:  # the lgamma difference loses digits there: its series, 1 - 1/(4 df) + ...
+        density = (1 - 1 / (4 * df) + 1 / (32 * df * df)) / math.sqrt(2 * math.pi)
+    for t in (1e-9, -1e-9, 1e-7):
+        assert student_t_cdf(t, df) - 0.5 == pytest.approx(t * density, rel=1e-6)
+
+
+def test_student_t_cdf_of_huge_df_is_the_normal_cdf():
+    normal = stats.norm
+    for t in TS:
+        assert student_t_cdf(t, 1e300) == pytest.approx(float(normal.cdf(t)), rel=1e-13,
+                                                         abs=1e-300)
+
+
 def test_student_t_cdf_hand_values():
     # t(1) is the Cauchy distribution: F(t) = 1/2 + atan(t)/pi; F(1) = 0.75
     assert student_t_cdf(1.0, 1) == pytest.approx(0.75, abs=1e-14)

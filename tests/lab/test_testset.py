@@ -68,6 +68,33 @@ def test_bad_input():
         testset_report(ITEMS, run={}, k=0, threshold=None)
 
 
+@pytest.mark.parametrize("kwargs, error, rule", [
+    # before: AttributeError "'list' object has no attribute 'get'"
+    (dict(run=["x"]), TypeError, r"run must be a dict \{qid: \{docid: score\}\}, got list"),
+    (dict(run={"q1": ["d1"]}), TypeError, r"run\['q1'\] must be a dict \{docid: score\}"),
+    (dict(run={"q1": {"d1": "high"}}), TypeError, r"run\['q1'\]\['d1'\] must be a number"),
+    (dict(run={"q1": {"d1": math.nan}}), ValueError, r"run\['q1'\]\['d1'\] is NaN"),
+    # before: a string threshold was accepted, and NaN compared false everywhere
+    (dict(run={}, threshold="0.9"), TypeError, "threshold must be None or a cosine in "
+                                               r"\[-1, 1\], got '0.9'"),
+    (dict(run={}, threshold=math.nan), ValueError, r"threshold must be .*, got nan"),
+    (dict(run={}, threshold=1.5), ValueError, r"threshold must be .*, got 1.5"),
+    (dict(run={}, threshold=True), TypeError, r"threshold must be .*, got True"),
+    # before: TypeError "'int' object is not callable"
+    (dict(run={}, embed=3), TypeError, "embed must be a callable embed.texts. -> "
+                                       r"\(n, dim\) vectors, got 3"),
+    (dict(run={}, embed=lambda texts: [[1.0, 0.0]]), ValueError,
+     r"embed returned an array of shape \(1, 2\) for 4 questions"),
+    (dict(run={}, embed=lambda texts: [[math.nan, 1.0]] * len(texts)), ValueError,
+     "embed returned vectors that are not finite"),
+    (dict(run={}, embed=lambda texts: ["a"] * len(texts)), ValueError,
+     "embed must return numbers"),
+])
+def test_bad_run_threshold_and_embed_are_named(kwargs, error, rule):
+    with pytest.raises(error, match=rule):
+        testset_report(ITEMS, **kwargs)
+
+
 @pytest.fixture(scope="module")
 def cranfield_runs():
     pytest.importorskip("bm25s")

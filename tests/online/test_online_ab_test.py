@@ -111,6 +111,73 @@ def test_sample_size_bad_input(kwargs, message):
         rm.ab_sample_size(**kwargs)
 
 
+# --- the whole range of power (issue 34) ----------------------------------------------------
+
+POWERS = (1 + 1e-9, 1 + 1e-6, 1.02, 0.2, 0.5, 0.8, 0.99, 1 - 1e-9, 1 - 1e-15)
+"""Targets: a multiple of alpha just above it (below 0.2), else the power itself."""
+
+
+@pytest.mark.parametrize("alpha", [0.01, 0.05, 0.1])
+@pytest.mark.parametrize("p_a, p_b", [(0.1, 0.12), (0.5, 0.3), (0.01, 0.9)])
+def test_sample_size_over_the_whole_range_of_power(alpha, p_a, p_b):
+    """From just above alpha (before: "math domain error" up to alpha) to 1 - 1e-15: at the
+    returned n, statsmodels' power is the target; its own solver agrees where it is
+    well-conditioned (it searches from 1e-9 users here, not its default 2)."""
+    h = proportion_effectsize(p_b, p_a)
+    solver = NormalIndPower()
+    solver.start_bqexp["nobs1"] = {"low": 1e-9, "start_upp": 50.0, "xtol": 1e-13}
+    for target in POWERS:
+        power = alpha * target if target > 1 else target
+        n = rm.ab_sample_size(p_a, p_b, alpha=alpha, power=power)
+        assert n > 0
+        assert NormalIndPower().power(h, n, alpha) == pytest.approx(power, abs=1e-14)
+        assert rm.ab_sample_size(p_a, p_b, alpha=alpha, power=power, round_up=True) == math.ceil(n)
+        if alpha * 1.01 < power <= 0.99:
+            with np.errstate(all="ignore"):
+                theirs = solver.solve_power(h, alpha=alpha, power=power, ratio=1)
+            assert n == pytest.approx(float(np.squeeze(theirs)), rel=1e-9)
+
+
+@pytest.mark.filterwarnings("ignore")  # statsmodels' "Failed to converge"
+@pytest.mark.parametrize("alpha", [0.01, 0.05, 0.1])
+def test_power_at_most_alpha_is_refused_with_the_reason(alpha):
+    for power in (alpha / 4, alpha / 2 * (1 + 1e-9), 0.75 * alpha, alpha):
+        with pytest.raises(ValueError, match=r"power must exceed alpha: a two-sided test .* "
+                                             r"already rejects with probability alpha"):
+            rm.ab_sample_size(0.1, 0.12, alpha=alpha, power=power)
+        if power < alpha:  # statsmodels finds no root there either
+            assert math.isnan(float(np.squeeze(NormalIndPower().solve_power(
+                proportion_effectsize(0.12, 0.1), alpha=alpha, power=power, ratio=1))))
+
+
+def test_one_sample_size_over_the_range_equals_statsmodels_power():
+    from ragmetrics_edu.online.ab_test import one_sample_size
+    for effect in (0.01, 0.3, -2.0):
+        for target in POWERS:
+            power = 0.05 * target if target > 1 else target
+            n = one_sample_size(effect, 0.05, power)
+            assert NormalIndPower().power(abs(effect), n, 0.05, ratio=0) == \
+                pytest.approx(power, abs=1e-14)
+
+
+def test_corner_proportions():
+    """Before: ZeroDivisionError, OverflowError, and a message about an internal "effect"."""
+    z, z_power = 1.959963984540054, 0.8416212335729143
+    # pooled, 0 against 1e-200: n = ((z + z_power) 1e-100 / 1e-200)^2, by hand
+    assert rm.ab_sample_size(0, 1e-200, method="pooled") == \
+        pytest.approx((z + z_power) ** 2 * 1e200, rel=1e-12)
+    for kwargs in (dict(), dict(round_up=True), dict(method="pooled"),
+                   dict(method="pooled", round_up=True)):
+        with pytest.raises(ValueError, match=r"p_a=0 and p_b=1e-320.*more than a float can hold"):
+            rm.ab_sample_size(0, 1e-320, **kwargs)
+    with pytest.raises(ValueError, match=r"p_a and p_b are too close.*p_a=0.5 and "
+                                         r"p_b=0.5000000000000001") as info:
+        rm.ab_sample_size(0.5, 0.5 + 1e-16)
+    assert "effect" not in str(info.value)
+    # a tiny difference the arcsines still see: a finite, huge n
+    assert rm.ab_sample_size(0.5, 0.5 + 1e-12) > 1e24
+
+
 # --- the z test -----------------------------------------------------------------------------
 
 @given(st.integers(1, 5000), st.integers(1, 5000), st.data())

@@ -166,6 +166,29 @@ def test_a_ranker_against_itself_needs_infinitely_many_impressions():
     assert s.ab_impressions == math.inf
 
 
+def test_impressions_needed_over_the_whole_range_of_power():
+    """Issue 34: "math domain error" for alpha/2 < power <= alpha; a power up to alpha is now
+    refused with the reason, and just above it both sides answer, each solving its equation."""
+    statsmodels_power = pytest.importorskip("statsmodels.stats.power")
+    model = rm.DBNModel(gamma=0.7)
+    for power in (0.026, 0.03, 0.049, 0.05):
+        with pytest.raises(ValueError, match="power must exceed alpha: a two-sided test"):
+            rm.impressions_needed(RUN_A, RUN_B, QRELS, model=model, depth=4, n_per_query=20,
+                                  power=power)
+    for power in (0.05 + 1e-6, 0.06, 0.5, 0.8, 1 - 1e-9):
+        s = rm.impressions_needed(RUN_A, RUN_B, QRELS, model=model, depth=4, n_per_query=200,
+                                  power=power)
+        assert 0 < s.ab_per_group < math.inf and s.interleaving_impressions >= 1
+        # the interleaving side: the one-sample z test of the outcomes reaches the power at
+        # the unrounded size, and falls short one impression below the rounded one
+        effect = s.outcome_mean / s.outcome_sd
+        tests = statsmodels_power.NormalIndPower()
+        n = s.interleaving_impressions
+        assert tests.power(effect, n, 0.05, ratio=0) >= power - 1e-12
+        if n > 1:
+            assert tests.power(effect, n - 1, 0.05, ratio=0) < power
+
+
 # --- bad input ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("call, error, message", [
