@@ -30,12 +30,12 @@ grades              integers only (trec_eval), cut to integers toward      ``gra
 relevance level     the grade from which a document is relevant to the     ``relevance_level``,
                     binary measures (P, recall, MAP, MRR, bpref...): 1 by  ``level_scope``
                     default; ``trec_eval -l2`` (TREC DL's grades 0-3) or
-                    ranx's ``rel_lvl``.  trec_eval's nDCG ignores it, ranx
-                    drops the grades below it from nDCG too
+                    ranx's ``rel_lvl``; trec_eval's nDCG ignores it,
+                    ranx drops the grades below it from nDCG too
 depth               only the top M documents of each query are read        ``depth``
                     (``trec_eval -M``, after ranking, ties included)
-queries without     scored 0 and counted in the means (trec_eval, ranx),   ``without_relevant``
-a relevant document or left out (gdeval)
+a query without     scored 0 and counted in the means (trec_eval, ranx),   ``without_relevant``
+relevant documents  or left out (gdeval)
 ==================  =====================================================  =======================
 
 :data:`PRESETS` holds one :class:`Conventions` per library, with the place in

@@ -77,14 +77,14 @@ trec_eval's own C code.
    scores it 0 for every metric and counts it in the means, as
    ``trec_eval -c`` does.
 10. **A judged query without any relevant document** scores 0 for every
-   binary metric (recall and AP would be 0/0) and *is* counted in the means, as
-   trec_eval does; it is listed in :attr:`Report.queries_without_relevant`
-   (under gdeval's conventions, ``conventions="gdeval"``, it is left out of
-   the scores and the means instead: gdeval scores only the topics with a
-   grade above 0).
-   (A query judged only with negative grades is one of them; trec_eval's
-   own rules give it 0, but pytrec_eval 0.5.x has undefined behaviour on it
-   in ``ndcg``: it hangs or crashes, or returns 0.)
+    binary metric (recall and AP would be 0/0) and *is* counted in the means, as
+    trec_eval does; it is listed in :attr:`Report.queries_without_relevant`
+    (under gdeval's conventions, ``conventions="gdeval"``, it is left out of
+    the scores and the means instead: gdeval scores only the topics with a
+    grade above 0).
+    (A query judged only with negative grades is one of them; trec_eval's
+    own rules give it 0, but pytrec_eval 0.5.x has undefined behaviour on it
+    in ``ndcg``: it hangs or crashes, or returns 0.)
 
 ``mrr@k`` (reciprocal rank, 0 if the first relevant document is below rank
 ``k``), ``f1@k`` and ``dcg@k`` are not trec_eval measures; they follow the
