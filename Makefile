@@ -102,7 +102,9 @@ test-browser: $(VENV)/.installed-dev
 	RAGMETRICS_BROWSER=1 $(PY) -m pytest tests/browser --ignore=tests/browser/test_site.py
 
 # The course site: every lesson (the student notebooks as saved, never
-# re-executed), the instructor guide and the API reference, with Sphinx and
+# re-executed; the outputs that answer a prediction, which a student notebook
+# saves unrun, come from the solved notebook, folded under "Show the answer"),
+# the instructor guide and the API reference, with Sphinx and
 # myst-nb (docs/site/conf.py).  The widget renderer and MathJax come from npm
 # into build/npm at the first build and are served by the site itself.
 # Open build/site/html/index.html.
@@ -110,7 +112,8 @@ site: $(VENV)/.installed-dev
 	$(PY) tools/site.py
 
 # The site in headless Chromium, offline: every page loads without a console
-# error, every lesson shows a figure and its widget's saved view, links resolve,
+# error, every lesson shows its figures (the answers unfolded) and its widget's
+# saved view, links resolve,
 # axe-core finds no critical or serious violation.  Screenshots: test-artifacts/site/.
 test-site: site
 	tools/install_browser.sh $(PY)

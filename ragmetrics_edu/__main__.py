@@ -52,6 +52,7 @@ import sys
 # The limits and choices of the options are the library's own, read from where
 # they are defined (these modules need NumPy only), so that what the parser
 # accepts the library accepts too.
+from ._validation import MAX_K
 from .lab.significance import MAX_RESAMPLES, TESTS
 from .retrieval.batch.registry import GAINS, MISSING_POLICIES, check_metrics, known_metrics
 from .retrieval.conventions import PRESETS
@@ -160,6 +161,7 @@ def _build_parser():
                     help="gain of a grade g in dcg and ndcg: g (linear) or 2**g - 1 "
                          "(exponential); overrides the --conventions preset's choice "
                          "(default: linear, as trec_eval)")
+    _add_level_and_depth(ev)
 
     cmp_ = sub.add_parser(
         "compare", help="compare runs on one metric, with a significance test",
@@ -184,13 +186,28 @@ def _build_parser():
                            "out (ignore; then the runs must cover the same queries)")
     cmp_.add_argument("--format", choices=("table", "json"), default="table",
                       help="output format (default: table)")
+    _add_level_and_depth(cmp_)
     return parser
+
+
+def _add_level_and_depth(command):
+    """trec_eval's -l and -M, with its letters."""
+    command.add_argument("-l", "--relevance-level", type=_integer_option(1, MAX_K), default=None,
+                         metavar="L",
+                         help="the grade from which a document is relevant to the binary "
+                              "measures (P, recall, map, mrr, bpref...), as trec_eval -l "
+                              "(TREC DL: 2); ndcg and err keep every grade's gain "
+                              "(default: 1)")
+    command.add_argument("-M", "--depth", type=_integer_option(1, MAX_K), default=None,
+                         metavar="M",
+                         help="read only the top M documents of each query, after ranking, "
+                              "as trec_eval -M (TREC: 1000; default: all)")
 
 
 # ----------------------------------------------------------------- evaluate
 
 def _evaluate_report(qrels_path, run_path, metrics, missing, conventions=None, qrels=None,
-                     gain=None):
+                     gain=None, relevance_level=None, depth=None):
     from .retrieval.batch import evaluate
     from .retrieval.trec import read_qrels, read_run
 
@@ -203,7 +220,8 @@ def _evaluate_report(qrels_path, run_path, metrics, missing, conventions=None, q
             f"run, {len(qrels)} judged; run ids such as {_shown_ids(list(run), 3)}, "
             f"judged ids such as {_shown_ids(list(qrels), 3)}): there is nothing to score"
         )
-    report = evaluate(qrels, run, metrics, missing=missing, conventions=conventions, gain=gain)
+    report = evaluate(qrels, run, metrics, missing=missing, conventions=conventions, gain=gain,
+                      relevance_level=relevance_level, depth=depth)
     if conventions == "ranx":
         note = _ranx_tie_note(run, run_path)
         if note:
@@ -270,7 +288,8 @@ def _notes(report):
 def _cmd_evaluate(args, out):
     _check_metric_names(args.metrics, "--metrics")
     report = _evaluate_report(args.qrels, args.run, args.metrics, args.missing,
-                              args.conventions, gain=args.gain)
+                              args.conventions, gain=args.gain,
+                              relevance_level=args.relevance_level, depth=args.depth)
     if args.format == "json":
         doc = {"mean": report.mean, "per_query": report.per_query}
         if report.missing_queries:
@@ -300,7 +319,8 @@ def _cmd_compare(args, out):
     from .retrieval.trec import read_qrels
 
     qrels = read_qrels(args.qrels)  # read once for every run
-    reports = [_evaluate_report(args.qrels, path, [args.metric], args.missing, qrels=qrels)
+    reports = [_evaluate_report(args.qrels, path, [args.metric], args.missing, qrels=qrels,
+                                relevance_level=args.relevance_level, depth=args.depth)
                for path in args.runs]
     base = reports[0]
     rows = []
@@ -324,6 +344,8 @@ def _cmd_compare(args, out):
             "test": test_name,
             "n_queries": n,
             "missing": args.missing,
+            "relevance_level": base.relevance_level,
+            "depth": base.depth,
             "baseline": {"run": args.runs[0], "mean": base.mean[args.metric]},
             "comparisons": [
                 {
@@ -356,7 +378,10 @@ def _cmd_compare(args, out):
         detail += f", {rows[0][1].result.n_resamples} sign patterns"
         if rows[0][1].result.seed is not None:
             detail += f", seed {args.seed}"
-    print(f"{n} {'query' if n == 1 else 'queries'} (missing: {args.missing}); "
+    options = "".join(f"{label} {value}; " for label, value in
+                      (("relevance level (-l)", args.relevance_level), ("depth (-M)", args.depth))
+                      if value is not None)
+    print(f"{n} {'query' if n == 1 else 'queries'} (missing: {args.missing}); {options}"
           f"diff = run - {args.runs[0]}; "
           f"{detail}; CI: percentile bootstrap, {args.n_resamples} resamples, "
           f"seed {args.seed}", file=out)

@@ -7,6 +7,7 @@ import shutil
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -589,3 +590,55 @@ def test_gain_option(files, capsys):
     assert exponential == pytest.approx(
         rm.evaluate(qrels, run, ["ndcg@10"], gain="exponential").mean["ndcg@10"], abs=1e-15)
     assert linear != exponential
+
+
+# ---------------------------------------------------------------- trec_eval's -l and -M
+
+TREC_EVAL_OPTIONS = Path(__file__).parent / "trec_eval_options"
+
+
+def _trec_eval_all(name):
+    """The 'all' rows of one of trec_eval's outputs in tests/trec_eval_options/."""
+    rows = (line.split() for line in (TREC_EVAL_OPTIONS / name).read_text().splitlines())
+    return {measure: float(value) for measure, qid, value in rows if qid == "all"}
+
+
+@pytest.mark.parametrize("options, file", [
+    (["-l", "2", "-M", "5"], "level_depth.l2M5.trec_eval9.txt"),
+    (["--relevance-level", "3", "--depth", "8"], "level_depth.l3M8.trec_eval9.txt"),
+])
+def test_evaluate_takes_trec_eval_l_and_M(capsys, options, file):
+    # the means trec_eval itself printed (4 decimals) with the same options
+    names = {"map": "map", "P@5": "P_5", "mrr": "recip_rank", "bpref": "bpref",
+             "ndcg@10": "ndcg_cut_10", "recall@10": "recall_10"}
+    out = _json_of(capsys, ["evaluate", str(TREC_EVAL_OPTIONS / "level_depth.qrels"),
+                            str(TREC_EVAL_OPTIONS / "level_depth.run"), "--metrics", *names,
+                            "--format", "json", *options])
+    want = _trec_eval_all(file)
+    for ours, theirs in names.items():
+        assert out["mean"][ours] == pytest.approx(want[theirs], abs=5.1e-5), ours
+    level, depth = options[1], options[3]
+    assert f"rel:grade>={level}" in out["signature"] and f"depth:{depth}" in out["signature"]
+
+
+def test_compare_takes_l_and_M_and_says_so(files, capsys):
+    assert main(["compare", str(files["qrels"]), str(files["bm25"]), str(files["weak"]),
+                 "--metric", "map", "-l", "2", "-M", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "relevance level (-l) 2; depth (-M) 10;" in out
+    # Cranfield grades 1-4: at level 2 and depth 10 BM25's MAP is that of pytrec_eval
+    # on the top 10 of each ranking (its documents have distinct scores)
+    from ragmetrics_edu.retrieval.trec import read_qrels, read_run
+    qrels, run = read_qrels(files["qrels"]), read_run(files["bm25"])
+    top = {q: dict(sorted(docs.items(), key=lambda x: -x[1])[:10]) for q, docs in run.items()}
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"map"}, relevance_level=2).evaluate(top)
+    mean = sum(ref[q]["map"] for q in qrels) / len(qrels)  # (--missing zero: every query)
+    assert f"{mean:.4f}  (baseline)" in out
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "1.5", "two"])
+def test_l_and_M_refuse_what_is_not_a_positive_integer(capsys, files, bad):
+    for option in ("-l", "-M"):
+        status = main(["evaluate", str(files["qrels"]), str(files["bm25"]), option, bad])
+        err = capsys.readouterr().err
+        assert status == 2 and "must be an integer from 1 to" in err, (option, err)

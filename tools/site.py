@@ -18,7 +18,13 @@ configuration is ``docs/site/conf.py``.  This script
 
 The site shows the *student* notebooks: a self-learner reads before running,
 and a page that showed the solved exercises would give every answer away.  The
-solved notebook is one link away, at the top of each lesson.
+solved notebook is one link away, at the top of each lesson.  A student
+notebook saves the cells that answer a prediction unrun (the answer would sit
+under its question), so a page drawn from it alone would miss their output,
+and 01's and 07's every figure.  The site's page of a lesson gives each such
+cell the solved notebook's outputs, folded under a "Show the answer" toggle
+(myst-nb's ``hide-output``): the reader sees every figure, after the question,
+one click away; the student notebooks themselves are not changed.
 
 Usage::
 
@@ -39,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 import launch  # noqa: E402
+import make_student  # noqa: E402
 
 CONF = ROOT / "docs" / "site"
 BUILD = ROOT / "build" / "site"
@@ -126,10 +133,50 @@ def solved_url(name):
     return f"https://github.com/{owner}/{repo}/blob/{launch.BRANCH}/solutions/{name}"
 
 
-def lesson_page(path):
+ANSWER_PROMPT_SHOW = "Show the answer: the output of the cell above"
+ANSWER_PROMPT_HIDE = "Hide the answer"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def with_answers(nb, solved):
+    """``nb`` (a student notebook, as a dict) with each answer cell given the outputs of
+    the same cell of ``solved``, folded (tag ``hide-output``) under a prompt that says
+    it is the answer.  A widget view among them is dropped (its state is the solved
+    notebook's, not saved with this page): its text stays.  Returns ``nb``."""
+    by_id = {c.get("id"): c for c in solved["cells"]}
+    for cell in nb["cells"]:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] != "code" or make_student.ANSWER_TAG not in tags:
+            continue
+        source = by_id.get(cell.get("id"))
+        if source is None or not source.get("outputs"):
+            continue
+        outputs = []
+        for out in source["outputs"]:
+            out = json.loads(json.dumps(out))
+            data = out.get("data")
+            if data and WIDGET_VIEW in data:
+                data.pop(WIDGET_VIEW)
+                if not data:
+                    continue
+            outputs.append(out)
+        cell["outputs"] = outputs
+        cell["execution_count"] = source.get("execution_count")
+        cell["metadata"]["tags"] = [*tags, "hide-output"]
+        mystnb = dict(cell["metadata"].get("mystnb", {}))
+        mystnb.update(code_prompt_show=ANSWER_PROMPT_SHOW, code_prompt_hide=ANSWER_PROMPT_HIDE)
+        cell["metadata"]["mystnb"] = mystnb
+    return nb
+
+
+def lesson_page(path, solutions=SOLUTIONS):
     """A student notebook as the site shows it: a note linking its solved version
-    inserted after the title cell.  Returns the notebook as a dict."""
+    inserted after the title cell, and the answers of its predictions folded
+    (:func:`with_answers`).  Returns the notebook as a dict."""
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    solved = Path(solutions) / Path(path).name
+    if solved.exists():
+        with_answers(nb, json.loads(solved.read_text(encoding="utf-8")))
     note = {
         "cell_type": "markdown",
         "id": "site-solution-note",

@@ -28,8 +28,10 @@ F-score is taken of the averages:
 
 where :math:`E` is the set of **effective orders**: those for which both
 the hypothesis and the reference have at least one n-gram (a 3-character
-hypothesis has no 4-gram).  :math:`\\beta = 2` weighs recall twice as much
-as precision.  The score is 0 when :math:`E` is empty or nothing matches.
+hypothesis has no 4-gram).  :math:`\\beta = 2` makes recall twice as
+important as precision in van Rijsbergen's sense, which in the formula is a
+weight of :math:`\\beta^2 = 4` on recall.  The score is 0 when :math:`E` is
+empty or nothing matches.
 
 Statistics apart from scoring (as :mod:`ragmetrics_edu.generation.bleu_score`): a
 segment's statistics are an integer array of ``3 * (char_order +

@@ -23,10 +23,14 @@ users (``PositionBasedModel.expected(...).clicks``).
 
 Conventions:
 
-* **Every document of the new ranking needs a propensity.**  A document the
-  logger never showed (within the logged depth) has propensity 0: its
+* **Every document of the new ranking needs a propensity** (IPS's
+  *support*, or *positivity*, assumption: Joachims, Swaminathan and
+  Schnabel 2017 require every document the new ranking shows to have a
+  chance above 0 of being examined under the logging policy).  A document
+  the logger never showed (within the logged depth) has propensity 0: its
   value cannot be estimated, and IPS raises (``missing="error"``);
-  ``missing="ignore"`` leaves it out, which biases the estimate down.
+  ``missing="ignore"`` leaves it out, which biases the estimate down by
+  that document's value, however many sessions are logged.
 * **Per session.**  Estimates are means over the logged sessions.
 """
 
@@ -238,8 +242,15 @@ def ranking_value(alpha_by_doc, ranking, weights):
 class CounterfactualResult:
     """The result of :func:`counterfactual_evaluation`: values per session, averaged over queries.
 
-    ``true_logging`` and ``true_new`` are exact; ``naive`` and ``ips`` are
-    the estimates of the new ranker from the logging ranker's clicks.
+    ``true_logging`` and ``true_new`` are exact: every document of the
+    rankings counts with its attractiveness from the qrels, whether the
+    logger ever showed it or not.  ``true_new_supported`` counts only the
+    new ranking's documents the logger showed (the others count 0): what
+    IPS estimates without bias.  ``unsupported`` is the number of (query,
+    document) pairs of the new ranking's top ``depth`` the logger never
+    showed, ``unsupported_relevant`` those of them with a grade of 1 or
+    more.  ``naive`` and ``ips`` are the estimates of the new ranker from
+    the logging ranker's clicks.
     """
 
     true_logging: float
@@ -248,11 +259,19 @@ class CounterfactualResult:
     ips: float
     n_sessions: int
     n_queries: int
+    true_new_supported: float = None
+    unsupported: int = 0
+    unsupported_relevant: int = 0
 
     def __str__(self):
+        missing = ""
+        if self.unsupported:
+            missing = (f"; {self.unsupported} of its documents never logged, "
+                       f"{self.unsupported_relevant} of them relevant: true "
+                       f"{self.true_new_supported:.4f} without them")
         return (f"new ranker: true {self.true_new:.4f}, IPS {self.ips:.4f}, naive "
                 f"{self.naive:.4f} (logging ranker: {self.true_logging:.4f}; "
-                f"{self.n_sessions} sessions on each of {self.n_queries} queries)")
+                f"{self.n_sessions} sessions on each of {self.n_queries} queries{missing})")
 
 
 def counterfactual_evaluation(logging_run, new_run, qrels, model=None, n_sessions=1000,
@@ -264,10 +283,12 @@ def counterfactual_evaluation(logging_run, new_run, qrels, model=None, n_session
     ranker's top ``depth`` is estimated from their clicks by
     :func:`naive_estimate` and :func:`ips_estimate` (with the model's
     propensities, and its examination of the top ``depth`` as weights), and
-    compared with its true value (clicks per session, had it been shown).
+    compared with its true value (clicks per session, had it been shown),
+    in which every document counts with its attractiveness from ``qrels``.
     A document of the new ranking the logger never showed cannot be
-    estimated: it is left out (``missing="ignore"``) of the estimates and
-    of the true value alike, so that the comparison is fair; log deeper
+    estimated: it is left out of the estimates (``missing="ignore"``), so
+    IPS estimates ``true_new_supported``, not ``true_new``; the difference
+    is the bias of missing support (see the module docstring).  Log deeper
     (``log_depth``) to leave out fewer.
 
     Parameters
@@ -302,6 +323,11 @@ def counterfactual_evaluation(logging_run, new_run, qrels, model=None, n_session
     0.9375
     >>> round(res.ips, 2), round(res.naive, 2)  # IPS near the truth, naive far below
     (0.94, 0.31)
+    >>> # a relevant document the logger never showed: IPS cannot see it
+    >>> res = counterfactual_evaluation({"q": ["x", "y"]}, {"q": ["s", "x"]}, {"q": {"s": 4}},
+    ...                                 n_sessions=100, depth=2)
+    >>> res.true_new, res.true_new_supported, res.ips, res.unsupported_relevant
+    (0.9375, 0.0, 0.0, 1)
     """
     from .click_models import PositionBasedModel
     from .interleaving import check_runs, ranked_run
@@ -326,21 +352,30 @@ def counterfactual_evaluation(logging_run, new_run, qrels, model=None, n_session
                              f"fewer than log_depth={log_depth}")
     p = model.examination_probabilities(log_depth)
     w = p[:depth]
-    totals = np.zeros(4)
+    totals = np.zeros(5)
+    unsupported = unsupported_relevant = 0
     for q in qids:
         judged = qrels.get(q, {})
         logged = logging_run[q][:log_depth]
         new = new_run[q][:depth]
         grades = [float(max(judged.get(d, 0), 0)) for d in logged]
-        alpha = dict(zip(logged, model.alpha(grades)))  # a document never shown counts 0
+        shown_alpha = dict(zip(logged, model.alpha(grades)))  # a document never shown: 0
+        new_grades = [float(max(judged.get(d, 0), 0)) for d in new]
+        alpha = {**dict(zip(new, model.alpha(new_grades))), **shown_alpha}  # the real truth
+        never = [d for d in new if d not in shown_alpha]
+        unsupported += len(never)
+        unsupported_relevant += sum(judged.get(d, 0) >= 1 for d in never)
         log = model.simulate(grades, n_sessions, seed=rng)
         totals += (
             ranking_value(alpha, logged, w),
             ranking_value(alpha, new, w),
+            ranking_value(shown_alpha, new, w),
             naive_estimate(log, logged, new, w),
             ips_estimate(log, logged, new, p, w, missing="ignore"),
         )
-    true_logging, true_new, naive, ips = totals / len(qids)
+    true_logging, true_new, supported, naive, ips = totals / len(qids)
     return CounterfactualResult(true_logging=float(true_logging), true_new=float(true_new),
                                 naive=float(naive), ips=float(ips), n_sessions=n_sessions,
-                                n_queries=len(qids))
+                                n_queries=len(qids), true_new_supported=float(supported),
+                                unsupported=unsupported,
+                                unsupported_relevant=unsupported_relevant)

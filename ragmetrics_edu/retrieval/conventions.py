@@ -27,6 +27,15 @@ missing queries     a judged query absent from the run: left out of the    ``mis
 grades              integers only (trec_eval), cut to integers toward      ``grades``
                     zero (ranx: 2.5 is 2, 0.999 is 0), or real gains as
                     given (scikit-learn: 2.5 gains 2.5)
+relevance level     the grade from which a document is relevant to the     ``relevance_level``,
+                    binary measures (P, recall, MAP, MRR, bpref...): 1 by  ``level_scope``
+                    default; ``trec_eval -l2`` (TREC DL's grades 0-3) or
+                    ranx's ``rel_lvl``; trec_eval's nDCG ignores it,
+                    ranx drops the grades below it from nDCG too
+depth               only the top M documents of each query are read        ``depth``
+                    (``trec_eval -M``, after ranking, ties included)
+a query without     scored 0 and counted in the means (trec_eval, ranx),   ``without_relevant``
+relevant documents  or left out (gdeval)
 ==================  =====================================================  =======================
 
 :data:`PRESETS` holds one :class:`Conventions` per library, with the place in
@@ -76,8 +85,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_choice, check_nested, describe_int
-from .batch.registry import GAINS, MISSING_POLICIES, PRESET_FAMILIES, check_metrics, parse_metric
+from .._validation import check_choice, check_k, check_nested, describe_int
+from .batch.registry import (GAINS, LEVEL_SCOPES, METRICS, MISSING_POLICIES, PRESET_FAMILIES,
+                             WITHOUT_RELEVANT, check_metrics, parse_metric)
 from .batch.report import Report
 from .graded import dcg_at_k, ndcg_at_k
 from .order_aware import AP_DENOMINATORS, average_precision, reciprocal_rank
@@ -88,6 +98,7 @@ from .order_unaware import (
     precision_at_k,
     recall_at_k,
 )
+from .tied_scores import tie_averaged, tie_averaged_dcg
 
 __all__ = [
     "Conventions",
@@ -180,6 +191,42 @@ class Conventions:
         (``ndcg_score``), which ``dcg`` uses as a negative gain
         (``dcg_score``).  A refused grade raises a ``ValueError`` naming
         its query, its document and the grade.
+    relevance_level : int, default 1
+        The grade from which a document is relevant to the binary measures
+        (P@k, recall@k, MAP, MRR, R-precision, bpref...): trec_eval's ``-l``
+        (``epi->relevance_level``, read in ``form_res_rels.c`` and each
+        ``m_*.c``), pytrec_eval's ``relevance_level``, ir_measures'
+        ``rel=``, ranx's ``rel_lvl``.  A judged grade below it is judged not
+        relevant (bpref counts it among the non-relevant ones).  A positive
+        integer: TREC Deep Learning grades 0-3 and scores its binary
+        measures with ``-l 2``.
+    level_scope : {"binary", "all"}, default "binary"
+        Which measures the relevance level applies to.  ``"binary"``
+        (trec_eval): the binary ones only; nDCG and DCG keep the gain of
+        every grade (``m_ndcg.c`` never reads the level), and so do ERR and
+        graded RBP.  ``"all"`` (ranx): grades below the level are removed
+        from the qrels (``clean_qrels``), so they bring no gain to DCG or to
+        the ideal DCG either.
+    depth : int or None, default None
+        Only the top ``depth`` documents of each query's ranking are read
+        (``trec_eval -M``): the run is ranked first (ties broken as
+        ``ties`` says), then cut, so a tie that straddles the cut is split by
+        the tie order; unjudged documents take their places like the others.
+        The qrels are not cut: a relevant document below the cut still
+        counts in R and in the ideal ranking.  None: every document.
+        Refused with ``ties="average"``, which gives tied documents no order.
+    without_relevant : {"zero", "skip"}, default "zero"
+        A scored query without any relevant document (none at or above the
+        relevance level): every binary measure 0, and the query counted in
+        the means (``"zero"``, trec_eval and ranx), or left out of the
+        scores and the means (``"skip"``, gdeval, which scores only the
+        topics with a grade above 0; it is still listed in
+        ``queries_without_relevant``).
+    options : tuple of str, default ()
+        The fields above the library itself lets its user set (trec_eval:
+        ``("relevance_level", "depth")``, its ``-l`` and ``-M``; ranx:
+        ``("relevance_level",)``).  :meth:`replace` keeps the preset's name
+        when only these change: the numbers are still the library's.
     """
 
     name: str
@@ -194,8 +241,26 @@ class Conventions:
     metrics: tuple
     where: str
     grades: str = "integer"
+    relevance_level: int = 1
+    level_scope: str = "binary"
+    depth: object = None
+    without_relevant: str = "zero"
+    options: tuple = ()
 
     def __post_init__(self):
+        # (frozen: the checked values are set through object.__setattr__)
+        object.__setattr__(self, "relevance_level",
+                           check_k(self.relevance_level, name="relevance_level"))
+        object.__setattr__(self, "depth", check_k(self.depth, name="depth", allow_none=True))
+        check_choice(self.level_scope, LEVEL_SCOPES, name="level_scope")
+        check_choice(self.without_relevant, WITHOUT_RELEVANT, name="without_relevant")
+        if self.depth is not None and self.ties == "average":
+            raise ValueError(
+                f"depth={self.depth} cuts each ranking after its top {self.depth} documents, "
+                f"which needs an order of tied documents; ties='average' gives them none "
+                f"(choose ties='docid_desc' or 'input', or depth=None)")
+        for option in self.options:
+            check_choice(option, ("relevance_level", "depth"), name="options")
         check_choice(self.ties, TIES, name="ties")
         check_choice(self.scores, SCORES, name="scores")
         check_choice(self.gain, GAINS, name="gain")
@@ -206,7 +271,7 @@ class Conventions:
         check_choice(self.missing, MISSING_POLICIES, name="missing")
         check_choice(self.grades, GRADES, name="grades")
         for family in self.metrics:
-            check_choice(family, PRESET_FAMILIES, name="metrics")
+            check_choice(family, tuple(METRICS), name="metrics")
 
     @property
     def signature(self):
@@ -221,7 +286,20 @@ class Conventions:
             f"conventions:{self.name}|ties:{self.ties}|scores:{self.scores}"
             f"|gain:{self.gain}|idcg:{self.ideal}|ap:{self.ap_denominator}"
             f"|p@k:/{self.precision_denominator}|missing:{self.missing}"
+            + self._signature_options()
         )
+
+    def _signature_options(self):
+        """The parts of the signature that show only when they differ from trec_eval's defaults."""
+        parts = ""
+        if self.relevance_level != 1:
+            scope = "" if self.level_scope == "binary" else ",all measures"
+            parts += f"|rel:grade>={self.relevance_level}{scope}"
+        if self.depth is not None:
+            parts += f"|depth:{self.depth}"
+        if self.without_relevant != "zero":
+            parts += f"|no_rel_q:{self.without_relevant}"
+        return parts
 
     def replace(self, **changes):
         """Return a copy with some fields changed.
@@ -230,6 +308,10 @@ class Conventions:
         ``where`` are rewritten to say which preset was changed and how: the
         preset's own text names its library's choices, which the copy no
         longer makes.
+
+        Changing only the fields the library itself lets its user set
+        (:attr:`options`: trec_eval's ``-l`` and ``-M``) keeps the preset's
+        name: the numbers are still that library's.
 
         Examples
         --------
@@ -240,9 +322,15 @@ class Conventions:
         "the 'trec_eval' preset with gain='exponential'"
         >>> print(exp.replace(missing="zero").library)
         the 'trec_eval' preset with gain='exponential', then missing='zero'
+        >>> dl = PRESETS["trec_eval"].replace(relevance_level=2)  # trec_eval -l2
+        >>> dl.name, dl.relevance_level
+        ('trec_eval', 2)
         """
-        changed = ", ".join(f"{field}={value!r}" for field, value in changes.items()
-                            if field not in ("name", "library", "where"))
+        settings = {field: value for field, value in changes.items()
+                    if field not in ("name", "library", "where")}
+        if settings and set(settings) <= set(self.options):
+            return dataclasses.replace(self, **changes)
+        changed = ", ".join(f"{field}={value!r}" for field, value in settings.items())
         if changed:
             if self.name == "custom":  # already a changed preset: add to its description
                 library = f"{self.library}, then {changed}"
@@ -262,14 +350,16 @@ _TREC_EVAL = Conventions(
     library="trec_eval 9.x (and pytrec_eval 0.5, which runs its C code)",
     ties="docid_desc", scores="float32", gain="linear", ideal="judged",
     ap_denominator="all_relevant", precision_denominator="k",
-    missing="ignore", metrics=PRESET_FAMILIES,
+    missing="ignore", metrics=tuple(METRICS),
     where=(
         "https://github.com/usnistgov/trec_eval, release 9.0.8: "
-        "form_res_rels.c (sort by score as a C float, then docno descending), m_P.c (divide by the "
-        "cut-off), m_map.c (divide by num_rel), m_ndcg.c / m_ndcg_cut.c "
-        "(gain = grade, ideal from all judged docs); queries not in the "
+        "form_res_rels.c (sort by score as a C float, then docno descending; then keep the "
+        "top -M documents; count num_rel and num_rel_ret from the -l level up), m_P.c (divide "
+        "by the cut-off), m_map.c (divide by num_rel), m_ndcg.c / m_ndcg_cut.c "
+        "(gain = grade, whatever -l says; ideal from all judged docs); queries not in the "
         "run are skipped unless -c"
     ),
+    options=("relevance_level", "depth"),
 )
 
 PRESETS = {
@@ -301,7 +391,9 @@ PRESETS = {
         missing="zero", metrics=PRESET_FAMILIES,
         where=(
             "ranx.evaluate(Qrels(qrels), Run(run), metrics, make_comparable=True), "
-            "without which ranx refuses a run missing a judged query; "
+            "without which ranx refuses a run missing a judged query; a relevance level "
+            "is written in the metric's name ('map-l2', 'ndcg@10-l2': rel_lvl=2, which "
+            "ranx/metrics/common.py's clean_qrels applies to every measure, nDCG included); "
             "https://github.com/AmenRa/ranx: ranx/data_structures/common.py "
             "(sort_dict_by_value: numba np.argsort of -score, which keeps the "
             "given order of ties for at most 15 documents), "
@@ -310,7 +402,7 @@ PRESETS = {
             "qrels), ranx/metrics/precision.py (divide by k), "
             "Run.make_comparable (missing queries get empty results, scored 0)"
         ),
-        grades="truncated",
+        grades="truncated", level_scope="all", options=("relevance_level",),
     ),
     "sklearn": Conventions(
         name="sklearn",
@@ -336,6 +428,23 @@ PRESETS = {
         where=(
             "slides 'Mean Average Precision' ((1 + 2/3 + 3/5)/10) and 'NDCG@k' "
             "(IDCG from the ranked list [5, 3, 5, 0, 2] sorted)"
+        ),
+    ),
+    # gdeval.pl, the TREC Web track's script (2010-2014), which ir_measures runs
+    # for nDCG(dcg='exp-log2')@k and ERR@k
+    "gdeval": Conventions(
+        name="gdeval",
+        library="gdeval.pl (TREC Web track 2010-2014; ir_measures' gdeval provider)",
+        ties="docid_desc", scores="float64", gain="exponential", ideal="judged",
+        ap_denominator="all_relevant", precision_denominator="k",
+        missing="ignore", metrics=("ndcg", "err"), without_relevant="skip",
+        where=(
+            "gdeval.pl, version 1.2a as ir_measures ships it (1.3 adds -c and -k, "
+            "default k=20): runOrder (score descending as Perl numbers, doubles; ties "
+            "by docno descending), sub dcg ((2**g - 1) / log(i + 2) over the top k; "
+            "the ideal DCG from the qrels' grades above 0, sorted, top k), sub err "
+            "(grades out of $MAX_JUDGMENT = 4), topicDone (only the topics with a "
+            "grade above 0 are scored and averaged); 5 decimals printed"
         ),
     ),
     "ragas": Conventions(
@@ -364,7 +473,7 @@ def get_preset(conventions):
     >>> get_preset("pyserini")
     Traceback (most recent call last):
     ...
-    ValueError: conventions must be one of 'trec_eval', 'trec_eval_c', 'trec_eval10', 'ranx', 'sklearn', 'seeds', 'ragas' or a Conventions, got 'pyserini'
+    ValueError: conventions must be one of 'trec_eval', 'trec_eval_c', 'trec_eval10', 'ranx', 'sklearn', 'seeds', 'gdeval', 'ragas' or a Conventions, got 'pyserini'
     """
     if isinstance(conventions, Conventions):
         return conventions
@@ -422,127 +531,6 @@ def rank(doc_scores, conventions="trec_eval"):
     return [d for d, _ in items]
 
 
-# ------------------------------------------------- scikit-learn's tied scores
-
-def _tie_groups(scores):
-    """Lengths of the runs of equal scores in a list sorted best first."""
-    groups = []
-    for i, s in enumerate(scores):
-        if i > 0 and s == scores[i - 1]:
-            groups[-1] += 1
-        else:
-            groups.append(1)
-    return groups
-
-
-def _tie_averaged_dcg(grades, scores, k, gain):
-    r"""DCG@k where tied documents share the mean gain of their tie group.
-
-    .. math::
-
-        DCG@k = \sum_{groups\ G} \overline{gain}(G)
-                \sum_{i \in G,\, i \le k} \frac{1}{\log_2(i + 1)}
-
-    (McSherry & Najork 2008; scikit-learn's ``ignore_ties=False``).
-    """
-    cutoff = len(grades) if k is None else k
-    total, start = [], 0
-    for size in _tie_groups(scores):
-        group = grades[start:start + size]
-        mean_gain = math.fsum(
-            (g if gain == "linear" else 2.0 ** g - 1.0) for g in group
-        ) / size
-        discount = math.fsum(
-            1.0 / math.log2(i + 1) for i in range(start + 1, start + size + 1) if i <= cutoff
-        )
-        total.append(mean_gain * discount)
-        start += size
-    return math.fsum(total)
-
-
-def _tie_windows(scores, k):
-    """``(start, size, inside)`` of each tie group, best first: where it starts, its
-    length, and how many of its places are in the top ``k`` (``k=None``: all)."""
-    cutoff = len(scores) if k is None else k
-    windows, start = [], 0
-    for size in _tie_groups(scores):
-        windows.append((start, size, max(0, min(size, cutoff - start))))
-        start += size
-    return windows
-
-
-def _expected_hits(relevant, scores, k):
-    """Relevant documents in the top ``k``, each tied place counting its group's share.
-
-    A tie group of ``size`` documents, ``h`` of them relevant, with ``inside``
-    places in the top ``k`` adds ``h * inside / size``: the mean over every
-    order of the tie.
-    """
-    return math.fsum(sum(relevant[start:start + size]) * inside / size
-                     for start, size, inside in _tie_windows(scores, k))
-
-
-def _thresholded_average_precision(relevant, scores, k, n_relevant, denominator):
-    r"""AP with one precision per tie group (scikit-learn's step function), any denominator.
-
-    .. math::
-
-        AP@k = \frac{1}{D} \sum_{t} h_t \, \frac{H_t}{S_t}
-
-    over the tie groups :math:`t` with places in the top :math:`k`, best
-    first: :math:`h_t` is the group's relevant documents times the share of
-    its places that are in the top :math:`k` (all of them unless the cut-off
-    splits the group), :math:`H_t` the sum of the :math:`h` up to :math:`t`
-    and :math:`S_t` the places up to :math:`t`, so :math:`H_t / S_t` is the
-    precision at the group's last place.  :math:`D` is ``n_relevant``
-    (``"all_relevant"``), :math:`\sum_t h_t` (``"retrieved_relevant"``) or
-    :math:`\min(k, n_{relevant})` (``"min_k_relevant"``, :math:`k` the
-    ranking's length when None); 0.0 when :math:`D = 0`.
-
-    With ``"retrieved_relevant"`` and no cut-off this is scikit-learn's
-    ``average_precision_score``: recall steps by :math:`h_t / D` at each
-    distinct score, times the precision of everything scoring at least
-    that.  Without ties each group is one document and this is
-    :func:`~ragmetrics_edu.retrieval.order_aware.average_precision`.
-    """
-    total, hits, places = [], 0.0, 0
-    for start, size, inside in _tie_windows(scores, k):
-        if inside == 0:
-            break
-        h = sum(relevant[start:start + size]) * inside / size
-        hits += h
-        places += inside
-        if h:
-            total.append(h * hits / places)
-    if denominator == "all_relevant":
-        norm = n_relevant
-    elif denominator == "retrieved_relevant":
-        norm = hits
-    else:  # "min_k_relevant"
-        norm = min(len(relevant) if k is None else k, n_relevant)
-    return 0.0 if norm == 0 else math.fsum(total) / norm
-
-
-def _tie_averaged_first_hit(relevant, scores, k, family):
-    """Reciprocal rank (``"mrr"``) or hit rate of the top ``k``, averaged over every
-    order of the tie group holding the first relevant document.
-
-    In a group of ``size`` documents starting after ``start`` others, ``h``
-    relevant, the first relevant one is at place ``j`` with probability
-    ``comb(size - j, h - 1) / comb(size, h)``.
-    """
-    cutoff = len(scores) if k is None else k
-    for start, size, inside in _tie_windows(scores, k):
-        h = sum(relevant[start:start + size])
-        if h == 0:
-            continue
-        if family == "hit_rate":  # 1 - P(no relevant document in the places inside)
-            return 1.0 - math.comb(size - h, inside) / math.comb(size, inside)
-        return math.fsum(math.comb(size - j, h - 1) / math.comb(size, h) / (start + j)
-                         for j in range(1, size - h + 2) if start + j <= cutoff)
-    return 0.0
-
-
 # ------------------------------------------------------------------ scoring
 
 def _read_grades(judged, conv, qid):
@@ -591,32 +579,45 @@ def _check_gains_not_negative(judged, docs, qid):
 def _score_query(family, k, judged, doc_scores, conv, qid=None):
     """One metric of one query under ``conv``, with the readable functions.
 
-    ``judged`` holds the grades as :func:`_read_grades` reads them.
+    ``judged`` holds the grades as :func:`_read_grades` reads them.  The
+    ranking is cut to ``conv.depth`` first (``trec_eval -M``); the binary
+    measures see a document as relevant from ``conv.relevance_level`` up,
+    and DCG and nDCG drop the grades below it only if ``conv.level_scope``
+    is ``"all"`` (ranx).
     """
     ranking = rank(doc_scores, conv)
+    if conv.depth is not None:
+        ranking = ranking[:conv.depth]  # trec_eval -M: rank, then cut
+    level = conv.relevance_level
+    graded = family in ("dcg", "ndcg")
     if conv.grades == "real":
-        # real gains as given; relevant means grade >= 1 (a relevance flag
-        # for the measures that only count relevant documents)
+        # real gains as given; relevant means grade >= the level (a relevance
+        # flag for the measures that only count relevant documents)
         rels = [judged.get(d, 0.0) for d in ranking]
         all_grades = list(judged.values())
         if family == "ndcg":
             _check_gains_not_negative(judged, judged if conv.ideal == "judged" else ranking, qid)
+        if graded and conv.level_scope == "all":
+            rels = [g if g >= level else 0.0 for g in rels]
+            all_grades = [g if g >= level else 0.0 for g in all_grades]
         if family == "dcg" and conv.ties != "average":  # (dcg_at_k refuses negative grades)
-            return _tie_averaged_dcg(rels, range(len(rels), 0, -1), k, conv.gain)  # no ties
-        if family not in ("dcg", "ndcg"):
-            rels = [1 if g >= 1 else 0 for g in rels]
+            return tie_averaged_dcg(rels, range(len(rels), 0, -1), k, conv.gain)  # no ties
     else:
-        # grade >= 1 is relevant; a negative grade (junk) brings nothing, like 0
+        # a negative grade (junk) brings nothing, like 0
         rels = [max(judged.get(d, 0), 0) for d in ranking]
         all_grades = [max(g, 0) for g in judged.values()]
-    n_relevant = sum(g >= 1 for g in all_grades)
+        if graded and conv.level_scope == "all":  # ranx: removed from the qrels
+            rels = [g if g >= level else 0 for g in rels]
+            all_grades = [g if g >= level else 0 for g in all_grades]
+    if not graded:  # relevant or not, from the relevance level up
+        rels = [1 if g >= level else 0 for g in rels]
+    n_relevant = sum(g >= level for g in all_grades)
 
     if conv.ties == "average":
         scores = [_as_float(doc_scores[d], conv.scores) for d in ranking]
-        if family not in ("ndcg", "dcg"):
-            return _tie_averaged(family, [int(g >= 1) for g in rels], scores, k,
-                                 n_relevant, conv)
-        dcg = _tie_averaged_dcg(rels, scores, k, conv.gain)
+        if not graded:
+            return tie_averaged(family, rels, scores, k, n_relevant, conv)
+        dcg = tie_averaged_dcg(rels, scores, k, conv.gain)
         if family == "dcg":
             return dcg
         ideal = sorted(all_grades if conv.ideal == "judged" else rels, reverse=True)
@@ -642,26 +643,6 @@ def _score_query(family, k, judged, doc_scores, conv, qid=None):
     return ndcg_at_k(rels, k, gain=conv.gain, ideal=ideal)
 
 
-def _tie_averaged(family, relevant, scores, k, n_relevant, conv):
-    """A binary-relevance metric under ``ties="average"`` (see :class:`Conventions`)."""
-    if family == "map":
-        return _thresholded_average_precision(relevant, scores, k, n_relevant,
-                                              conv.ap_denominator)
-    if family in ("mrr", "hit_rate"):
-        return _tie_averaged_first_hit(relevant, scores, k, family)
-    hits = _expected_hits(relevant, scores, k)
-    if conv.precision_denominator == "k":
-        precision = hits / k
-    else:  # "retrieved": over the places in the top k
-        precision = hits / min(k, len(scores)) if scores else 0.0
-    recall = hits / n_relevant if n_relevant else 0.0
-    if family == "P":
-        return precision
-    if family == "recall":
-        return recall
-    return 0.0 if hits == 0 else 2 * precision * recall / (precision + recall)  # f1
-
-
 class ConventionReport(Report):
     """Scores of a run under one preset: a :class:`~ragmetrics_edu.retrieval.batch.Report`
     that also carries the preset.
@@ -677,14 +658,18 @@ class ConventionReport(Report):
     unjudged_queries : tuple of str
         Run queries without judgements (never scored).
     queries_without_relevant : tuple of str
-        Scored queries whose judgements hold no relevant document.
+        Judged queries of the run whose judgements hold no relevant document
+        (none at or above the relevance level); left out of ``per_query``
+        under ``without_relevant="skip"``.
     """
 
     def __init__(self, per_query, mean, metrics, conventions,
                  missing_queries=(), unjudged_queries=(), queries_without_relevant=()):
         super().__init__(per_query, mean, metrics, missing_queries, unjudged_queries,
                          queries_without_relevant, missing=conventions.missing,
-                         gain=conventions.gain)
+                         gain=conventions.gain, scores=conventions.scores,
+                         relevance_level=conventions.relevance_level, depth=conventions.depth,
+                         without_relevant=conventions.without_relevant)
         self.conventions = conventions
 
     @property
@@ -705,13 +690,15 @@ class ConventionReport(Report):
         return "\n".join([*lines, self.signature])
 
 
-def evaluate_as(qrels, run, metrics, conventions="trec_eval"):
+def evaluate_as(qrels, run, metrics, conventions="trec_eval", *, relevance_level=None,
+                depth=None):
     r"""Score a run the way a named library does.
 
     Parameters
     ----------
     qrels : dict of str to dict of str to int
-        ``{qid: {docid: grade}}``; a grade >= 1 is relevant.
+        ``{qid: {docid: grade}}``; a grade >= 1 is relevant (>= the
+        relevance level, if one is given).
     run : dict of str to dict of str to float
         ``{qid: {docid: score}}``; higher is better.  The order of the
         documents matters only for presets with ``ties="input"``.
@@ -719,11 +706,21 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval"):
         Names as in :func:`ragmetrics_edu.evaluate`: ``"P@k"``,
         ``"recall@k"``, ``"f1@k"``, ``"hit_rate@k"``, ``"mrr"``,
         ``"mrr@k"``, ``"map"``, ``"map@k"``, ``"ndcg"``, ``"ndcg@k"``,
-        ``"dcg@k"``, limited to those the preset's library computes.
+        ``"dcg@k"``, limited to those the preset's library computes (the
+        families of :data:`~ragmetrics_edu.retrieval.batch.registry.PRESET_FAMILIES`:
+        ERR, bpref and the others are scored by :func:`ragmetrics_edu.evaluate`).
     conventions : str or Conventions, default "trec_eval"
         A key of :data:`PRESETS` (``"trec_eval"``, ``"trec_eval_c"``,
-        ``"trec_eval10"``, ``"ranx"``, ``"sklearn"``, ``"seeds"``, ``"ragas"``) or your own
-        :class:`Conventions` (``PRESETS["ranx"].replace(gain="exponential")``).
+        ``"trec_eval10"``, ``"ranx"``, ``"sklearn"``, ``"seeds"``,
+        ``"gdeval"``, ``"ragas"``) or your own :class:`Conventions`
+        (``PRESETS["ranx"].replace(gain="exponential")``).
+    relevance_level : int, optional
+        The grade from which a document is relevant to the binary measures
+        (``trec_eval -l``, ranx's ``rel_lvl``); overrides the preset's
+        (1).  See :class:`Conventions` for the measures it applies to.
+    depth : int, optional
+        Read only the top ``depth`` documents of each ranking
+        (``trec_eval -M``); overrides the preset's (all of them).
 
     Returns
     -------
@@ -735,7 +732,8 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval"):
     ------
     ValueError
         Unknown preset or metric, a metric the preset's library does not
-        compute, no query both judged and in the run.
+        compute, no query both judged and in the run, a relevance level or
+        depth that is not a positive integer.
 
     See Also
     --------
@@ -786,7 +784,16 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval"):
     >>> # sklearn's ideal is the retrieved b, a sorted: 2.8928 / (3/1 + 1/1.585)
     """
     conv = get_preset(conventions)
+    overrides = {name: value for name, value in (("relevance_level", relevance_level),
+                                                 ("depth", depth)) if value is not None}
+    if overrides:
+        conv = conv.replace(**overrides)
     parsed = check_metrics(metrics, conv.metrics, who=conv.library)
+    for m in parsed:
+        if m.base not in PRESET_FAMILIES:
+            raise ValueError(
+                f"evaluate_as scores {', '.join(PRESET_FAMILIES)} with the readable "
+                f"functions; score {m.name!r} with rm.evaluate(..., conventions=...)")
     metrics = [m.name for m in parsed]
     check_nested(qrels, name="qrels", what="grade", values=True)
     check_nested(run, name="run", what="score", values=True)
@@ -805,6 +812,16 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval"):
             f"run ({len(run)} queries): there is nothing to score"
         )
 
+    level = conv.relevance_level
+    without_relevant = tuple(qid for qid in scored
+                             if not any(g >= level for g in qrels[qid].values()))
+    if conv.without_relevant == "skip":  # gdeval: such a query is not scored
+        skipped = set(without_relevant)
+        scored = [qid for qid in scored if qid not in skipped]
+        missing_scored = [qid for qid in missing_queries
+                          if any(g >= level for g in qrels[qid].values())]
+    else:
+        missing_scored = list(missing_queries)
     per_query = {}
     for qid in scored:
         per_query[qid] = {
@@ -813,15 +830,15 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval"):
             for m in parsed
         }
     if conv.missing == "zero":
-        for qid in missing_queries:
+        for qid in missing_scored:
             per_query[qid] = {name: 0.0 for name in metrics}
         per_query = dict(sorted(per_query.items()))
+    # (gdeval prints a mean of 0 when it scores no topic)
     mean = {
         name: math.fsum(v[name] for v in per_query.values()) / len(per_query)
+        if per_query else 0.0
         for name in metrics
     }
-    without_relevant = tuple(qid for qid in scored
-                             if not any(g >= 1 for g in qrels[qid].values()))
     return ConventionReport(per_query, mean, metrics, conv, missing_queries, unjudged,
                             without_relevant)
 

@@ -5,8 +5,10 @@ opened in headless Chromium with every request leaving localhost refused (the
 site must not need a CDN when viewed).  On every page: no console error, no
 failed request, and an accessibility audit by axe-core (injected from the npm
 package the site build installs) with no critical or serious violation.  On
-every lesson page: at least one figure drawn, and where the notebook holds a
-widget, the widget's saved view drawn (not the "state not found" text).  Every
+every lesson page: every figure of the lesson drawn (those that answer a
+prediction are folded under "Show the answer": the test opens them), and where
+the notebook holds a widget, the widget's saved view drawn (not the "state not
+found" text).  Every
 internal link and anchor resolves (checked on the HTML files).  Screenshots go
 to ``test-artifacts/site/``.
 
@@ -27,6 +29,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "build" / "site" / "html"
 NOTEBOOKS = ROOT / "notebooks"
+SOLUTIONS = ROOT / "solutions"
 ARTIFACTS = ROOT / "test-artifacts" / "site"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 BLOCKING = ("critical", "serious")
@@ -51,10 +54,12 @@ PAGES = _pages()
 LESSONS = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 
 
-def _saves_a_figure(stem):
-    nb = json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))
-    return any("image/png" in out.get("data", {})
-               for cell in nb["cells"] if cell["cell_type"] == "code"
+def _figures_on_the_page(stem):
+    """How many figures the page of a lesson shows: those the site's page of it holds
+    (tools/site.py: the student notebook, its answers' outputs folded)."""
+    page = _site_tool().lesson_page(NOTEBOOKS / f"{stem}.ipynb", SOLUTIONS)
+    return sum("image/png" in out.get("data", {})
+               for cell in page["cells"] if cell["cell_type"] == "code"
                for out in cell.get("outputs", []))
 
 
@@ -220,15 +225,24 @@ def test_page_loads_cleanly_and_passes_the_audit(site, browser, axe, shots, rel)
 
 
 def _check_lesson(tab, stem, problems):
-    """A lesson page: a figure drawn; its widget's saved view drawn if it has one."""
+    """A lesson page: every figure drawn, the answers' once unfolded; its widget's
+    saved view drawn if it has one."""
     tab.wait_for_function("() => window.MathJax === undefined || !MathJax.startup "
                           "|| MathJax.startup.promise !== undefined", timeout=30_000)
+    folded = tab.evaluate("""() => Array.from(document.querySelectorAll(
+        'article details.hide')).filter(d => !d.open).length""")
+    # a reader unfolds the answers ("Show the answer"): every figure is there
+    tab.evaluate("() => document.querySelectorAll('article details').forEach(d => d.open = true)")
+    tab.wait_for_function("""() => Array.from(document.querySelectorAll('article img'))
+        .every(i => i.complete)""", timeout=30_000)
     figures = tab.evaluate("""() => Array.from(document.querySelectorAll(
-        'article img, article svg.figure, article canvas'))
+        'article .cell_output img, article .output img'))
         .filter(i => (i.naturalWidth || i.clientWidth) > 50 && i.offsetParent !== null)
         .map(i => i.getAttribute('alt') || '')""")
-    # a lesson whose every figure answers a prediction shows none before it is run
-    assert figures or not _saves_a_figure(stem), f"{stem}: no figure on the page"
+    want = _figures_on_the_page(stem)
+    assert want, f"{stem}: the lesson saves no figure for its page"
+    assert len(figures) >= want, f"{stem}: {len(figures)} figures drawn of {want}"
+    assert folded, f"{stem}: no answer folded under \"Show the answer\""
     if _has_widget(stem):
         try:
             tab.wait_for_selector("article .jupyter-widgets.widget-container, "

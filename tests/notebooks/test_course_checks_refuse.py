@@ -845,3 +845,20 @@ def test_07_ex3_first_score_line_or_clipped_grade_is_refused_in_words(capsys):
     with pytest.raises(ExerciseFailed) as refused:
         _run(source, my_parse_score=any_number)
     assert "Score line" in str(refused.value), str(refused.value)
+
+
+# --- 00, exercise 4: one relevant document is "1 relevant document" -------------------------
+
+def test_00_ex4_counts_its_documents_in_the_singular_and_the_plural(capsys):
+    source = _check_cell("00_*.ipynb", "Check exercise 4")
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, list_a=[1, 0, 0], list_b=[0, 1, 1])  # 1 and 2 in the top 3
+    message = str(refused.value)
+    assert "hold 1 relevant document and those of list_b 2" in message, message
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, list_a=[1, 1, 0], list_b=[0, 0, 1])
+    assert "hold 2 relevant documents and" in str(refused.value)
+    _run(source, list_a=[1, 0, 0], list_b=[0, 0, 1])
+    assert "both lists have 1 relevant document in the top 3" in capsys.readouterr().out
+    _run(source, list_a=[1, 0, 1], list_b=[0, 1, 1])
+    assert "both lists have 2 relevant documents in the top 3" in capsys.readouterr().out

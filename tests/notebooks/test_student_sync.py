@@ -309,6 +309,81 @@ def test_no_student_notebook_shows_the_answer_of_a_prediction(path):
     assert not problems, "\n".join(problems)
 
 
+# ---- answers shown before their question: a widget's saved view, a table above ----
+
+def _widget_notebook(value_after_answer, value_in_student):
+    """A question about a widget, its answer cell driving it; the saved widget states."""
+    def with_state(nb, value):
+        nb.metadata["widgets"] = {ms.WIDGET_STATE: {"state": {
+            "m1": {"model_name": "IntSliderModel", "state": {"value": value}}}}}
+        return nb
+
+    cells = [new_markdown_cell("**Predict:** what will the slider show?  Write down your guess "
+                               "before running the cell after the widget."),
+             new_code_cell("w = slider()\nw"),
+             new_code_cell("w.value = 3\nprint(w.value)"),
+             new_markdown_cell("It shows 3.")]
+    cells[1].outputs = [nbformat.v4.new_output(
+        "execute_result", data={ms.WIDGET_VIEW: {"model_id": "m1"}, "text/plain": "slider"})]
+    solved = with_state(new_notebook(cells=cells), value_after_answer)
+    student = with_state(ms.make_student(solved), value_in_student)
+    return student, solved
+
+
+def test_a_widget_saved_as_its_answer_leaves_it_is_found():
+    student, solved = _widget_notebook(3, 3)
+    assert ms.revealed_answers(student, solved) == [
+        "cell 1: its widget is saved in the state answer cell 2 leaves it in"]
+    student, solved = _widget_notebook(3, 0)  # saved as it was before the answer cell
+    assert ms.revealed_answers(student, solved) == []
+
+
+def test_a_table_above_a_question_with_its_answers_rows_is_found():
+    def table(rows):
+        cell = new_code_cell("print(table)")
+        cell.outputs = [nbformat.v4.new_output("stream", text="".join(
+            f"{name:<12}  {value}\n" for name, value in rows))]
+        return cell
+
+    systems = ["human only", "judge only", "PPI", "PPI++"]
+    cells = [new_markdown_cell("## Intervals"),
+             table([(name, f"[0.1, 0.{i}]") for i, name in enumerate(systems)]),
+             new_markdown_cell("**Predict:** which intervals will cover the truth?  Write down "
+                               "your guess before running the next cell."),
+             table([(name, f"{90 - i}%") for i, name in enumerate(systems)])]
+    solved = new_notebook(cells=cells)
+    found = ms.revealed_answers(ms.make_student(solved), solved)
+    assert found == [f"cell 1: prints the rows {sorted(systems)} that the answer to the "
+                     f"question of cell 2 prints"]
+    # the rows the question names are its material, not its answer
+    cells[2].source = cells[2].source.replace("which intervals", "which of human only, "
+                                              "judge only, PPI and PPI++")
+    assert ms.revealed_answers(ms.make_student(solved), solved) == []
+    # a table in another section is not this question's
+    cells[2].source = "## Coverage\n\n**Predict:** which intervals cover the truth?  Write " \
+                      "down your guess before running the next cell."
+    assert ms.revealed_answers(ms.make_student(solved), solved) == []
+
+
+@pytest.mark.parametrize("path", STUDENTS, ids=[p.stem for p in STUDENTS])
+def test_no_student_notebook_shows_an_answer_before_its_question(path):
+    solved = nbformat.read(ROOT / "solutions" / path.name, as_version=4)
+    # (tools/make_student.py's FIXED_BY_THE_LESSON_12_REWORK and
+    # REBUILT_BY_THE_LESSON_07_REWORK name the places other lessons' reworks fix)
+    left = ms.unexpected_revealed(path.name, nbformat.read(path, as_version=4), solved)
+    assert not left, "\n".join(left)
+
+
+def test_the_known_places_are_still_found():
+    """Each entry of the allowlists is a place the detector still finds: when a rework fixes
+    it, this test says to remove the entry."""
+    for name, cell in ms.KNOWN_REVEALED:
+        student = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+        solved = nbformat.read(ROOT / "solutions" / name, as_version=4)
+        found = {line.split(":")[0] for line in ms.revealed_answers(student, solved)}
+        assert cell in found, f"{name} {cell} is fixed: remove it from make_student's allowlist"
+
+
 def test_the_kept_cells_exist():
     for name, cell_id in KEPT:
         nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)

@@ -108,6 +108,53 @@ def test_counterfactual_evaluation_on_several_queries():
     assert abs(res.ips - truth) < 0.02 and abs(res.naive - truth) > 0.1
 
 
+def test_the_truth_counts_the_documents_the_logger_never_showed():
+    # the new ranking's first document, grade 4, was never logged: its value is real
+    # (15/16 at rank 1, examined with probability 1), but IPS has no click to weigh for it
+    qrels = {"q": {"new": 4, "b": 2}}
+    res = rm.counterfactual_evaluation({"q": ["a", "b"]}, {"q": ["new", "b"]}, qrels,
+                                       n_sessions=40_000, depth=2, seed=1)
+    p2 = rm.PositionBasedModel().examination_probabilities(2)[1]
+    assert res.true_new == pytest.approx(15 / 16 + p2 * 3 / 16)
+    assert res.true_new_supported == pytest.approx(p2 * 3 / 16)  # b alone
+    assert (res.unsupported, res.unsupported_relevant) == (1, 1)
+    assert res.ips == pytest.approx(res.true_new_supported, abs=0.01)  # unbiased for b only
+    assert "1 of its documents never logged, 1 of them relevant" in str(res)
+
+
+def test_dense_against_bm25_on_cranfield_the_numbers_of_lesson_14():
+    # Lesson 14: position-based users (eta = 1) log BM25's top 50; dense retrieval's top
+    # 10 is then estimated.  614 of its 2,250 documents (54 relevant) lie outside BM25's
+    # top 50, so dense's true value (0.2989) is above BM25's (0.2841), while IPS, which
+    # cannot see them, lands on 0.2835, the value of the logged part alone.
+    from ragmetrics_edu.lab import retrievers as rr
+
+    cran = rm.load_cranfield()
+    bm25 = rr.bm25_run(cran.docs, cran.queries, top_k=100)
+    dense = rr.dense_run(cran.docs, cran.queries, top_k=100)
+    model = rm.PositionBasedModel(eta=1.0)
+    p = model.examination_probabilities(10)
+
+    def value(run, q, logged=None):  # the truth, by the formula: sum_j p_j alpha_j
+        docs = sorted(run[q], key=run[q].get, reverse=True)[:10]
+        grades = [max(cran.qrels[q].get(d, 0), 0) if logged is None or d in logged else 0
+                  for d in docs]
+        return float(np.dot(p, model.alpha(grades)))
+
+    qids = list(cran.qrels)
+    logged = {q: set(sorted(bm25[q], key=bm25[q].get, reverse=True)[:50]) for q in qids}
+    truth_dense = np.mean([value(dense, q) for q in qids])
+    truth_bm25 = np.mean([value(bm25, q) for q in qids])
+    res = rm.counterfactual_evaluation(bm25, dense, cran.qrels, model=model, n_sessions=1000,
+                                       seed=0, depth=10, log_depth=50)
+    assert (res.unsupported, res.unsupported_relevant) == (614, 54)
+    assert res.true_new == pytest.approx(truth_dense) and round(truth_dense, 3) == 0.299
+    assert res.true_logging == pytest.approx(truth_bm25) and round(truth_bm25, 3) == 0.284
+    assert res.true_new_supported == pytest.approx(np.mean([value(dense, q, logged[q])
+                                                            for q in qids]))
+    assert abs(res.ips - res.true_new_supported) < 0.005 < res.true_new - res.ips
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda: rm.ips_estimate([[1, 0]], ["a", "b"], ["b", "a"], propensities=[1.0, 0.0]),
      r"propensities must be above 0 .*, got propensities\[1\] = 0.0"),

@@ -36,6 +36,18 @@ document.addEventListener("DOMContentLoaded", function () {
   });
 });
 
+/* 2b. myst-nb names the toggle of a folded output "Toggle hidden content"
+   (aria-label) while it shows "Show the answer: ..." (a prediction's answer,
+   tools/site.py): a name that differs from the visible text (axe:
+   label-content-name-mismatch).  The visible text is the better name. */
+document.addEventListener("DOMContentLoaded", function () {
+  document.querySelectorAll("details.hide > summary[aria-label]").forEach(function (summary) {
+    if (summary.textContent.trim()) {
+      summary.removeAttribute("aria-label");
+    }
+  });
+});
+
 /* 3. Docutils writes a docstring's References as <div class="citation-list"
    role="list"> whose entries have role doc-biblioentry, not listitem, which a
    list may not hold (axe: aria-required-children): drop the list role. */

@@ -35,10 +35,19 @@ trec_eval's own C code.
    for trailing ``"\0"``, such as ``"a"`` and ``"a\0"``, are ordered as
    Python's ``sorted`` orders them; C's ``strcmp`` finds them equal, so
    trec_eval's order for them is whatever its sort leaves.)
-4. **Relevant means grade >= 1.**  Grades are integers.  Grade 0 is judged
-   not relevant; a negative grade (some TREC collections use -1 or -2 for
-   spam or junk) is also not relevant and brings no gain to DCG.  A document
-   that is not in the qrels is not relevant either.
+4. **Relevant means grade >= 1**, unless a relevance level says otherwise
+   (``relevance_level=2`` is ``trec_eval -l2``, the rule of TREC Deep
+   Learning's binary measures: grades 2 and 3 are relevant, 0 and 1 are
+   judged not relevant).  Grades are integers.  Grade 0 is judged not
+   relevant; a negative grade (some TREC collections use -1 or -2 for spam
+   or junk) is also not relevant and brings no gain to DCG.  A document
+   that is not in the qrels is not relevant either.  The level applies to
+   the measures that see a document as relevant or not (P, recall, MAP,
+   MRR, R-precision, interpolated precision, bpref, success, binary RBP):
+   trec_eval's ``m_ndcg.c`` never reads it, so nDCG and DCG keep the gain of
+   every grade above 0 (and so do ERR and graded RBP).  bpref counts a
+   judged grade below the level among the non-relevant documents
+   (``m_bpref.c``).
 5. **nDCG** uses the grade itself as the gain (``gain="linear"``) and
    :math:`\log_2(rank + 1)` as the discount.  The ideal DCG is built from
    *all* the judged documents of the query, retrieved or not, sorted by
@@ -48,7 +57,15 @@ trec_eval's own C code.
    denominator.  ``recall@k`` uses the same denominator.
 7. **P@k** divides by ``k``, even when fewer than ``k`` documents were
    retrieved.
-8. **Which queries are scored.**  Only the queries that are both in the
+8. **Depth.**  ``depth=M`` is ``trec_eval -M M``: each query's ranking
+   is ranked by rules 1-3 first, then cut after its top M documents
+   (``form_res_rels.c`` sorts, then keeps ``max_num_docs_per_topic``), so a
+   tie straddling the cut is split by document id, and unjudged documents
+   take their places like the others.  The qrels are not cut: a relevant
+   document below the cut still counts in R (recall, AP) and in the ideal
+   DCG.  By default every document is read (trec_eval's ``MAXLONG``).
+   TREC runs are usually evaluated with ``-M 1000``.
+9. **Which queries are scored.**  Only the queries that are both in the
    qrels and in the run.  A query without judgements is skipped (trec_eval
    cannot score it); it is listed in :attr:`Report.unjudged_queries`.  That
    is a query of the run absent from the qrels, and a query whose judgement
@@ -59,12 +76,15 @@ trec_eval's own C code.
    it is left out of the means, as trec_eval does; ``missing="zero"``
    scores it 0 for every metric and counts it in the means, as
    ``trec_eval -c`` does.
-9. **A judged query without any relevant document** scores 0 for every
-   metric (recall and AP would be 0/0) and *is* counted in the means, as
-   trec_eval does; it is listed in :attr:`Report.queries_without_relevant`.
-   (A query judged only with negative grades is one of them; trec_eval's
-   own rules give it 0, but pytrec_eval 0.5.x has undefined behaviour on it
-   in ``ndcg``: it hangs or crashes, or returns 0.)
+10. **A judged query without any relevant document** scores 0 for every
+    binary metric (recall and AP would be 0/0) and *is* counted in the means, as
+    trec_eval does; it is listed in :attr:`Report.queries_without_relevant`
+    (under gdeval's conventions, ``conventions="gdeval"``, it is left out of
+    the scores and the means instead: gdeval scores only the topics with a
+    grade above 0).
+    (A query judged only with negative grades is one of them; trec_eval's
+    own rules give it 0, but pytrec_eval 0.5.x has undefined behaviour on it
+    in ``ndcg``: it hangs or crashes, or returns 0.)
 
 ``mrr@k`` (reciprocal rank, 0 if the first relevant document is below rank
 ``k``), ``f1@k`` and ``dcg@k`` are not trec_eval measures; they follow the
@@ -154,13 +174,14 @@ from ._checks import (_as_dicts, _check_all_docids, _check_grades, _check_nested
 from ._engine import (_PACKED_ID_BYTES, _count_larger_ids, _packed_ranks, _sort_each_query,
                       _sortable, _to_float32, _unique)
 from .kernels import KERNELS
-from .registry import NEEDS_JUDGED, check_metrics
+from .registry import NEEDS_JUDGED, check_metrics, uses_relevance_level
 from .report import Report
 
 __all__ = ["evaluate"]
 
 
-def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None):
+def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None,
+             relevance_level=None, depth=None):
     r"""Score a run of many queries against relevance judgements, as trec_eval does.
 
     Parameters
@@ -204,7 +225,7 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None):
     conventions : str or Conventions, optional
         Score as another library does: a preset name (``"trec_eval"``,
         ``"trec_eval_c"``, ``"trec_eval10"``, ``"ranx"``, ``"sklearn"``,
-        ``"seeds"``, ``"ragas"``) or a
+        ``"seeds"``, ``"gdeval"``, ``"ragas"``) or a
         :class:`ragmetrics_edu.retrieval.conventions.Conventions`.  ``missing`` and
         ``gain``, if given too, override the preset's.  Conventions that
         differ from trec_eval's only in ``missing``, ``gain`` and
@@ -214,6 +235,19 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None):
         readable, slower), which returns a
         :class:`~ragmetrics_edu.retrieval.conventions.ConventionReport`, a
         :class:`Report` that also carries the conventions.
+        ``"gdeval"`` (gdeval.pl's ``ndcg@k`` and ``err@k``: gain
+        :math:`2^g - 1`, scores compared as doubles, queries without a
+        grade above 0 left out) takes the fast path too.
+    relevance_level : int, optional
+        The grade from which a document is relevant to the binary measures:
+        ``trec_eval -l``, pytrec_eval's ``relevance_level``, ir_measures'
+        ``rel=``.  Default 1 (the preset's).  nDCG, DCG, ERR and graded RBP
+        keep the gain of every grade, as in trec_eval (rule 4); under
+        ``conventions="ranx"`` (``rel_lvl``) the grades below it lose their
+        gain too.
+    depth : int, optional
+        Read only the top ``depth`` documents of each query, after ranking
+        (``trec_eval -M``, rule 8).  Default: all of them.
 
     Returns
     -------
@@ -226,7 +260,8 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None):
     ------
     ValueError
         Unknown metric name or bad cut-off (the message lists the known
-        metrics); a NaN score, or an integer score too large for a float;
+        metrics), or a metric the conventions' library does not compute; a
+        relevance level or depth that is not a positive integer; a NaN score, or an integer score too large for a float;
         a grade that is not an integer or does not fit in 64 bits; with
         ``gain="exponential"``, a grade of 1024 or more, or a DCG sum that
         overflows a float (2**grade - 1 exceeds 1.8e308); no query both
@@ -303,49 +338,64 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None):
     0.5
     >>> evaluate({"q": {"a": 1}}, near, ["mrr"], conventions="trec_eval10").mean["mrr"]
     1.0
+    >>> # trec_eval -l2: only grade 2 is relevant to MAP; nDCG keeps c's gain (grade 2) and a's (1)
+    >>> dl = evaluate(qrels, run, ["map", "ndcg@3"], relevance_level=2)
+    >>> round(dl.per_query["q1"]["map"], 4), round(dl.per_query["q1"]["ndcg@3"], 4)  # c at rank 3
+    (0.3333, 0.6199)
+    >>> # trec_eval -M2: only b, a of q1 are read; c is still one of the 2 relevant documents
+    >>> round(evaluate(qrels, run, ["map"], depth=2).per_query["q1"]["map"], 4)  # (1/2) / 2
+    0.25
     """
-    conv = _chosen_conventions(conventions, missing, gain)
+    conv = _chosen_conventions(conventions, missing, gain, relevance_level, depth)
     if not _takes_the_fast_path(conv):
         return evaluate_as(qrels, run, metrics, conv)
-    parsed = check_metrics(metrics)
+    parsed = check_metrics(metrics, conv.metrics, who=conv.library)
     _check_nested(qrels, "qrels", "grade")
     _check_nested(run, "run", "score")
 
     queries = _select_queries(qrels, run)            # 1. which queries are scored
     judged = any(m.base in NEEDS_JUDGED for m in parsed)  # rank every judged document?
     data = _flatten(qrels, run, queries, conv.scores, judged)  # 2. validate, into flat arrays
-    hits = _rank_relevant(data, judged)              # 3. rank the relevant (or judged) documents
-    values = {m.name: KERNELS[m.base](hits, m, conv)  # 4. one kernel per metric
-              for m in parsed}
-    return _aggregate(values, queries, hits, conv)   # 5. per query and means
+    hits = _rank_relevant(data, judged, conv.depth)  # 3. rank the relevant (or judged) documents
+    at_level = _at_level(hits, conv.relevance_level)  # (the binary measures' relevant documents)
+    values = {m.name: KERNELS[m.base](at_level if uses_relevance_level(m) else hits, m, conv)
+              for m in parsed}                       # 4. one kernel per metric
+    return _aggregate(values, queries, at_level, conv, qrels)  # 5. per query and means
 
 
 # ---------------------------------------------------------------------------
 # The steps of evaluate, in order
 # ---------------------------------------------------------------------------
 
-_FAST_PATH_FREE = ("missing", "gain", "scores")
+_FAST_PATH_FREE = ("missing", "gain", "scores", "relevance_level", "depth", "without_relevant")
 """The fields of a :class:`~ragmetrics_edu.retrieval.conventions.Conventions` the fast path can vary."""
 
+_DESCRIPTIVE = ("name", "library", "where", "options", "metrics")
+"""The fields that describe a preset rather than change a number (``metrics``
+limits the names accepted, checked before scoring)."""
 
-def _chosen_conventions(conventions, missing, gain):
+
+def _chosen_conventions(conventions, missing, gain, relevance_level=None, depth=None):
     """The :class:`~ragmetrics_edu.retrieval.conventions.Conventions` asked for.
 
-    trec_eval's preset unless ``conventions`` names another; ``missing`` and
-    ``gain``, when given, override the preset's (and are checked by it).
+    trec_eval's preset unless ``conventions`` names another; ``missing``,
+    ``gain``, ``relevance_level`` and ``depth``, when given, override the
+    preset's (and are checked by it).
     """
     conv = PRESETS["trec_eval"] if conventions is None else get_preset(conventions)
-    overrides = {name: value for name, value in (("missing", missing), ("gain", gain))
+    overrides = {name: value for name, value in (("missing", missing), ("gain", gain),
+                                                 ("relevance_level", relevance_level),
+                                                 ("depth", depth))
                  if value is not None}
     return conv.replace(**overrides) if overrides else conv
 
 
 def _takes_the_fast_path(conv):
-    """True if ``conv`` makes trec_eval's choices except perhaps ``missing``, ``gain``, ``scores``."""
+    """True if ``conv`` makes trec_eval's choices except perhaps those of :data:`_FAST_PATH_FREE`."""
     reference = PRESETS["trec_eval"]
     return all(getattr(conv, field.name) == getattr(reference, field.name)
                for field in dataclasses.fields(conv)
-               if field.name not in (*_FAST_PATH_FREE, "name", "library", "where"))
+               if field.name not in (*_FAST_PATH_FREE, *_DESCRIPTIVE))
 
 
 @dataclasses.dataclass
@@ -572,6 +622,8 @@ class _Hits:
     ideal_grade: np.ndarray
     starts: np.ndarray        # where each query's hits start
     judged: object            # a _Ranked of every judged retrieved document, or None
+    run_sizes: np.ndarray = None  # the documents read per query (cut to the depth)
+    level: int = 1            # relevant means a grade >= level
 
     @property
     def n_queries(self):
@@ -587,7 +639,7 @@ class _Hits:
         return f"document {docid!r} of query {qid!r}"
 
 
-def _rank_relevant(data, judged=False):
+def _rank_relevant(data, judged=False, depth=None):
     r"""The rank of every relevant retrieved document, as trec_eval orders a run.
 
     A run with few distinct scores and short ids (heavy ties) is ranked by
@@ -600,7 +652,10 @@ def _rank_relevant(data, judged=False):
     searches), + the number of tied documents with a larger id
     (:func:`_count_larger_ids`, only for hits that tie).  With
     ``judged=True`` every judged document is ranked, not only the relevant
-    ones (bpref, judged@k and RBP's residual need them).
+    ones (bpref, judged@k and RBP's residual need them).  With a ``depth``
+    (``trec_eval -M``), the documents ranked below it are dropped: a
+    document's rank is the same in the whole ranking and in its top
+    ``depth``, so cutting after ranking is trec_eval's cut.
     """
     n_queries, grades, judged_query = data.n_queries, data.grades, data.judged_query
     relevant = np.flatnonzero(grades >= 1)  # trec_eval's default relevance level
@@ -622,6 +677,13 @@ def _rank_relevant(data, judged=False):
         else:
             found_query, found_ranks, found_positions = _rank_found(
                 data, judged_query[found_positions], found_score_keys, found_positions)
+
+    run_sizes = data.run_sizes
+    if depth is not None:  # trec_eval -M: ranked first, then cut
+        kept = found_ranks <= depth
+        found_query, found_ranks, found_positions = (
+            found_query[kept], found_ranks[kept], found_positions[kept])
+        run_sizes = np.minimum(run_sizes, depth)
 
     # Sort by (query, rank): bincount then adds them in rank order, the
     # order in which trec_eval sums, so even the rounding is the same.
@@ -658,7 +720,39 @@ def _rank_relevant(data, judged=False):
                  grade=grades[hit_positions], index=hit_index, position=hit_positions,
                  first_rank=first_rank, relevant=relevant, ideal_query=ideal_query,
                  ideal_rank=ideal_ranks, ideal_grade=ideal_grades,
-                 starts=hit_starts, judged=ranked_judged)
+                 starts=hit_starts, judged=ranked_judged, run_sizes=run_sizes)
+
+
+def _at_level(hits, level):
+    """The hits of the documents relevant from ``level`` up (``trec_eval -l``).
+
+    ``hits`` holds every retrieved document of grade >= 1, which DCG and
+    nDCG need whatever the level; the binary measures see only those of
+    grade >= ``level``, and R counts only them.  Every array is filtered
+    and the positions among a query's hits counted again; with level 1
+    ``hits`` itself is returned.
+    """
+    if level == 1:
+        return hits
+    n_queries = hits.n_queries
+    keep = hits.grade >= level
+    query, rank, grade, position = (hits.query[keep], hits.rank[keep], hits.grade[keep],
+                                    hits.position[keep])
+    per_query = np.bincount(query, minlength=n_queries)
+    starts = np.cumsum(per_query) - per_query
+    index = np.arange(len(query)) - starts[query] + 1
+    first_rank = np.full(n_queries, np.inf)
+    first_rank[query[index == 1]] = rank[index == 1]
+    relevant = hits.relevant[hits.data.grades[hits.relevant] >= level]
+    n_relevant = np.bincount(hits.data.judged_query[relevant], minlength=n_queries)
+    ideal = hits.ideal_grade >= level  # (each query's grades stay sorted, best first)
+    ideal_query, ideal_grade = hits.ideal_query[ideal], hits.ideal_grade[ideal]
+    ideal_starts = np.cumsum(n_relevant) - n_relevant
+    ideal_rank = np.arange(len(ideal_query)) - ideal_starts[ideal_query] + 1
+    return dataclasses.replace(
+        hits, n_relevant=n_relevant, query=query, rank=rank, grade=grade, index=index,
+        position=position, first_rank=first_rank, relevant=relevant, ideal_query=ideal_query,
+        ideal_rank=ideal_rank, ideal_grade=ideal_grade, starts=starts, level=level)
 
 
 
@@ -697,10 +791,24 @@ def _rank_found(data, found_query, found_score_keys, found_positions):
     return found_query, found_ranks, found_positions
 
 
-def _aggregate(values, queries, hits, conv):
-    """Step 5: the :class:`Report`: values per query, and their means as trec_eval takes them."""
+def _aggregate(values, queries, hits, conv, qrels):
+    """Step 5: the :class:`Report`: values per query, and their means as trec_eval takes them.
+
+    ``hits`` are those of the relevance level: a query with none relevant
+    is listed, and left out under ``without_relevant="skip"`` (gdeval).
+    """
     names = list(values)
     scored = queries.scored
+    missing = queries.missing if conv.missing == "zero" else ()
+    without = np.flatnonzero(hits.n_relevant == 0)
+    without_relevant = tuple(scored[q] for q in without.tolist())
+    if conv.without_relevant == "skip" and (len(without) or missing):
+        kept = np.flatnonzero(hits.n_relevant > 0)
+        scored = [scored[q] for q in kept.tolist()]
+        values = {name: v[kept] for name, v in values.items()}
+        level = conv.relevance_level
+        missing = tuple(qid for qid in missing  # (a missing query is in the qrels)
+                        if any(g >= level for g in qrels[qid].values()))
     # Every query's dict starts as a copy of one template (a copy shares the
     # template's key table: much faster than building each dict key by key),
     # then is filled metric by metric.
@@ -710,15 +818,13 @@ def _aggregate(values, queries, hits, conv):
         for row, value in zip(rows, values[name].tolist()):
             row[name] = value
     per_query = dict(zip(scored, rows))
-    if conv.missing == "zero":
-        for qid in queries.missing:
-            per_query[qid] = dict.fromkeys(names, 0.0)
-        denominator = len(scored) + len(queries.missing)
-    else:
-        denominator = len(scored)
-    # trec_eval sums the per-query values and divides by the number of queries
-    mean = {name: float(np.sum(values[name]) / denominator) for name in names}
-    without_relevant = tuple(scored[q] for q in np.flatnonzero(hits.n_relevant == 0).tolist())
+    for qid in missing:
+        per_query[qid] = dict.fromkeys(names, 0.0)
+    denominator = len(scored) + len(missing)
+    # trec_eval sums the per-query values and divides by the number of
+    # queries (gdeval prints 0 when it scores none)
+    mean = {name: float(np.sum(values[name]) / denominator) if denominator else 0.0
+            for name in names}
     return Report(
         per_query=per_query,
         mean=mean,
@@ -729,4 +835,7 @@ def _aggregate(values, queries, hits, conv):
         missing=conv.missing,
         gain=conv.gain,
         scores=conv.scores,
+        relevance_level=conv.relevance_level,
+        depth=conv.depth,
+        without_relevant=conv.without_relevant,
     )

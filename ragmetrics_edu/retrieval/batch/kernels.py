@@ -174,20 +174,23 @@ def _eleven_point(hits, metric, conv):
 def _bpref(hits, metric, conv):
     """trec_eval's bpref: each relevant hit loses min(n, R) / min(N, R) for n judged non-relevant above it.
 
-    Judged non-relevant means grade 0 (a negative grade is skipped, as an
-    unjudged document is); N counts them in the qrels, retrieved or not.
+    Judged non-relevant means a grade from 0 to below the relevance level
+    (``m_bpref.c``: ``0 <= rel < relevance_level``; a negative grade is
+    skipped, as an unjudged document is); N counts them in the qrels,
+    retrieved or not.
     """
-    ranked, n_queries = hits.judged, hits.n_queries
+    ranked, n_queries, level = hits.judged, hits.n_queries, hits.level
     data = hits.data
-    is_nonrelevant = ranked.grade == 0
-    n_nonrelevant = np.bincount(data.judged_query[data.grades == 0], minlength=n_queries)
+    is_nonrelevant = (ranked.grade >= 0) & (ranked.grade < level)
+    n_nonrelevant = np.bincount(data.judged_query[(data.grades >= 0) & (data.grades < level)],
+                                minlength=n_queries)
     # judged non-relevant documents above each entry (a cumulative count
     # restarted at every query)
     count = np.cumsum(is_nonrelevant)
     per_query = np.bincount(ranked.query, minlength=n_queries)
     before_query = np.concatenate(([0], count))[np.cumsum(per_query) - per_query]
     above = (count - is_nonrelevant) - before_query[ranked.query]
-    relevant = ranked.grade >= 1
+    relevant = ranked.grade >= level
     query, above = ranked.query[relevant], above[relevant]
     r = hits.n_relevant[query]
     denominator = np.minimum(n_nonrelevant[query], r)
@@ -201,7 +204,7 @@ def _judged(hits, metric, conv):
     """Judged documents in the top k over the documents in the top k (ir_measures' Judged@k)."""
     ranked = hits.judged
     found = hits.per_query_sum(ranked.query, _in_top(ranked.rank, metric.k))
-    depth = hits.data.run_sizes if metric.k is None else np.minimum(hits.data.run_sizes, metric.k)
+    depth = hits.run_sizes if metric.k is None else np.minimum(hits.run_sizes, metric.k)
     return _safe_divide(found, depth)
 
 

@@ -33,7 +33,8 @@ from ..._validation import check_choice, check_k_text, describe, shorten
 from ..user_models import RBP_GAINS
 
 __all__ = ["METRICS", "PARAMETERS", "PRESET_FAMILIES", "MISSING_POLICIES", "GAINS",
-           "Metric", "parse_metric", "check_metrics", "known_metrics"]
+           "GRADED_FAMILIES", "LEVEL_SCOPES", "WITHOUT_RELEVANT", "Metric", "parse_metric",
+           "check_metrics", "known_metrics", "uses_relevance_level"]
 
 METRICS = {
     # name: (cut-off "required" / "optional" / "none" / "level", what it is,
@@ -82,6 +83,46 @@ the means (trec_eval) or score them 0 (``trec_eval -c``)."""
 
 GAINS = ("linear", "exponential")
 """Gain of a grade ``g`` in DCG: ``g`` (trec_eval) or ``2**g - 1`` (Burges et al.)."""
+
+GRADED_FAMILIES = ("dcg", "ndcg", "err")
+"""Families whose value is built from the grades themselves (and ``rbp`` with
+``gain=graded``).  trec_eval's relevance level (``-l``) does not apply to
+them: ``m_ndcg.c`` takes the gain of a document from its grade and never reads
+the level.  Every other family sees a document as relevant or not, relevant
+from the relevance level up (``P``, ``recall``, ``map``, ``mrr``, ``bpref``, ...)."""
+
+LEVEL_SCOPES = ("binary", "all")
+"""Which measures a relevance level applies to: the binary ones only (trec_eval
+and pytrec_eval: nDCG keeps every grade's gain), or all of them (ranx's
+``rel_lvl``: a grade below the level is removed from the qrels, so it loses
+its gain in DCG and nDCG too)."""
+
+WITHOUT_RELEVANT = ("zero", "skip")
+"""A scored query with no relevant document: every binary measure 0, and the
+query counted in the means (``"zero"``: trec_eval, ranx), or the query left out
+of the scores and the means (``"skip"``: gdeval, which only scores the topics
+with a grade above 0)."""
+
+
+def uses_relevance_level(metric, scope="binary"):
+    """True if the relevance level decides which documents of ``metric`` count.
+
+    ``metric`` is a :class:`Metric`; ``scope`` one of :data:`LEVEL_SCOPES`.
+
+    Examples
+    --------
+    >>> uses_relevance_level(parse_metric("map")), uses_relevance_level(parse_metric("ndcg@10"))
+    (True, False)
+    >>> uses_relevance_level(parse_metric("ndcg@10"), scope="all")  # ranx's rel_lvl
+    True
+    >>> uses_relevance_level(parse_metric("rbp(p=0.8, gain=graded)"))
+    False
+    """
+    if scope == "all":
+        return True
+    if metric.base == "rbp":
+        return metric["gain"] == "binary"
+    return metric.base not in GRADED_FAMILIES
 
 
 def known_metrics(families=None):

@@ -31,13 +31,21 @@ class Report:
         the run's order, then the queries judged ``{}`` that are not in the
         run.
     queries_without_relevant : tuple of str
-        Scored queries whose judgements hold no relevant document; every
-        metric is 0 for them, and they count in the means.
+        Judged queries of the run whose judgements hold no relevant document
+        (none at or above the relevance level).  Every binary measure is 0
+        for them and they count in the means (trec_eval); under gdeval's
+        conventions (``without_relevant="skip"``) they are left out of
+        ``per_query`` and of the means.  (nDCG keeps the gain of the grades
+        below a relevance level above 1, so it can be above 0 for them.)
     signature : str
         The conventions that produced the numbers, to print beside them.
     scores : {"float32", "float64"}
         The precision at which scores were compared: ``"float32"`` as
         trec_eval 9.x and pytrec_eval, ``"float64"`` as trec_eval 10.0.
+    relevance_level : int
+        The grade from which a document was relevant (``trec_eval -l``).
+    depth : int or None
+        The documents read per query (``trec_eval -M``); None: all.
 
     Examples
     --------
@@ -55,7 +63,8 @@ class Report:
 
     def __init__(self, per_query, mean, metrics, missing_queries=(),
                  unjudged_queries=(), queries_without_relevant=(),
-                 missing="ignore", gain="linear", scores="float32"):
+                 missing="ignore", gain="linear", scores="float32", *, relevance_level=1,
+                 depth=None, without_relevant="zero"):
         self.per_query = per_query
         self.mean = mean
         self.metrics = tuple(metrics)
@@ -65,6 +74,9 @@ class Report:
         self.missing = missing
         self.gain = gain
         self.scores = scores
+        self.relevance_level = relevance_level
+        self.depth = depth
+        self.without_relevant = without_relevant
 
     @property
     def n_queries(self):
@@ -96,11 +108,13 @@ class Report:
         from ... import __version__
 
         gain = "linear" if self.gain == "linear" else "2^g-1"
+        depth = "" if self.depth is None else f"|depth:{self.depth}"
+        skip = "" if self.without_relevant == "zero" else f"|no_rel:{self.without_relevant}"
         return (
             f"ragmetrics_edu {__version__} evaluate"
-            f"|order:score({self.scores}) desc,docid desc"
-            f"|rel:grade>=1|gain:{gain}|idcg:all judged|ap:all relevant|p@k:/k"
-            f"|missing:{self.missing}|nq:{self.n_queries}"
+            f"|order:score({self.scores}) desc,docid desc{depth}"
+            f"|rel:grade>={self.relevance_level}|gain:{gain}|idcg:all judged|ap:all relevant"
+            f"|p@k:/k|missing:{self.missing}{skip}|nq:{self.n_queries}"
             f"|missing_q:{len(self.missing_queries)}"
             f"|unjudged_q:{len(self.unjudged_queries)}"
             f"|no_rel_q:{len(self.queries_without_relevant)}"
@@ -181,7 +195,9 @@ class Report:
             lines.append(f"without judgements (not scored): "
                          f"{_preview(self.unjudged_queries)}")
         if self.queries_without_relevant:
-            lines.append(f"no relevant document (every metric 0): "
+            what = ("not scored" if self.without_relevant == "skip"
+                    else "every binary measure 0")
+            lines.append(f"no relevant document ({what}): "
                          f"{_preview(self.queries_without_relevant)}")
         return "\n".join(lines)
 
