@@ -66,7 +66,9 @@ Rules, so that ``pytest --nbval`` passes on both folders:
   question, in the same section, with the rows the answer prints (three or
   more of the answer's row labels, at least half of them, not counting those
   the question names: "which of these intervals will cover the truth?" after
-  a table of the same intervals and the truth).
+  a table of the same intervals and the truth).  A row the answer repeats
+  with numbers of its own added ("0.5000 -> 0.3333") is the question's
+  starting point, not its answer ("which of these metrics move?").
 
 Usage::
 
@@ -241,42 +243,42 @@ def _output_text(cell):
                    else o.get("data", {}).get("text/plain", "") for o in cell.get("outputs", []))
 
 
-def _row_labels(cell):
-    """The first column of each printed table row: a line of two or more columns
-    (two spaces or a tab apart) whose first column holds a letter and the rest a number."""
-    labels = set()
+def _rows(cell):
+    """Each printed table row, by its first column: a line of two or more columns (two
+    spaces or a tab apart) whose first column holds a letter and the rest a number; the
+    value is the list of numbers the rest of the line holds."""
+    rows = {}
     for line in _output_text(cell).splitlines():
         columns = re.split(r"\s{2,}|\t", line.strip())
-        if (len(columns) >= 2 and re.search(r"[A-Za-z]", columns[0])
-                and _NUMBER.search(" ".join(columns[1:]))):
-            labels.add(columns[0].rstrip(":="))
-    return labels
+        rest = " ".join(columns[1:])
+        if len(columns) >= 2 and re.search(r"[A-Za-z]", columns[0]) and _NUMBER.search(rest):
+            rows[columns[0].rstrip(":=")] = _NUMBERS.findall(rest)
+    return rows
+
+
+def _row_labels(cell):
+    """The first column of each printed table row (:func:`_rows`)."""
+    return set(_rows(cell))
+
+
+_NUMBERS = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _starting_point(before, after):
+    """Whether an answer's row ``after`` repeats the numbers of an earlier row ``before`` and
+    adds its own: a "before -> after" line, whose earlier row is the question's material
+    (the state the question asks about), not its answer."""
+    if len(after) <= len(before):
+        return False
+    rest = list(after)
+    for number in before:
+        if number not in rest:
+            return False
+        rest.remove(number)
+    return True
 
 
 _SECTION = re.compile(r"^#{1,2} ", re.MULTILINE)
-
-FIXED_BY_THE_LESSON_12_REWORK = {
-    # The coverage question (cell 38, "which intervals will cover the truth?") comes after
-    # cell 35 printed the same intervals beside the truth.  Lesson 12 belongs to its rework
-    # (issue 33), which moves the question: remove this entry when that rework is merged.
-    ("12_judge_vs_assessors.ipynb", "cell 35"),
-}
-REBUILT_BY_THE_LESSON_07_REWORK = {
-    # 07's explorer is saved as its answer cell leaves it: its student notebook was executed
-    # before this script kept the widgets' state from before the answer cells.  Lesson 07
-    # belongs to its rework (issue 33); building it again (tools/lessons.py build 07) with
-    # this script fixes it: remove this entry then.
-    ("07_llm_as_judge.ipynb", "cell 48"),
-}
-KNOWN_REVEALED = FIXED_BY_THE_LESSON_12_REWORK | REBUILT_BY_THE_LESSON_07_REWORK
-"""(notebook, "cell N") of the places :func:`revealed_answers` finds that another lesson's
-rework fixes; ``--check`` and the tests let only these pass."""
-
-
-def unexpected_revealed(name, student, solved):
-    """:func:`revealed_answers` of the notebook ``name``, without :data:`KNOWN_REVEALED`."""
-    return [line for line in revealed_answers(student, solved)
-            if (name, line.split(":")[0]) not in KNOWN_REVEALED]
 
 
 def revealed_answers(student, solved):
@@ -311,14 +313,14 @@ def revealed_answers(student, solved):
     for i, cell in enumerate(solved_cells):
         if not is_prediction(cell):
             continue
-        answer_rows = set()
+        answer_rows = {}
         for j in range(i + 1, len(solved_cells)):
             if solved_cells[j].cell_type != "code":
                 break
             if j in answers:
-                answer_rows |= _row_labels(solved_cells[j])
+                answer_rows.update(_rows(solved_cells[j]))
         question = next(p for p in re.split(r"\n\s*\n", cell.source) if _PROMPT.search(p))
-        answer_rows = {r for r in answer_rows if r.lower() not in question.lower()}
+        answer_rows = {r: v for r, v in answer_rows.items() if r.lower() not in question.lower()}
         if len(answer_rows) < 3 or _SECTION.search(cell.source[:cell.source.find(question)]):
             continue
         start = i - 1
@@ -328,7 +330,9 @@ def revealed_answers(student, solved):
         for k in range(start, i):
             if solved_cells[k].cell_type != "code":
                 continue
-            shown = _row_labels(solved_cells[k]) & answer_rows
+            earlier = _rows(solved_cells[k])
+            shown = {r for r in earlier.keys() & answer_rows.keys()
+                     if not _starting_point(earlier[r], answer_rows[r])}
             if len(shown) >= 3 and 2 * len(shown) >= len(answer_rows):
                 out.append(f"cell {k}: prints the rows {sorted(shown)} that the answer to the "
                            f"question of cell {i} prints")
@@ -604,7 +608,7 @@ def main(argv=None):
                 continue
             committed, solved = read(target), read(path)
             for d in (differences(make_student(solved), committed) + shown_answers(committed)
-                      + unexpected_revealed(path.name, committed, solved)):
+                      + revealed_answers(committed, solved)):
                 stale.append(f"{target}: {d}")
         for line in stale:
             print(line)
