@@ -58,17 +58,26 @@ Rules, so that ``pytest --nbval`` passes on both folders:
   cells ran: an answer cell that drives the widget above its question
   ("We make query 2's first document irrelevant") would otherwise leave the
   widget's saved view showing the answer.
-* An answer can also be shown *before* its question in two more ways, which
+* An answer can also be shown *before* its question, or by its answer cell's
+  source (which the student sees, unrun), in four more ways, which
   ``--check`` reports (:func:`revealed_answers`) beside an answer cell saved
   with an output: a widget shown above the question whose saved view is the
   state an answer cell leaves it in (its saved state equals the solved
-  notebook's, in which every answer ran); and a table printed above the
+  notebook's, in which every answer ran); a table printed above the
   question, in the same section, with the rows the answer prints (three or
   more of the answer's row labels, at least half of them, not counting those
   the question names: "which of these intervals will cover the truth?" after
-  a table of the same intervals and the truth).  A row the answer repeats
+  a table of the same intervals and the truth); the prose of the section,
+  above the question, quoting a number (four decimals, as the lessons print
+  them) that the answer prints and that no cell printed before; and an
+  answer cell whose source works the answer out by hand, an arithmetic of
+  numbers alone, in code or in a printed string (``(1 / 2 + 2 / 3) / 3``,
+  ``"P@5 = 2/5"``), whose value the cell prints.  A row the answer repeats
   with numbers of its own added ("0.5000 -> 0.3333") is the question's
-  starting point, not its answer ("which of these metrics move?").
+  starting point, not its answer ("which of these metrics move?"); so is a
+  number the question itself names ("the CTR is 0.9587; and reversed?").
+  Words that answer a question ("never in nDCG") are not found: say them
+  after the answer cell.
 
 Usage::
 
@@ -80,6 +89,7 @@ Usage::
 """
 
 import argparse
+import ast
 import copy
 import hashlib
 import json
@@ -279,16 +289,63 @@ def _starting_point(before, after):
 
 
 _SECTION = re.compile(r"^#{1,2} ", re.MULTILINE)
+_FOUR_DECIMALS = re.compile(r"(?<![\d.])-?\d+\.\d{4}(?!\d)")
+"""A number as the lessons print them, to four decimals."""
+_ARITHMETIC = re.compile(r"[\d(][\d\s.+\-*/()]*[+\-*/][\d\s.+\-*/()]*[\d)]")
+"""An arithmetic of numbers written in a string ("(1/2 + 2/3) / 3", "2/5")."""
+_OPERATIONS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+               ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
+
+
+def _constant_value(node):
+    """The value of an expression made of numbers and + - * / alone, or None."""
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = _constant_value(node.operand)
+        return None if value is None else -value
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATIONS:
+        left, right = _constant_value(node.left), _constant_value(node.right)
+        if left is None or right is None or (isinstance(node.op, ast.Div) and right == 0):
+            return None
+        return _OPERATIONS[type(node.op)](left, right)
+    return None
+
+
+def worked_out(source):
+    """``{value to four decimals: the arithmetic}`` of every arithmetic of numbers alone in
+    ``source``: in its code (``(1 / 2 + 2 / 3) / 3``) and in its strings (``"P@5 = 2/5"``)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # IPython magics: nothing read
+        return {}
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp):
+            value = _constant_value(node)
+            if value is not None:
+                found.setdefault(f"{value:.4f}", ast.unparse(node))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            for m in _ARITHMETIC.finditer(node.value):
+                try:
+                    value = _constant_value(ast.parse(m.group(0).strip(), mode="eval").body)
+                except SyntaxError:
+                    continue
+                if value is not None:
+                    found.setdefault(f"{value:.4f}", m.group(0).strip())
+    return found
 
 
 def revealed_answers(student, solved):
     """Lines naming the places of a student notebook that show an answer before its question.
 
     ``student`` is the student notebook as saved, ``solved`` its solved
-    notebook, executed (every answer cell run, with its output).  Two cases
+    notebook, executed (every answer cell run, with its output).  Four cases
     (the module's rules): a widget shown above a question whose saved view is
-    the state an answer cell leaves it in, and a table printed above a
-    question, in its section, with the rows its answer prints.
+    the state an answer cell leaves it in; a table printed above a question,
+    in its section, with the rows its answer prints; the section's prose
+    above a question quoting a number its answer is the first to print; and
+    an answer cell whose source works out by hand a number it prints.
     """
     out = []
     cells, answers = student.cells, answer_cells(student)
@@ -336,6 +393,45 @@ def revealed_answers(student, solved):
             if len(shown) >= 3 and 2 * len(shown) >= len(answer_rows):
                 out.append(f"cell {k}: prints the rows {sorted(shown)} that the answer to the "
                            f"question of cell {i} prints")
+    # 3. the section's prose above a question quotes a number its answer prints first, and
+    # 4. an answer cell's source works out by hand a number it prints
+    for i, cell in enumerate(solved_cells):
+        if not is_prediction(cell):
+            continue
+        run = []
+        for j in range(i + 1, len(solved_cells)):
+            if solved_cells[j].cell_type != "code":
+                break
+            if j in answers:
+                run.append(j)
+        question = next(p for p in re.split(r"\n\s*\n", cell.source) if _PROMPT.search(p))
+        named = set(_FOUR_DECIMALS.findall(question))  # the question's starting point
+        printed = {j: set(_FOUR_DECIMALS.findall(_output_text(solved_cells[j]))) - named
+                   for j in run}
+        before = set()
+        for k in range(i):
+            if solved_cells[k].cell_type == "code":
+                before |= set(_FOUR_DECIMALS.findall(_output_text(solved_cells[k])))
+        first = set().union(*printed.values()) - before if printed else set()
+        start = i
+        while start > 0 and not (solved_cells[start].cell_type == "markdown"
+                                 and _SECTION.search(solved_cells[start].source)):
+            start -= 1
+        for k in range(start, i + 1):
+            if cells[k].cell_type != "markdown":
+                continue
+            prose = cells[k].source
+            if k == i:
+                prose = prose[:prose.find(question)]
+            quoted = sorted(first & set(_FOUR_DECIMALS.findall(prose)))
+            if quoted:
+                out.append(f"cell {k}: quotes {', '.join(quoted)} above the question of cell "
+                           f"{i}, whose answer prints it")
+        for j in run:
+            by_hand = worked_out(cells[j].source)
+            for number in sorted(printed[j] & by_hand.keys()):
+                out.append(f"cell {j}: its source works out {by_hand[number]} = {number}, "
+                           f"which it prints as the answer to the question of cell {i}")
     return out
 
 

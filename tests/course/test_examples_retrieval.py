@@ -240,6 +240,19 @@ def test_formula_slips_beside_right_totals():
     assert round(S_DCG5, 2) == 10.17
 
 
+def test_the_articles_wrong_terms_are_worked_out_to_their_quotient():
+    # the article's 'AP@8_2 = (1*1 + 0.5*1 + 0.4*1 + 0.43*1)/4': its terms sum to 2.33, and
+    # divided by 4, as written, give 0.58; the erratum quotes the quotient, not the sum
+    ex = BY_KEY["ap_at_8_article_q2_terms"]
+    assert arithmetic(ex.stated) == pytest.approx(0.5825)
+    assert sum(F(t) for t in ("1", "0.5", "0.4", "0.43")) == F("2.33")
+    assert "(1 + 0.5 + 0.4 + 0.43)/4 = 0.58)" in ex.erratum
+    assert round(arithmetic("(1 + 0.5 + 0.4 + 0.43)/4"), 2) == 0.58
+    assert "sum to" not in ex.erratum
+    # the right terms, P@5 = 3/5 and P@7 = 4/7, give the printed 0.67
+    assert round(HAND[ex.key], 2) == F("0.67") and "0.6 and P@7 = 4/7 = 0.57" in ex.erratum
+
+
 def test_the_blogs_dcg_at_4_cannot_be_rebuilt():
     ex = BY_KEY["dcg_at_4_blog"]
     assert ex.stated == 28.19 and ex.seed == "blog_ndcg" and "28.19" in ex.where

@@ -248,6 +248,39 @@ def test_09_ex5_the_verdict_names_the_students_own_difference(capsys):
     assert "whether 0.0081 NDCG matters" in said, said
 
 
+# --- 10, exercise 1: NDCG@3 with the exponential gain is told so, not given the ideal's hint --
+
+def test_10_ex1_the_exponential_gain_is_named(capsys):
+    from sklearn.metrics import ndcg_score
+
+    source = _check_cell("10_*.ipynb", "Check exercise 1")
+    # grades 0, 2, 1 retrieved; a grade-3 document never retrieved; discount log2(i + 1)
+    l3, l4 = math.log2(3), math.log2(4)
+    right = {"my_ndcg_judged": (2 / l3 + 1 / l4) / (3 + 2 / l3 + 1 / l4),
+             "my_ndcg_retrieved": (2 / l3 + 1 / l4) / (2 + 1 / l3)}
+    _run(source, **right)
+    assert capsys.readouterr().out == "my_ndcg_judged: right.\nmy_ndcg_retrieved: right.\n"
+    # gains 2**g - 1: 0, 3, 1 retrieved, 7 for the missed document
+    exponential = {"my_ndcg_judged": (3 / l3 + 1 / l4) / (7 + 3 / l3 + 1 / l4),
+                   "my_ndcg_retrieved": (3 / l3 + 1 / l4) / (3 + 1 / l3)}
+    # the same by scikit-learn, given the gains as grades (the missed document scored lowest,
+    # so that it enters the ideal ranking only)
+    assert ndcg_score([[0, 3, 1, 7]], [[3, 2, 1, 0]], k=3) == pytest.approx(exponential["my_ndcg_judged"])
+    assert ndcg_score([[0, 3, 1]], [[3, 2, 1]], k=3) == pytest.approx(exponential["my_ndcg_retrieved"])
+    for name, value in exponential.items():
+        for given in (round(value, 3), value):
+            with pytest.raises(ExerciseFailed) as refused:
+                _run(source, **{**right, name: given})
+            message = str(refused.value)
+            assert message.startswith(f"{name} = ") and "exponential gain 2**g - 1" in message
+            assert "linear gains" in message and f"{right[name]:.3f}" not in message, message
+    # another wrong number gets the hint about the ideal ranking
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, **{**right, "my_ndcg_judged": right["my_ndcg_retrieved"]})
+    message = str(refused.value)
+    assert "exponential" not in message and "grades 3, 2, 1" in message, message
+
+
 # --- 14, exercise 2: team-draft interleaving stops as soon as either ranking is used up ----
 
 def _team_draft(stop_when):

@@ -388,6 +388,72 @@ def test_a_table_the_answer_starts_from_is_not_its_answer():
         f"cell 1: prints the rows {sorted(names)} that the answer to the question of cell 2 prints"]
 
 
+def _printing(source, text):
+    cell = new_code_cell(source)
+    cell.outputs = [nbformat.v4.new_output("stream", text=text)]
+    return cell
+
+
+def _level_question(prose="", question="", answer_source=None, answer_text=None, earlier=""):
+    """A section with an earlier table, prose, a question and its answer cell."""
+    cells = [new_markdown_cell("## 9. The relevance level"),
+             _printing("print(table)", earlier or "level 1: AP 0.4417  P@5 0.6000\n"),
+             new_markdown_cell(f"{prose}\n\n**Predict:** {question}what are AP and P@5 at level "
+                               f"2?  Write down your guesses before running the next cell."),
+             _printing(answer_source or "for level in (1, 2):\n    print(row(level))",
+                       answer_text or "level 1: AP 0.4417  P@5 0.6000\n"
+                                      "level 2: AP 0.3889  P@5 0.4000\n"),
+             new_markdown_cell("At level 2, d4 is no longer relevant.")]
+    return new_notebook(cells=cells)
+
+
+def test_prose_above_a_question_quoting_its_answer_is_found():
+    solved = _level_question()
+    assert ms.revealed_answers(ms.make_student(solved), solved) == []
+    solved = _level_question(prose="At level 2, AP falls to 0.3889.")
+    assert ms.revealed_answers(ms.make_student(solved), solved) == [
+        "cell 2: quotes 0.3889 above the question of cell 2, whose answer prints it"]
+    # an earlier cell of the section quotes it too
+    solved.cells.insert(1, new_markdown_cell("AP will be 0.3889 and P@5 0.4000."))
+    assert ms.revealed_answers(ms.make_student(solved), solved)[0] == (
+        "cell 1: quotes 0.3889, 0.4000 above the question of cell 3, whose answer prints it")
+    # a number printed before the question, or named by it, is its starting point
+    solved = _level_question(prose="At level 1, AP is 0.4417.")
+    assert ms.revealed_answers(ms.make_student(solved), solved) == []
+    solved = _level_question(question="AP is 0.3889 at level 2: ")
+    assert ms.revealed_answers(ms.make_student(solved), solved) == []
+    # prose in another section is not this question's
+    solved = _level_question()
+    solved.cells.insert(0, new_markdown_cell("AP at level 2 will be 0.3889."))
+    assert ms.revealed_answers(ms.make_student(solved), solved) == []
+
+
+def test_an_answer_cell_that_works_its_answer_out_in_its_source_is_found():
+    by_hand = ('print(f"by hand, level 2: AP = (1/2 + 2/3) / 3 = {(1 / 2 + 2 / 3) / 3:.4f}   '
+               'P@5 = 2/5")\nfor level in (1, 2):\n    print(row(level))')
+    solved = _level_question(answer_source=by_hand,
+                             answer_text="by hand, level 2: AP = (1/2 + 2/3) / 3 = 0.3889   "
+                                         "P@5 = 2/5\nlevel 1: AP 0.4417  P@5 0.6000\n"
+                                         "level 2: AP 0.3889  P@5 0.4000\n")
+    assert ms.revealed_answers(ms.make_student(solved), solved) == [
+        "cell 3: its source works out (1/2 + 2/3) / 3 = 0.3889, which it prints as the answer "
+        "to the question of cell 2",
+        "cell 3: its source works out 2/5 = 0.4000, which it prints as the answer to the "
+        "question of cell 2"]
+    # arithmetic in code alone is found too; names, or a value not printed, are not
+    for source, found in (("x = 1 / (60 + 1)\nprint(f'{x:.4f}')", ["1 / (60 + 1) = 0.0164"]),
+                          ("x = 1 / (k + 1)\nprint(f'{x:.4f}')", []),
+                          ("x = 1 / (60 + 2)\nprint(f'{x:.4f}')", [])):
+        solved = _level_question(answer_source=source, answer_text="0.0164\n")
+        got = ms.revealed_answers(ms.make_student(solved), solved)
+        assert [line.split("works out ")[1].split(",")[0] for line in got] == found, got
+    # the question's own number, printed again, is its starting point
+    solved = _level_question(question="AP is 0.4417 at level 1 (53/120): ",
+                             answer_source="print(f'{53 / 120:.4f}')\nprint(row(2))")
+    assert ms.revealed_answers(ms.make_student(solved), solved) == []
+    assert ms.worked_out("%pip install x") == {}
+
+
 @pytest.mark.parametrize("path", STUDENTS, ids=[p.stem for p in STUDENTS])
 def test_no_student_notebook_shows_an_answer_before_its_question(path):
     solved = nbformat.read(ROOT / "solutions" / path.name, as_version=4)

@@ -321,8 +321,8 @@ EXAMPLES = [
         {"rels": CATS[1], "n_relevant": CATS_N_RELEVANT[1], "k": 8},
         "(1*1 + 0.5*1 + 0.4*1 + 0.43*1)/4", (1 / 1 + 2 / 4 + 3 / 5 + 4 / 7) / 4, 0.005,
         erratum="With relevant images at 1, 4, 5, 7, P@5 = 3/5 = 0.6 and P@7 = "
-                "4/7 = 0.57, not 0.4 and 0.43 (the terms as written sum to "
-                "0.58); the printed 0.67 uses the right ones."),
+                "4/7 = 0.57, not 0.4 and 0.43 (with the terms as written, "
+                "(1 + 0.5 + 0.4 + 0.43)/4 = 0.58); the printed 0.67 uses the right ones."),
     _ex("ap_at_8_article_q3", "article_ir",
         "Mean Average Precision: 'AP@8_3 = (0.2 + 0.25)/2 = 0.22' (its code prints 0.23)",
         "AP@8", average_precision,
