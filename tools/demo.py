@@ -155,10 +155,10 @@ DASHBOARDS = (
     Dashboard(
         "15_rag_diagnostics.ipynb",
         "Retriever or generator: RAGChecker's diagnostics",
-        "Make chunk 2 state reference claim 2 (row *ref 2*, column 2 of the last table): the "
-        "wrong *Mach 9* claim moves from irrelevant to relevant noise. Then let chunk 2 "
-        "support *argon* (row 3, column 2 of the third table): hallucination falls to 0 and "
-        "faithfulness rises, though the answer did not change.",
+        "Make chunk 2 state the reference's *Mach 6* (the reference's claim 2, column *in "
+        "chunk 2?*): the wrong *Mach 9* claim moves from irrelevant to relevant noise. Then "
+        "let chunk 2 support *argon* (the response's claim 3, column *in chunk 2?*): "
+        "hallucination falls to 0 and faithfulness rises, though the answer did not change.",
         "import ragmetrics_edu as rm\n\n"
         "rm.course.widgets.claim_diagnostics_explorer()",
         "15_rag_diagnostics",

@@ -57,3 +57,45 @@ def test_repr_is_the_tables_and_a_bad_example_is_refused():
         claim_diagnostics_explorer(bad)
     with pytest.raises(ValueError, match="needs 'chunks'"):
         claim_diagnostics_explorer({k: v for k, v in WORKED_EXAMPLE.items() if k != "chunks"})
+
+
+def _texts(widget):
+    """Every HTML text of a widget tree, in layout order."""
+    import ipywidgets as w
+
+    if isinstance(widget, w.HTML):
+        return [widget.value]
+    return [t for child in getattr(widget, "children", ()) for t in _texts(child)]
+
+
+def test_each_grid_heads_its_columns_and_names_its_rows():
+    x = claim_diagnostics_explorer()
+    texts = " | ".join(_texts(x.widget))
+    # the one-verdict column and one column per chunk, in each of the two grids
+    for header in ("correct?", "covered?", "in chunk 1?", "in chunk 2?"):
+        assert f">{header}<" in texts, header
+    assert texts.count(">in chunk 1?<") == 2
+    # a row per claim, named by its text (the response's Mach 9, the reference's Mach 6)
+    assert ">2. The tests ran at Mach 9.<" in texts and ">2. The tests ran at Mach 6.<" in texts
+    # the buttons say their verdict in words, and follow a click
+    button = x.toggles["reference_claims_retrieved"][1][1]
+    assert (button.description, button.tooltip) == (
+        "no", "reference claim 2: The tests ran at Mach 6. / chunk 2")
+    button.value = True
+    assert button.description == "yes"
+
+
+def test_the_lower_is_better_bars_are_marked():
+    x = claim_diagnostics_explorer()
+    ax = x.view.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    marked = [label for label in labels if label.endswith("\N{DOWNWARDS ARROW}")]
+    assert marked == ["noise sens. (relevant) \N{DOWNWARDS ARROW}",
+                      "noise sens. (irrelevant) \N{DOWNWARDS ARROW}",
+                      "hallucination \N{DOWNWARDS ARROW}"]
+    hatched = [n for n, bar in x.bars.items() if bar.get_hatch()]
+    assert hatched == ["noise_sensitivity_in_relevant", "noise_sensitivity_in_irrelevant",
+                       "hallucination"]
+    assert "lower is better" in ax.get_title()
+    assert "hallucination 0.33 (lower is better)" in x.view.alt_text
+    assert "faithfulness 0.67 (lower" not in x.view.alt_text

@@ -895,3 +895,177 @@ def test_00_ex4_counts_its_documents_in_the_singular_and_the_plural(capsys):
     assert "both lists have 1 relevant document in the top 3" in capsys.readouterr().out
     _run(source, list_a=[1, 0, 1], list_b=[0, 1, 1])
     assert "both lists have 2 relevant documents in the top 3" in capsys.readouterr().out
+
+
+# --- 15, exercise 1: every wrong number reported, each likely slip named --------------------
+# The tables of the exercise: response claims correct [0, 1, 0]; reference claims covered
+# [0, 1, 1]; supported [[1, 0, 1], [0, 0, 0], [0, 0, 1]]; retrieved [[0, 1, 0], [1, 0, 0],
+# [0, 0, 0]].  By hand: reference claims 1 and 2 are found (chunks 2 and 1), claim 3 in no
+# chunk: claim recall 2/3.  Of the two found, the response states claim 2: utilization 1/2.
+# Relevant chunks 1 and 2; claim 1 is wrong and supported by chunk 1 (relevant) and chunk 3
+# (irrelevant): relevant noise; claim 3 is wrong and supported by chunk 3 only: NS irr 1/3.
+
+RIGHT_15_EX1 = {"my_claim_recall": 2 / 3, "my_context_utilization": 1 / 2, "my_ns_irrelevant": 1 / 3}
+
+
+@pytest.mark.parametrize("name, wrong, says", [
+    ("my_claim_recall", 2 / 9, "maximum of its row"),            # the mean of each row, averaged
+    ("my_claim_recall", 1 / 3, "whether or not the response states them"),   # found and stated
+    ("my_context_utilization", 1 / 3, "divided by all three reference claims"),
+    ("my_context_utilization", 2 / 3, "the response's recall"),  # covered 2 of 3
+    ("my_ns_irrelevant", 2 / 3, "exclusive"),                    # claim 1 counted as irrelevant too
+    ("my_ns_irrelevant", 1 / 2, "not by the wrong ones"),        # 1 of the 2 wrong claims
+])
+def test_15_ex1_each_likely_slip_is_named(name, wrong, says):
+    source = _check_cell("15_*.ipynb", "Check exercise 1")
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, **{**RIGHT_15_EX1, name: wrong})
+    message = str(refused.value)
+    assert message.startswith(f"{name} = ") and says in message, message
+    assert "0.667" not in message and "0.333" not in message.replace(f"{wrong:.6f}", ""), message
+
+
+def test_15_ex1_reports_every_wrong_number_and_the_open_ones(capsys):
+    source = _check_cell("15_*.ipynb", "Check exercise 1")
+    _run(source, **RIGHT_15_EX1)
+    assert capsys.readouterr().out.count(": right.") == 3
+    # two wrong: both are told, not only the first
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, **{**RIGHT_15_EX1, "my_claim_recall": 2 / 9, "my_ns_irrelevant": 2 / 3})
+    message = str(refused.value)
+    assert "my_claim_recall = " in message and "my_ns_irrelevant = " in message, message
+    assert "my_context_utilization" not in message, message
+    # one wrong, one still open: the wrong one is told, the open one named as open
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_claim_recall=1 / 3, my_context_utilization=1 / 2)
+    message = str(refused.value)
+    assert type(refused.value) is ExerciseFailed, type(refused.value)
+    assert "my_claim_recall = " in message and "my_ns_irrelevant: not attempted yet" in message, message
+    # nothing done yet: "not attempted", as every open exercise says
+    from ragmetrics_edu.course.exercises import NotAttempted
+
+    with pytest.raises(NotAttempted):
+        _run(source)
+
+
+# --- 15, exercise 2: the case the text asks for, with tables that hang together ---------------
+
+GOOD_GENERATOR = {"response_claims_correct": [1, 0], "reference_claims_covered": [1, 0],
+                  "response_claims_supported": [[1, 0], [0, 0]],
+                  "reference_claims_retrieved": [[1, 0], [0, 1]]}
+
+
+def _retriever(correct, covered, supported=((1, 0), (0, 1)), retrieved=((0, 0), (0, 0))):
+    return {"response_claims_correct": list(correct), "reference_claims_covered": list(covered),
+            "response_claims_supported": [list(r) for r in supported],
+            "reference_claims_retrieved": [list(r) for r in retrieved]}
+
+
+def test_15_ex2_a_right_answer_and_a_consistent_variant_pass(capsys):
+    source = _check_cell("15_*.ipynb", "Check exercise 2")
+    _run(source, bad_generator=GOOD_GENERATOR, bad_retriever=_retriever([0, 0], [0, 0]))
+    assert capsys.readouterr().out.startswith("Accepted.")
+    # a correct claim weaker than any reference claim ("helium was tried"), from a chunk that
+    # states no reference claim: allowed, and the answer is still wrong (precision 1/2)
+    _run(source, bad_generator=GOOD_GENERATOR, bad_retriever=_retriever([1, 0], [0, 0]))
+    assert "precision 0.50" in capsys.readouterr().out
+
+
+def test_15_ex2_a_right_answer_is_refused_for_bad_retriever():
+    # every claim correct, every reference claim covered, all from chunks that state none
+    source = _check_cell("15_*.ipynb", "Check exercise 2")
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, bad_generator=GOOD_GENERATOR, bad_retriever=_retriever([1, 1], [1, 1]))
+    message = str(refused.value)
+    assert "bad_retriever: precision 1" in message and "wrong answer" in message, message
+
+
+@pytest.mark.parametrize("case, says", [
+    # wrong claims only, yet two reference claims covered: no claim can state them
+    (_retriever([0, 0], [1, 1]), "covers reference claim 1, so one of its claims states that fact"),
+    # claim 1 correct and covering, but chunk 1 supports it and states no reference claim
+    (_retriever([1, 0], [1, 0]), "supported by a chunk that does not state reference claim 1"),
+])
+def test_15_ex2_a_covered_claim_must_agree_with_the_chunks(case, says):
+    source = _check_cell("15_*.ipynb", "Check exercise 2")
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, bad_generator=GOOD_GENERATOR, bad_retriever=case)
+    message = str(refused.value)
+    assert message.startswith("bad_retriever: ") and says in message, message
+
+
+def test_15_ex2_bad_generator_is_held_to_the_same_consistency():
+    # reference claim 2 covered, but the only correct claim comes from chunk 1, which does
+    # not state it (chunk 2 does): the claim stating it would make chunk 1 state it too
+    source = _check_cell("15_*.ipynb", "Check exercise 2")
+    inconsistent = dict(GOOD_GENERATOR, reference_claims_covered=[1, 1])
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, bad_generator=inconsistent, bad_retriever=_retriever([0, 0], [0, 0]))
+    message = str(refused.value)
+    assert message.startswith("bad_generator: the response covers reference claim 2"), message
+
+
+# --- 15, exercise 3: ignoring `correct` is named first; no case shows exercise 1's answer -----
+
+def _noise_sensitivity(use_correct=True, exclusive=True, by_wrong=False):
+    def my_noise_sensitivity(correct, supported, retrieved, mode="relevant"):
+        relevant = [any(row[k] for row in retrieved) for k in range(len(supported[0]))]
+        count = 0
+        for ok, row in zip(correct, supported):
+            rel = any(s and r for s, r in zip(row, relevant))
+            irr = any(s and not r for s, r in zip(row, relevant)) and not (rel and exclusive)
+            if (not ok or not use_correct) and (rel if mode == "relevant" else irr):
+                count += 1
+        return count / (sum(not c for c in correct) if by_wrong else len(correct))
+    return my_noise_sensitivity
+
+
+@pytest.mark.parametrize("slip, says", [
+    (dict(use_correct=False), "correct claims are never noise"),
+    (dict(exclusive=False), "the two modes are exclusive"),
+    (dict(by_wrong=True), "not by the wrong ones"),
+])
+def test_15_ex3_each_slip_gets_its_own_hint(slip, says, capsys):
+    source = _check_cell("15_*.ipynb", "Check exercise 3")
+    _run(source, my_noise_sensitivity=_noise_sensitivity())
+    assert "right on 8 inputs" in capsys.readouterr().out
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_noise_sensitivity=_noise_sensitivity(**slip))
+    assert says in str(refused.value), str(refused.value)
+
+
+def test_15_ex3_shows_no_case_of_exercise_1():
+    source = _check_cell("15_*.ipynb", "Check exercise 3")
+    assert "exercise 1" not in source
+    assert "[[1, 0, 1], [0, 0, 0], [0, 0, 1]]" not in source   # exercise 1's supported table
+
+
+# --- 15, exercise 4: the first citation, not the best one -------------------------------------
+# Sentence 1 cites [2] (partial) then [1] (full); sentence 2 cites [1] (full); sentence 3
+# nothing; sentence 4 cites [3] (no).  By hand, the first citation only: precision
+# (0.5 + 1 + 0) / 3 = 0.5, recall (0.5 + 1 + 0 + 0) / 4 = 0.375.
+
+@pytest.mark.parametrize("precision, recall, name, says", [
+    ((1 + 1 + 0) / 3, 0.375, "my_support_precision", "FIRST citation"),          # best citation
+    ((0.5 + 1 + 1 + 0) / 4, 0.375, "my_support_precision", "You assessed every citation"),
+    (0.5, (1 + 1 + 0 + 0) / 4, "my_support_recall", "FIRST citation"),             # best citation
+    (0.5, (0.5 + 1 + 0) / 3, "my_support_recall", "ALL the sentences"),            # cited ones only
+    (0.5, (0.75 + 1 + 0 + 0) / 4, "my_support_recall", "the mean of sentence 1's two citations"),
+])
+def test_15_ex4_the_best_citation_and_other_slips_are_named(precision, recall, name, says, capsys):
+    source = _check_cell("15_*.ipynb", "Check exercise 4")
+    _run(source, my_support_precision=0.5, my_support_recall=0.375)
+    assert capsys.readouterr().out.count(": right.") == 2
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_support_precision=precision, my_support_recall=recall)
+    message = str(refused.value)
+    assert message.startswith(f"{name} = ") and says in message, message
+    assert "0.375" not in message, message
+
+
+def test_15_ex4_reports_both_wrong_numbers():
+    source = _check_cell("15_*.ipynb", "Check exercise 4")
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_support_precision=2 / 3, my_support_recall=0.5)   # best citation, twice
+    message = str(refused.value)
+    assert "my_support_precision = " in message and "my_support_recall = " in message, message

@@ -2,10 +2,15 @@
 
 The computation is :func:`ragmetrics_edu.claim_diagnostics` itself (tested
 against ragchecker); :func:`claim_diagnostics_explorer` lays the four
-tables out as rows of toggle buttons and redraws a bar per metric, grouped
-as RAGChecker groups them (the whole pipeline, the retriever, the
-generator), each time a verdict is clicked.
+tables out as two grids of yes/no buttons, one row per claim (the
+response's claims, then the reference's), one column for the claim's
+verdict against the other answer and one per chunk, each column headed by
+its question; and it redraws a bar per metric, grouped as RAGChecker
+groups them (the whole pipeline, the retriever, the generator), the
+lower-is-better ones marked, each time a verdict is clicked.
 """
+
+import html
 
 from ...judge.diagnostics import DIAGNOSTIC_GROUPS, DIAGNOSTIC_NAMES, claim_diagnostics
 from ._common import Explorer, FigureView, UpdateGuard, fmt, html_table, require_widgets, spoken
@@ -25,14 +30,19 @@ WORKED_EXAMPLE = {
 }
 
 _TABLES = (
-    ("response_claims_correct", "response", None,
-     "Response claim correct? (the reference entails it)"),
-    ("reference_claims_covered", "reference", None,
-     "Reference claim covered? (the response entails it)"),
-    ("response_claims_supported", "response", "chunks",
-     "Response claim supported by each chunk?"),
-    ("reference_claims_retrieved", "reference", "chunks",
-     "Reference claim stated in each chunk?"),
+    ("response_claims_correct", "response", None),
+    ("reference_claims_covered", "reference", None),
+    ("response_claims_supported", "response", "chunks"),
+    ("reference_claims_retrieved", "reference", "chunks"),
+)
+
+#: The two grids: whose claims are the rows, the one-column table and its header, the
+#: claim-by-chunk table, and the grid's title (what a "yes" means in each column).
+_GRIDS = (
+    ("response", "response_claims_correct", "correct?", "response_claims_supported",
+     "The response's claims", "correct? the reference states it; in chunk k? chunk k supports it"),
+    ("reference", "reference_claims_covered", "covered?", "reference_claims_retrieved",
+     "The reference's claims", "covered? the response states it; in chunk k? chunk k states it"),
 )
 
 _SHORT = {"precision": "precision", "recall": "recall", "f1": "F1", "claim_recall": "claim recall",
@@ -43,9 +53,22 @@ _SHORT = {"precision": "precision", "recall": "recall", "f1": "F1", "claim_recal
           "faithfulness": "faithfulness"}
 _COLOURS = {"overall": "tab:blue", "retriever": "tab:orange", "generator": "tab:green"}
 
+#: The metrics a fix should lower (RAGChecker's noise sensitivities and hallucination).
+LOWER_IS_BETTER = ("noise_sensitivity_in_relevant", "noise_sensitivity_in_irrelevant",
+                   "hallucination")
+_DOWN = "\N{DOWNWARDS ARROW}"
+
+_LABEL_WIDTH = "17em"   # a claim's text, one line
+_CELL_WIDTH = "6.2em"   # a yes/no button, and the header above it
+
+
+def _label(name):
+    """A metric's short name, with the arrow when lower is better."""
+    return _SHORT[name] + (f" {_DOWN}" if name in LOWER_IS_BETTER else "")
+
 
 class ClaimDiagnosticsExplorer(Explorer):
-    """Toggle buttons for every verdict of the four tables, and the eleven metrics.
+    """Yes/no buttons for every verdict of the four tables, and the eleven metrics.
 
     Attributes
     ----------
@@ -53,11 +76,12 @@ class ClaimDiagnosticsExplorer(Explorer):
         For each table (``"response_claims_correct"``, ...), its buttons:
         a list of ToggleButtons for the two one-verdict-per-claim tables, a
         list of rows of them for the two claim-by-chunk tables.
-        ``value=True`` means "entailed".
+        ``value=True`` means "entailed"; a button reads "yes" or "no".
     table : ipywidgets.HTML
         The eleven metrics, by group.
     view : FigureView
-        One horizontal bar per metric (``bars[name]``), redrawn in place.
+        One horizontal bar per metric (``bars[name]``), redrawn in place;
+        the lower-is-better bars are hatched and their labels carry an arrow.
     values : ClaimDiagnostics
         The last result of :func:`~ragmetrics_edu.claim_diagnostics`.
     widget : ipywidgets.VBox
@@ -68,23 +92,18 @@ class ClaimDiagnosticsExplorer(Explorer):
         self._guard = UpdateGuard(self.update)
         self.example = example
         self.toggles = {}
-        boxes = []
-        for name, rows_of, columns, title in _TABLES:
-            labels = example[f"{rows_of}_claims"]
+        chunks = example["chunks"]
+        for name, rows_of, columns in _TABLES:
+            claims = example[f"{rows_of}_claims"]
             value = example[name]
             if columns is None:
-                row = [self._toggle(w, bool(v), f"{rows_of} claim {i + 1}", labels[i])
-                       for i, v in enumerate(value)]
-                self.toggles[name] = row
-                grid = w.HBox(row)
+                self.toggles[name] = [self._toggle(w, bool(v), f"{rows_of} claim {i + 1}: {claims[i]}")
+                                      for i, v in enumerate(value)]
             else:
-                self.toggles[name] = [[self._toggle(w, bool(v), f"{i + 1}·{k + 1}",
-                                                    f"{labels[i]} / {example['chunks'][k]}")
+                self.toggles[name] = [[self._toggle(w, bool(v), f"{rows_of} claim {i + 1}: {claims[i]} "
+                                                                f"/ {chunks[k]}")
                                        for k, v in enumerate(r)] for i, r in enumerate(value)]
-                grid = w.VBox([w.HBox([w.HTML(f"<code>{rows_of[:3]} {i + 1}</code>",
-                                              layout=w.Layout(width="60px"))] + r)
-                               for i, r in enumerate(self.toggles[name])])
-            boxes.append(w.VBox([w.HTML(f"<b>{title}</b>"), grid]))
+        grids = [self._grid(w, *spec) for spec in _GRIDS]
         self.table = w.HTML()
         self.view = FigureView(figsize=(5.6, 3.8), alt=self.figure_alt)
         ax = self.view.axes[0]
@@ -92,8 +111,12 @@ class ClaimDiagnosticsExplorer(Explorer):
         colour = {n: _COLOURS[g] for g, ns in DIAGNOSTIC_GROUPS.items() for n in ns}
         self.bars = dict(zip(names, ax.barh(range(len(names)), [0.0] * len(names),
                                             color=[colour[n] for n in names])))
-        ax.set(yticks=range(len(names)), yticklabels=[_SHORT[n] for n in names], xlim=(0, 1.02),
-               title="RAGChecker's metrics\nblue: whole answer, orange: retriever, green: generator")
+        for n in LOWER_IS_BETTER:
+            self.bars[n].set_hatch("///")
+            self.bars[n].set_edgecolor("white")
+        ax.set(yticks=range(len(names)), yticklabels=[_label(n) for n in names], xlim=(0, 1.02),
+               title=f"RAGChecker's metrics ({_DOWN}, hatched: lower is better)\n"
+                     "blue: whole answer, orange: retriever, green: generator")
         ax.tick_params(labelsize=8)
         ax.title.set_fontsize(9)
         ax.invert_yaxis()
@@ -101,20 +124,32 @@ class ClaimDiagnosticsExplorer(Explorer):
         self.view.animate(*self.bars.values())
         for t in self._all_toggles():
             t.observe(self._guard.request, names="value")
-        legend = w.HTML(
-            "Response claims: " + "; ".join(f"{i + 1}. {c}" for i, c in
-                                            enumerate(example["response_claims"]))
-            + "<br>Reference claims: " + "; ".join(f"{i + 1}. {c}" for i, c in
-                                                   enumerate(example["reference_claims"]))
-            + "<br>Click a verdict to flip it (green: entailed).")
-        self.widget = w.VBox([legend, w.HBox([w.VBox(boxes[:2]), w.VBox(boxes[2:])]),
-                              w.HBox([self.table, self.view.widget])])
+        legend = w.HTML("Click a verdict to flip it (green <i>yes</i>: entailed). One row per claim; "
+                        "hover over a button for its claim and chunk.")
+        self.widget = w.VBox([legend, w.HBox([w.VBox(grids), w.VBox([self.view.widget, self.table])])])
         self.update()
 
+    def _grid(self, w, rows_of, one, header, by_chunk, title, key):
+        """One grid: a row per claim, the one-verdict column, then a column per chunk."""
+        def cell(text, width, tooltip=None, align="center"):
+            tip = f' title="{html.escape(tooltip)}"' if tooltip else ""
+            return w.HTML(f'<div{tip} style="white-space:nowrap;overflow:hidden;'
+                          f'text-overflow:ellipsis;text-align:{align}">{html.escape(text)}</div>',
+                          layout=w.Layout(width=width))
+
+        claims = self.example[f"{rows_of}_claims"]
+        head = w.HBox([cell("", _LABEL_WIDTH), cell(header, _CELL_WIDTH)]
+                      + [cell(f"in {c}?", _CELL_WIDTH) for c in self.example["chunks"]])
+        rows = [w.HBox([cell(f"{i + 1}. {text}", _LABEL_WIDTH, tooltip=text, align="left"),
+                        self.toggles[one][i]] + self.toggles[by_chunk][i])
+                for i, text in enumerate(claims)]
+        caption = w.HTML(f"<b>{html.escape(title)}</b><br><small>{html.escape(key)}</small>")
+        return w.VBox([caption, head] + rows)
+
     @staticmethod
-    def _toggle(w, value, description, tooltip):
-        return w.ToggleButton(value=value, description=description, tooltip=tooltip,
-                              layout=w.Layout(width="56px"))
+    def _toggle(w, value, tooltip):
+        return w.ToggleButton(value=value, description="yes" if value else "no", tooltip=tooltip,
+                              layout=w.Layout(width=_CELL_WIDTH))
 
     def _all_toggles(self):
         for value in self.toggles.values():
@@ -136,7 +171,8 @@ class ClaimDiagnosticsExplorer(Explorer):
     def figure_alt(self):
         """The figure's alt text: one bar per metric, with its value."""
         d = self.values
-        parts = [f"{n.replace('_', ' ')} {spoken(getattr(d, n))}" for n in DIAGNOSTIC_NAMES]
+        parts = [f"{n.replace('_', ' ')} {spoken(getattr(d, n))}"
+                 + (" (lower is better)" if n in LOWER_IS_BETTER else "") for n in DIAGNOSTIC_NAMES]
         return ("Horizontal bar chart of RAGChecker's eleven metrics for the tables above: "
                 + ", ".join(parts) + ".")
 
@@ -144,14 +180,16 @@ class ClaimDiagnosticsExplorer(Explorer):
         """Recompute from the toggles and redraw (the toggles' callback)."""
         for t in self._all_toggles():
             t.button_style = "success" if t.value else ""
+            t.description = "yes" if t.value else "no"
         t = self.tables()
         d = claim_diagnostics(**t)
         self.values = d
         rows = []
         for group, names in DIAGNOSTIC_GROUPS.items():
             for n in names:
-                rows.append([group, _SHORT[n], fmt(getattr(d, n))])
-        self.table.value = html_table(["part", "metric", "value"], rows)
+                rows.append([group, _label(n), fmt(getattr(d, n))])
+        self.table.value = html_table(["part", "metric", "value"], rows,
+                                      caption=f"{_DOWN} lower is better")
         for n in DIAGNOSTIC_NAMES:
             self.bars[n].set_width(getattr(d, n))
         self.view.refresh()
@@ -182,6 +220,8 @@ def claim_diagnostics_explorer(example=None):
     >>> x.toggles["response_claims_supported"][2][1].value = True   # chunk 2 now states claim 3
     >>> round(x.values.hallucination, 4), round(x.values.noise_sensitivity_in_irrelevant, 4)
     (0.0, 0.6667)
+    >>> x.toggles["response_claims_supported"][2][1].description
+    'yes'
     """
     example = dict(WORKED_EXAMPLE if example is None else example)
     for key in ("response_claims", "reference_claims", "chunks"):
