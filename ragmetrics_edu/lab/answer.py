@@ -1,6 +1,9 @@
 r"""Answer a question from retrieved abstracts: the last stage of a RAG pipeline.
 
-Two answerers with one interface, ``answerer(question, doc_ids) -> Answer``:
+Three answerers with one interface: ``answerer.prepare(questions)`` before a
+batch of questions (only the extractive answerer has work to do there), then
+``answerer(question, doc_ids) -> Answer`` for each; a pipeline written for one
+runs with any of them:
 
 * :class:`ExtractiveAnswerer` - offline and deterministic: split the
   retrieved abstracts into sentences, embed the question and every sentence
@@ -377,6 +380,19 @@ class GenerativeAnswerer:
     def __repr__(self):
         return f"GenerativeAnswerer(client={self.client!r})"
 
+    def prepare(self, questions):
+        """Check ``questions`` and return the answerer: a model reads each question when it answers.
+
+        There is nothing to compute ahead (the extractive answerer embeds the
+        questions here); the method exists so that the answerers are
+        interchangeable, ``answerer.prepare(questions)`` then
+        ``answerer(question, doc_ids)`` whichever answerer it is.  Nothing is
+        sent to the client.
+        """
+        for q in questions:
+            _check_question(q)
+        return self
+
     def prompt(self, question, doc_ids):
         """The prompt sent for ``question`` over the documents ``doc_ids``."""
         from ..judge import format_section
@@ -486,6 +502,16 @@ class LocalGenerativeAnswerer:
 
     def __repr__(self):
         return f"LocalGenerativeAnswerer(docs={len(self.docs)}, max_new_tokens={self.max_new_tokens})"
+
+    def prepare(self, questions):
+        """Check ``questions`` and return the answerer: nothing to compute ahead.
+
+        As :meth:`GenerativeAnswerer.prepare`: kept so that every answerer is
+        used the same way.  The model is not loaded here.
+        """
+        for q in questions:
+            _check_question(q)
+        return self
 
     def prompt(self, question, doc_ids):
         """The user message for ``question`` over the documents ``doc_ids``."""

@@ -216,6 +216,31 @@ def test_one_line_switches_to_an_openai_compatible_server():
         g("Which gas?", ["10"])
 
 
+def test_every_answerer_takes_prepare_then_answers_the_same_way(bow_answerer):
+    """A pipeline written for the extractive answerer (prepare, then call) runs with the others."""
+    from ragmetrics_edu.lab.answer import LocalGenerativeAnswerer
+
+    calls = []
+
+    class Model:
+        def generate(self, prompt, **kwargs):
+            calls.append(prompt)
+            return "helium"
+
+    generative = GenerativeAnswerer(lambda p: calls.append(p) or "helium", docs=DOCS)
+    local = LocalGenerativeAnswerer(model=Model(), docs=DOCS)
+    questions = ["Which gas?", "What drag?"]
+    for answerer in (bow_answerer, generative, local):
+        assert answerer.prepare(questions) is answerer
+        assert answerer.prepare(q for q in questions) is answerer   # any iterable, read once
+    assert calls == []                      # preparing sends nothing to a model or server
+    assert generative("Which gas?", ["10"]).text == local("Which gas?", ["10"]).text == "helium"
+    assert len(calls) == 2
+    for answerer in (bow_answerer, generative, local):   # the same check of the questions
+        with pytest.raises(ValueError, match="question must be a non-empty string"):
+            answerer.prepare(["Which gas?", "  "])
+
+
 def test_generative_answerer_bad_input():
     with pytest.raises(ValueError, match=r"template must contain \{context\} and \{question\}"):
         GenerativeAnswerer(lambda p: "x", docs=DOCS, template="no slots")

@@ -674,6 +674,45 @@ def test_06_ex4_an_answer_that_does_not_negate_the_claim_is_refused(wrong, says)
         _run(source, wrong_answer=wrong)
 
 
+# --- 11, exercise 1: each likely slip of token F1 by hand is named -------------------------
+
+def _f1(p, r):
+    return 2 * p * r / (p + r)
+
+
+@pytest.mark.parametrize("wrong, says", [
+    # the answer "kinetic mechanism includes 6 species and 14 reactions" has 8 words, the
+    # reference "6 species and 14 reactions" 5, all shared: P = 5/8, R = 1, F1 = 10/13
+    (_f1(5 / 7, 1), "answer of 7 words"),         # one answer word missed: 10/12
+    (_f1(5 / 9, 1), "That counts 'the'"),          # "the" kept: 10/14
+    (_f1(4 / 7, 1), "That leaves out 'and'"),      # "and" removed as if an article: 8/11
+    (0.833, "answer of 7 words"),                  # the same slips typed to 3 decimals
+    (0.714, "That counts 'the'"),
+    (5 / 8, "precision alone"),
+    (1.0, "recall alone"),
+    ((5 / 8 + 1) / 2, "plain mean"),               # 0.8125, typed as 0.813 too
+    (0.813, "plain mean"),
+])
+def test_11_ex1_each_likely_slip_gets_its_own_words(wrong, says, capsys):
+    source = _check_cell("11_*.ipynb", "Check exercise 1")
+    _run(source, my_f1=10 / 13)
+    assert "my_f1: right" in capsys.readouterr().out
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_f1=wrong)
+    message = str(refused.value)
+    assert says in message, message
+    assert "0.769" not in message and "10/13" not in message and "8 words" not in message, message
+
+
+def test_11_ex1_another_wrong_value_gets_the_general_hint():
+    source = _check_cell("11_*.ipynb", "Check exercise 1")
+    with pytest.raises(ExerciseFailed) as refused:   # shared words 4 of 8 and 5: P 1/2, R 4/5
+        _run(source, my_f1=_f1(4 / 8, 4 / 5))
+    message = str(refused.value)
+    assert "precision = shared words / the ANSWER's words" in message, message
+    assert "7 words" not in message and "'the'" not in message.split("articles")[0], message
+
+
 # --- 11, exercise 2: the references are normalised too ---------------------------------------
 
 def test_11_ex2_normalising_only_the_prediction_is_told_to_normalise_the_references():

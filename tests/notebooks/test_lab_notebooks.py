@@ -1,4 +1,4 @@
-"""Consistency of the lab notebooks (09, 10) that nbval does not check.
+"""Consistency of the lab notebooks (09, 10, 11) that nbval does not check.
 
 nbval checks that the saved outputs are reproduced; these tests check that
 the prose agrees with them: numbers quoted in Markdown appear in an output,
@@ -21,6 +21,7 @@ from ragmetrics_edu.lab.datasets import load_cranfield
 ROOT = Path(__file__).resolve().parents[2]
 LAB = ROOT / "solutions" / "09_rag_lab.ipynb"
 CONVENTIONS = ROOT / "solutions" / "10_conventions.ipynb"
+END_TO_END = ROOT / "solutions" / "11_rag_end_to_end.ipynb"
 
 # a number with exactly four decimals, as the notebooks print them
 _FOUR_DECIMALS = re.compile(r"(?<![\d.])\d+\.\d{4}(?![\d])")
@@ -44,7 +45,7 @@ def _markdown(nb):
     return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
 
 
-@pytest.mark.parametrize("path", [LAB, CONVENTIONS], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [LAB, CONVENTIONS, END_TO_END], ids=lambda p: p.name)
 def test_every_four_decimal_number_of_the_prose_is_in_an_output(path):
     nb = _read(path)
     outputs = "\n".join(_output_text(c) for c in nb.cells if c.cell_type == "code")
