@@ -281,17 +281,30 @@ def test_10_ex1_the_exponential_gain_is_named(capsys):
     assert "exponential" not in message and "grades 3, 2, 1" in message, message
 
 
-# --- 14, exercise 2: team-draft interleaving stops as soon as either ranking is used up ----
+# --- 14, exercise 2: team-draft interleaving, each rule named when it is broken ------------
 
-def _team_draft(stop_when):
+def _team_draft(stop_when, coin="tie"):
+    """A team draft that stops when ``stop_when(left)``; ``coin`` says when a coin is taken:
+    "tie" (the rule), "every pick", "by position" (coins[len(list)], on a tie) or
+    "before stopping" (on a tie, before checking whether the list goes on)."""
     def my_team_draft(ranking_a, ranking_b, coins):
-        interleaved, teams, coins = [], [], iter(coins)
+        interleaved, teams, queue = [], [], iter(coins)
         size, ranking = {"A": 0, "B": 0}, {"A": list(ranking_a), "B": list(ranking_b)}
         while True:
             left = {t: [d for d in ranking[t] if d not in interleaved] for t in "AB"}
+            level = size["A"] == size["B"]
+            if coin == "before stopping" and level:
+                team = next(queue)
             if stop_when(left):
                 break
-            team = ("A" if size["A"] < size["B"] else "B") if size["A"] != size["B"] else next(coins)
+            if coin == "every pick":
+                team = next(queue)
+            elif not level:
+                team = "A" if size["A"] < size["B"] else "B"
+            elif coin == "by position":
+                team = coins[len(interleaved)]
+            elif coin == "tie":
+                team = next(queue)
             if not left[team]:
                 break
             interleaved.append(left[team][0])
@@ -301,15 +314,20 @@ def _team_draft(stop_when):
     return my_team_draft
 
 
+def _either(left):
+    return not left["A"] or not left["B"]
+
+
 def test_14_ex2_a_list_that_stops_too_late_is_refused_in_words():
     source = _check_cell("14_*.ipynb", "Check exercise 2")
-    _run(source, my_team_draft=_team_draft(lambda left: not left["A"] or not left["B"]))
+    _run(source, my_team_draft=_team_draft(_either))
     # Going on until the team whose turn it is has nothing left asks for a third coin in the
     # first hand-worked case, which has two: refused in words, not with a bare StopIteration.
     with pytest.raises(ExerciseFailed) as refused:
         _run(source, my_team_draft=_team_draft(lambda left: False))
     message = str(refused.value)
     assert "StopIteration" in message and "EITHER ranking" in message, message
+    assert "stops too late" in message and "not level" not in message, message
     assert "B has nothing new left" in message, message  # the first case's hint names B
     # Going on until both rankings are used up gives a fourth document: the hint says why not.
     with pytest.raises(ExerciseFailed) as refused:
@@ -318,19 +336,65 @@ def test_14_ex2_a_list_that_stops_too_late_is_refused_in_words():
     assert "B has nothing new left: stop" in message and "d3" in message, message
 
 
-def test_14_ex2_the_random_cases_name_a_list_that_stops_too_late():
+@pytest.mark.parametrize("coin, error, says, not_says", [
+    # a coin before every pick runs out of coins: the rule broken is the coin, not the stop
+    ("every pick", "StopIteration", "a coin used when the teams were not level", "EITHER"),
+    # coins read by the pick's position run off the end of the list: the coins' order
+    ("by position", "IndexError", "the coins are used in order, one per tie", "EITHER"),
+    # a coin taken on a tie before the stopping rule: the lists are right, one coin too many
+    ("before stopping", "StopIteration", "a coin it never uses", "not level"),
+])
+def test_14_ex2_a_coin_taken_out_of_turn_is_named(coin, error, says, not_says):
     source = _check_cell("14_*.ipynb", "Check exercise 2")
-    right = _team_draft(lambda left: not left["A"] or not left["B"])
-    late = _team_draft(lambda left: not left["A"] and not left["B"])
-    hand = {(("d1", "d2", "d3"), ("d2", "d4", "d1")), (("d1", "d2"), ("d1", "d2")),
-            (("a", "b", "c"), ("c", "b", "a"))}
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(source, my_team_draft=_team_draft(_either, coin=coin))
+    message = str(refused.value)
+    assert f"raised {error}" in message and says in message, message
+    assert not_says not in message.split("In words:")[1], message
 
-    def right_on_the_hand_cases(ranking_a, ranking_b, coins):
-        worked = (tuple(ranking_a), tuple(ranking_b)) in hand
-        return (right if worked else late)(ranking_a, ranking_b, coins)
 
-    with pytest.raises(ExerciseFailed, match="stops too late"):
-        _run(source, my_team_draft=right_on_the_hand_cases)
+_HAND = {(("d1", "d2", "d3"), ("d2", "d4", "d1")), (("d1", "d2"), ("d1", "d2")),
+         (("a", "b", "c"), ("c", "b", "a"))}
+
+
+def _right_on_the_hand_cases(wrong):
+    right = _team_draft(_either)
+
+    def my_team_draft(ranking_a, ranking_b, coins):
+        worked = (tuple(ranking_a), tuple(ranking_b)) in _HAND
+        return (right if worked else wrong)(ranking_a, ranking_b, coins)
+    return my_team_draft
+
+
+@pytest.mark.parametrize("wrong, says", [
+    (_team_draft(lambda left: not left["A"] and not left["B"]), "stops too late"),
+    (_team_draft(_either, coin="every pick"), "a coin used when the teams were not level"),
+    (_team_draft(_either, coin="by position"), "the coins are used in order, one per tie"),
+])
+def test_14_ex2_the_random_cases_name_the_rule_broken(wrong, says):
+    source = _check_cell("14_*.ipynb", "Check exercise 2")
+    with pytest.raises(ExerciseFailed, match=says) as refused:
+        _run(source, my_team_draft=_right_on_the_hand_cases(wrong))
+    assert "on ranking_a=" in str(refused.value)
+
+
+def test_14_ex2_the_random_cases_do_not_trust_a_function_that_eats_its_coins():
+    """An answer that pops the coins it uses is right: the check keeps its own copy."""
+    source = _check_cell("14_*.ipynb", "Check exercise 2")
+
+    def popping(ranking_a, ranking_b, coins):
+        interleaved, teams = [], []
+        while True:
+            left = {t: [d for d in r if d not in interleaved]
+                    for t, r in (("A", ranking_a), ("B", ranking_b))}
+            if not left["A"] or not left["B"]:
+                return interleaved, teams
+            na, nb = teams.count("A"), teams.count("B")
+            team = coins.pop(0) if na == nb else ("A" if na < nb else "B")
+            interleaved.append(left[team][0])
+            teams.append(team)
+
+    _run(source, my_team_draft=popping)
 
 # --- 13, exercise 2: right, and cited wrongly -------------------------------------------------
 
