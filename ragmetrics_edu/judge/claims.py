@@ -4,8 +4,10 @@ FActScore (Min et al. 2023) splits a generated text into *atomic facts*,
 short statements each carrying one piece of information, checks each
 against a knowledge source, and scores the text by the share of its facts
 that the source supports: a **precision** of the claims. In a RAG pipeline
-the source is the retrieved context, and the score is what ragas and
-DeepEval call faithfulness (:mod:`ragmetrics_edu.judge.rag`).
+the source is the retrieved context, and the score is what ragas calls
+faithfulness; DeepEval's faithfulness by default also counts as faithful a
+claim the context neither supports nor contradicts
+(:func:`ragmetrics_edu.judge.rag.faithfulness`, ``ambiguous=``).
 
 How an answer is split changes the score. Here a claim is a sentence
 (:func:`atomic_claims`), the same for every judge and visible to a reader;

@@ -67,14 +67,22 @@ Which library uses which definition
   plain Recall@k (``rm.recall_at_k``), which needs the number of relevant
   documents in the collection, which a judge cannot know.
 * **Faithfulness.** ragas ``faithfulness``: claims extracted from the answer
-  by the LLM, each checked against the context; supported / total, NaN when
-  no claim was extracted. DeepEval ``FaithfulnessMetric``: the same ratio,
-  but a claim counts as faithful unless the verdict is "no" (an "idk"
-  counts as faithful) and an answer with no claim scores 1. TruLens
-  "groundedness" scores each statement's support from 0 to 1 (its best
-  source) and averages. LlamaIndex ``FaithfulnessEvaluator`` asks one
-  YES/NO question for the whole response (score 1 or 0). Choose with
-  ``empty_score=``.
+  by the LLM, each checked against the context (1 if it can be inferred
+  from the context, else 0); supported / total, NaN when no claim was
+  extracted. DeepEval ``FaithfulnessMetric`` asks for three verdicts
+  instead: "yes", "no" only when the context *contradicts* the claim, and
+  "idk" when the context does not back it (renamed "borderline" in
+  DeepEval 4.3, "idk" still read as such). Its ``_calculate_score`` counts
+  every verdict but "no" as faithful, so a claim the context says nothing
+  about counts as faithful and only contradictions lower the score; its
+  ``penalize_ambiguous_claims=True`` (since 3.6.5, ``False`` by default)
+  counts only "yes", as ragas does. An answer with no claim scores 1
+  there. Checked in DeepEval 4.1.10 and 4.3.1. TruLens "groundedness"
+  scores each statement's support from 0 to 1 (its best source) and
+  averages. LlamaIndex ``FaithfulnessEvaluator`` asks one YES/NO question
+  for the whole response (score 1 or 0). Choose with ``ambiguous=`` (how
+  an "idk" counts: ``"unsupported"``, ragas's reading and the default, or
+  ``"supported"``, DeepEval's default) and ``empty_score=``.
 * **Answer relevancy.** ragas ``answer_relevancy`` (``ResponseRelevancy``):
   the LLM writes ``strictness=3`` questions that the answer would answer,
   each with a noncommittal flag ("I don't know"); the score is the mean
@@ -133,6 +141,7 @@ __all__ = [
     "context_precision",
     "context_recall",
     "faithfulness",
+    "AMBIGUOUS_RULES",
     "answer_relevancy",
     "NONCOMMITTAL_RULES",
     "statement_relevancy",
@@ -268,7 +277,37 @@ def context_recall(attributed, empty_score=math.nan):
     return _ratio(attributed, empty_score, "attributed")
 
 
-def faithfulness(supported, empty_score=math.nan):
+#: How a claim the context neither supports nor contradicts (DeepEval's "idk",
+#: "borderline" since 4.3) counts in :func:`faithfulness`: ``"unsupported"``
+#: (ragas's reading, DeepEval with ``penalize_ambiguous_claims=True``) or
+#: ``"supported"`` (DeepEval's default: every verdict but "no" is faithful).
+AMBIGUOUS_RULES = ("unsupported", "supported")
+
+#: The string verdicts :func:`faithfulness` reads: 1 supported, 0 not, None ambiguous.
+_SUPPORT_WORDS = {"yes": 1, "no": 0, "idk": None, "borderline": None}
+
+
+def _support_verdicts(verdicts):
+    """Faithfulness verdicts as 1 (yes), 0 (no) or None (ambiguous), or raise."""
+    if isinstance(verdicts, (str, bytes)) or not hasattr(verdicts, "__len__"):
+        raise TypeError(f"supported must be a sequence of verdicts (bool, 0/1 or 'yes'/'no'/'idk'), "
+                        f"got {verdicts!r}")
+    values = verdicts.tolist() if isinstance(verdicts, np.ndarray) else list(verdicts)
+    out = []
+    for i, v in enumerate(values):
+        if isinstance(v, str) and v in _SUPPORT_WORDS:
+            out.append(_SUPPORT_WORDS[v])
+        elif isinstance(v, (bool, np.bool_)) or (isinstance(v, (int, np.integer)) and v in (0, 1)):
+            out.append(int(v))
+        else:
+            raise ValueError(
+                f"supported must hold verdicts True/False, 1/0, or 'yes', 'no', 'idk' ('borderline'), "
+                f"got {v!r} at position {i + 1}"
+            )
+    return out
+
+
+def faithfulness(supported, empty_score=math.nan, ambiguous="unsupported"):
     r"""Faithfulness (ragas, DeepEval): supported claims over all claims of the answer.
 
     .. math::
@@ -278,11 +317,24 @@ def faithfulness(supported, empty_score=math.nan):
 
     Parameters
     ----------
-    supported : sequence of bool or 0/1
+    supported : sequence of bool, 0/1, or "yes"/"no"/"idk"
         For each claim of the answer, whether the context supports it.
+        Three-valued verdicts, as DeepEval asks for them, are strings:
+        ``"yes"`` (supported), ``"no"`` (the context contradicts it) and
+        ``"idk"`` (the context neither supports nor contradicts it;
+        ``"borderline"``, DeepEval 4.3's name, is read the same). ``True``
+        and ``1`` read as ``"yes"``, ``False`` and ``0`` as ``"no"``.
     empty_score : float, default nan
         The score of an answer with no claim: NaN in ragas, 1.0 in DeepEval
         (nothing was claimed, so nothing unsupported was).
+    ambiguous : {"unsupported", "supported"}, default "unsupported"
+        How an ``"idk"`` verdict counts. ``"unsupported"``: only ``"yes"`` is
+        faithful, the share of claims the context supports (ragas's reading,
+        and DeepEval with ``penalize_ambiguous_claims=True``).
+        ``"supported"``: every verdict but ``"no"`` is faithful (DeepEval's
+        default, its ``_calculate_score``), so a claim the context says
+        nothing about counts as faithful and only contradictions lower the
+        score. With yes/no verdicts alone the two agree.
 
     Returns
     -------
@@ -296,8 +348,18 @@ def faithfulness(supported, empty_score=math.nan):
     nan
     >>> faithfulness([], empty_score=1.0)   # DeepEval's convention
     1.0
+    >>> # one claim supported, one the context says nothing about, one it contradicts
+    >>> round(faithfulness(["yes", "idk", "no"]), 4)   # 1 of 3 (ragas)
+    0.3333
+    >>> round(faithfulness(["yes", "idk", "no"], ambiguous="supported"), 4)   # 2 of 3 (DeepEval)
+    0.6667
     """
-    return _ratio(supported, empty_score, "supported")
+    check_choice(ambiguous, AMBIGUOUS_RULES, name="ambiguous")
+    v = _support_verdicts(supported)
+    if not v:
+        return float(empty_score)
+    faithful = sum(1 for x in v if x == 1 or (x is None and ambiguous == "supported"))
+    return float(faithful / len(v))
 
 
 def statement_relevancy(relevant, empty_score=1.0):

@@ -73,10 +73,46 @@ def test_ratios_by_hand():
     assert isinstance(faithfulness([1]), float)
 
 
-@pytest.mark.parametrize("bad", [[2], [0.5], ["yes"], [None], "10"])
+@pytest.mark.parametrize("bad", [[2], [0.5], ["Yes"], ["maybe"], [None], "10"])
 def test_verdicts_validated(bad):
     with pytest.raises((ValueError, TypeError)):
         faithfulness(bad)
+
+
+@pytest.mark.parametrize("bad", [["yes"], ["idk"]])
+def test_only_faithfulness_reads_verdict_words(bad):
+    with pytest.raises(ValueError, match="got 'yes'|got 'idk'"):
+        context_recall(bad)
+
+
+def test_faithfulness_three_valued_verdicts_by_hand():
+    # five claims: two the context supports, two it says nothing about, one it contradicts
+    verdicts = ["yes", "idk", "no", "yes", "idk"]
+    # ragas's reading (and DeepEval's penalize_ambiguous_claims=True): only "yes" counts, 2 of 5
+    assert faithfulness(verdicts) == pytest.approx(2 / 5)
+    assert faithfulness(verdicts, ambiguous="unsupported") == pytest.approx(2 / 5)
+    # DeepEval's default: every verdict but "no" counts, 4 of 5
+    assert faithfulness(verdicts, ambiguous="supported") == pytest.approx(4 / 5)
+    # DeepEval 4.3 calls "idk" "borderline"; bools and 0/1 are "yes" and "no"
+    assert faithfulness([True, "borderline", 0], ambiguous="supported") == pytest.approx(2 / 3)
+    assert faithfulness([True, "borderline", 0]) == pytest.approx(1 / 3)
+    # a claim the context says nothing about: 0 for ragas, 1 for DeepEval
+    assert faithfulness(["idk"]) == 0.0 and faithfulness(["idk"], ambiguous="supported") == 1.0
+    # yes/no verdicts alone: the two rules agree
+    assert faithfulness([1, 0, 1], ambiguous="supported") == faithfulness([1, 0, 1]) == pytest.approx(2 / 3)
+    assert faithfulness([], ambiguous="supported", empty_score=1.0) == 1.0
+    with pytest.raises(ValueError, match="ambiguous must be one of 'unsupported', 'supported', got 'faithful'"):
+        faithfulness(verdicts, ambiguous="faithful")
+    with pytest.raises(ValueError, match=r"got 'IDK' at position 2"):
+        faithfulness(["yes", "IDK"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["yes", "no", "idk"]), min_size=1, max_size=30))
+def test_faithfulness_rules_count_yes_or_everything_but_no(verdicts):
+    n = len(verdicts)
+    assert faithfulness(verdicts) == pytest.approx(verdicts.count("yes") / n)
+    assert faithfulness(verdicts, ambiguous="supported") == pytest.approx(1 - verdicts.count("no") / n)
 
 
 def test_answer_relevancy_by_hand():

@@ -417,6 +417,43 @@ def test_13_ex2_an_answer_that_denies_a_nugget_is_refused(lab, wrong, says):
     assert says in str(refused.value), str(refused.value)
 
 
+_OKAY_14 = ("Four different gases were injected [3]. "
+            "The gas was injected through a porous plug at the stagnation region [3].")
+
+
+@pytest.mark.parametrize("wrong, says", [
+    # wrong facts that the stand-in judge finds as the three nuggets, each cited wrongly
+    ("Helium was the second best coolant [3]. " + _OKAY_14, "'second'"),
+    ("Argon was the best coolant, better than helium [3]. " + _OKAY_14, "'argon'"),
+    ("Helium was the best coolant [3]. Three different gases were injected [3]. "
+     "The gas was injected through a porous plug at the stagnation region [3].", "'three' gases"),
+])
+def test_13_ex2_a_wrong_fact_the_stand_in_accepts_is_refused(lab, wrong, says):
+    from ragmetrics_edu import judge as rj
+    from ragmetrics_edu.judge.citations import entailment_from_judge
+
+    judge = rj.EmbeddingJudge()
+    found = rm.assign_nuggets(judge, "Which gas cooled best?", re.sub(r" \[\d\]", "", wrong),
+                              rm.load_cranfield_nuggets()["cqa-014"])
+    assert [n["assignment"] for n in found] == ["support"] * 3          # the stand-in is fooled
+    passages = [lab["cran"].docs[d]["text"] for d in ("84", "353", "480")]
+    assert rm.citation_scores(wrong, passages, entailment_from_judge(judge)).recall == 0
+    with pytest.raises(ExerciseFailed) as refused:
+        _run(_check_cell("13_*.ipynb", "Check exercise 2"), right_but_miscited=wrong, cran=lab["cran"])
+    message = str(refused.value)
+    assert says in message, message
+    told = message.lower().replace(wrong.lower().split(" [3]")[0], "")   # the student's own words aside
+    assert "helium was the best" not in told and "four" not in told and "porous plug" not in told, message
+
+
+def test_13_ex2_a_nugget_in_other_words_is_refused_without_the_answer(lab):
+    # "a good coolant" holds no wrong word, and does not state the vital fact
+    with pytest.raises(ExerciseFailed, match="which gas was the best coolant") as refused:
+        _run(_check_cell("13_*.ipynb", "Check exercise 2"), right_but_miscited=(
+            "Helium was a good coolant [3]. " + _OKAY_14), cran=lab["cran"])
+    assert "helium" not in str(refused.value).lower().replace("helium was a good coolant", "")
+
+
 def test_13_ex2_citing_the_supporting_abstract_is_refused_though_the_stand_in_says_no(lab):
     # the stand-in finds [1] does not entail the porous-plug sentence (a false negative):
     # its citation recall is 0, yet [1] says exactly that
