@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_bootstrap, check_choice
-from ._bootstrap import bootstrap_method, interval_text, percentile_bounds
+from ._bootstrap import bootstrap_method, group_counts, interval_text, percentile_bounds
 from .agreement import check_label_pairs, cohen_kappa, kappa_weights
 from .meta_eval import index_groups
 
@@ -166,7 +166,7 @@ def _grouped_kappas(codes_a, codes_b, n_labels, weights, group_index, n_resample
     pairs, from the same draws as :func:`_resamples`, without building any
     resample's list of pairs.
     """
-    from .judge_vs_assessors import _group_counts, kappa_from_confusion
+    from .judge_vs_assessors import kappa_from_confusion
 
     n_groups, k = len(group_index), n_labels
     members = np.concatenate(group_index)
@@ -175,7 +175,7 @@ def _grouped_kappas(codes_a, codes_b, n_labels, weights, group_index, n_resample
     flat = np.bincount(cells, minlength=n_groups * k * k).reshape(n_groups, k * k)
     flat = flat.astype(np.float64)
     kappas = [kappa_from_confusion((counts @ flat).reshape(-1, k, k), weights)
-              for counts in _group_counts(n_groups, n_resamples, seed, width=3 * k * k)]
+              for counts in group_counts(n_groups, n_resamples, seed, width=3 * k * k)]
     return np.atleast_1d(np.concatenate(kappas))
 
 

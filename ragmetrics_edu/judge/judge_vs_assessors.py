@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_bootstrap, check_choice
-from ._bootstrap import bootstrap_method, percentile_bounds
+from ._bootstrap import bootstrap_method, group_counts, percentile_bounds
 from .agreement import cohen_kappa, kappa_weights
 from .assessors import AgreementInterval
 
@@ -461,34 +461,15 @@ def _means(tables, scale):
     return judge, human
 
 
-def _group_counts(n_groups, n_resamples, seed, width=0):
-    """Yield, chunk by chunk, how many times each group is drawn: ``(b, G)`` floats.
-
-    A resample draws G groups with replacement (``rng.integers(0, G, (B, G))``,
-    drawn a chunk of rows at a time: the same draws whatever the chunk size).
-    ``width`` is the number of values the caller computes per resample (the
-    cells of a table): a chunk holds at most ``_MAX_CELLS`` of either.
-    """
-    rng = np.random.default_rng(seed)
-    step = max(1, _MAX_CELLS // max(n_groups, width))
-    done = 0
-    while done < n_resamples:
-        b = min(step, n_resamples - done)
-        picks = rng.integers(0, n_groups, size=(b, n_groups))
-        rows = picks + n_groups * np.arange(b)[:, None]
-        counts = np.bincount(rows.ravel(), minlength=b * n_groups).reshape(b, n_groups)
-        yield counts.astype(np.float64)
-        done += b
-
-
 def _resampled_tables(tables_list, n_resamples, seed):
     """Yield, chunk by chunk, each judge's resampled tables ``(b, K, K)`` on the same draws.
 
-    A resample sums the tables of the groups drawn (:func:`_group_counts`).
+    A resample sums the tables of the groups drawn (:func:`~._bootstrap.group_counts`).
     """
     n_groups, k = tables_list[0].shape[0], tables_list[0].shape[1]
     flat = [t.reshape(n_groups, k * k).astype(np.float64) for t in tables_list]
-    for counts in _group_counts(n_groups, n_resamples, seed, width=k * k * len(flat)):
+    for counts in group_counts(n_groups, n_resamples, seed, width=k * k * len(flat),
+                               max_cells=_MAX_CELLS):
         yield [(counts @ f).reshape(len(counts), k, k) for f in flat]
 
 
@@ -677,7 +658,8 @@ def grade_agreement(human, judge, *, scale=(0, 1, 2, 3), relevance_level=2, grou
 
     flat = confusion_by_group(h, j, g, k).reshape(-1, k * k).astype(np.float64)
     chunks = [_flat_statistics(counts @ flat, scale, level_index)
-              for counts in _group_counts(len(flat), n_resamples, seed, width=3 * k * k)]
+              for counts in group_counts(len(flat), n_resamples, seed, width=3 * k * k,
+                                         max_cells=_MAX_CELLS)]
     stats = {name: np.concatenate([c[name] for c in chunks]) for name in chunks[0]}
     names = {
         "binary": f"Cohen's kappa (binary, grade >= {relevance_level})",
