@@ -427,7 +427,7 @@ def _right_values(notebook):
     return namespace
 
 
-FOUND_IN_THE_DATA = {("12", "n_ppi_beats_200")}
+FOUND_IN_THE_DATA = {("12", "n_ppi_beats_1000")}
 """By-hand checks whose answer the solution computes from the notebook's data, so it cannot
 be recomputed from the solution region alone: nbval runs the solved notebook, whose check
 cell then verifies the fingerprint against the solution's own value."""
