@@ -261,11 +261,11 @@ class _Resamples:
 
 def correlation_ci(scores, ratings, method="kendall", confidence=0.95, n_resamples=1000,
                    seed=0, groups=None):
-    r"""Rank correlation between a metric and human ratings, with a bootstrap interval.
+    r"""A correlation between a metric and human ratings, with a bootstrap interval.
 
-    The point value is Kendall's tau-b (:func:`~ragmetrics_edu.judge.kendall_tau`)
-    or Spearman's rho (:func:`~ragmetrics_edu.judge.spearman`) of the pairs
-    :math:`(s_i, h_i)`. The interval is the paired percentile bootstrap:
+    The point value is Kendall's tau-b (:func:`~ragmetrics_edu.judge.kendall_tau`),
+    Spearman's rho (:func:`~ragmetrics_edu.judge.spearman`) or Pearson's r
+    (:func:`pearson`) of the pairs :math:`(s_i, h_i)`. The interval is the paired percentile bootstrap:
     draw :math:`n` item indices with replacement, keep each item's score
     *and* rating together, compute the correlation :math:`r^*_b` of the
     resample; repeat :math:`B` times and report
