@@ -515,7 +515,7 @@ def _refuse_library_by_hand(name, ns):
 
 
 def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hint="",
-                 by_hand=True, slips=()):
+                 by_hand=True, slips=(), slack=1):
     """Check a number the student computed by hand and typed in.
 
     Parameters
@@ -528,9 +528,10 @@ def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hi
     digest_ : str, optional
         Instead of ``expected``: :func:`digest` of the right value with
         ``salt``, so the check does not show the answer.  The student's number
-        is right if it rounds to the same ``decimals`` digits (or one unit
-        either side, for an answer rounded by hand from a cut intermediate;
-        with ``decimals=0``, a count, only the same whole number).
+        is right if it rounds to the same ``decimals`` digits (or ``slack``
+        units either side, for an answer rounded by hand from a cut
+        intermediate; with ``decimals=0``, a count, only the same whole
+        number).
     salt : str
         With ``digest_`` (and only then): the salt the fingerprint was made
         with, the check's own (``"02/my_ap"``, lesson and name).
@@ -549,6 +550,14 @@ def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hi
         an answer that is one of them is told the message instead of the
         hint (the likeliest slip named: "that is the unweighted kappa").
         Only with ``digest_``, so no wrong value is shown either.
+    slack : {1, 0}, default 1
+        With ``digest_``: how many units of the last decimal either side of
+        the right value are accepted.  1 (the course's default) forgives a
+        by-hand answer whose intermediate steps were rounded (0.584 or 0.582
+        for 7/12 = 0.5833...); 0 accepts only the right value rounded, for an
+        exercise whose intermediate steps are exact, so that a slip in the
+        last digit is not taken for rounding (``expected=`` always accepts
+        only the right value rounded).
 
     Raises
     ------
@@ -573,6 +582,9 @@ def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hi
     __tracebackhide__ = True
     if (expected is None) == (digest_ is None):
         raise TypeError("check_number needs exactly one of expected= and digest_=")
+    if slack not in (0, 1) or isinstance(slack, bool):
+        raise TypeError(f"check_number's slack= must be 0 or 1 (units of the last decimal), "
+                        f"got {slack!r}")
     if digest_ is not None and not (isinstance(salt, str) and salt):
         raise TypeError(f"check_number with digest_= needs the fingerprint's salt= (a non-empty "
                         f"str), got {str(salt)[:80]!r}")
@@ -588,9 +600,10 @@ def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hi
     if expected is not None:
         right = abs(float(got) - float(expected)) <= unit / 2 + 1e-12
     else:
-        # one unit either side for a number rounded by hand; a whole number must be exact
-        slack = (0, -1, 1) if decimals > 0 else (0,)
-        right = any(digest(float(got) + d * unit, salt, decimals) == digest_ for d in slack)
+        # slack=1: one unit either side for a number rounded by hand; a count must be exact
+        near = (0, -1, 1) if decimals > 0 else (0,)
+        right = any(digest(float(got) + d * unit, salt, decimals) == digest_
+                    for d in (near if slack else (0,)))
     if not right and decimals > 0 and _right_when_rounded(float(got), expected, digest_, salt,
                                                           decimals):
         raise ExerciseFailed(
@@ -600,7 +613,7 @@ def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hi
         if digest_ is None:
             raise TypeError("check_number's slips= needs digest_= (fingerprints, not values)")
         for slip_digest, message in slips:
-            if any(digest(float(got) + d * unit, salt, decimals) == slip_digest for d in slack):
+            if any(digest(float(got) + d * unit, salt, decimals) == slip_digest for d in near):
                 raise ExerciseFailed(f"{name} = {_show(got)} is not right. {message}")
     if not right:
         precision = f" (to {decimals} decimals)" if decimals else ""

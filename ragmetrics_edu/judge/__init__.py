@@ -84,7 +84,14 @@ from .bias import (
     position_bias,
     verbosity_bias,
 )
-from .meta_eval import Correlation, MetaEvaluation, correlation_ci, meta_evaluate
+from .meta_eval import (
+    Correlation,
+    MetaEvaluation,
+    correlation_ci,
+    correlation_difference_ci,
+    meta_evaluate,
+    pearson,
+)
 from .parsing import (
     escape_data,
     extract_sections,
@@ -133,7 +140,8 @@ __all__ = [
     "kendall_tau", "rankdata",
     # biases, and which metric agrees with people
     "verbosity_bias", "position_bias", "pad_answer", "NEUTRAL_PADDING", "VerbosityBias",
-    "PositionBias", "correlation_ci", "meta_evaluate", "Correlation", "MetaEvaluation",
+    "PositionBias", "correlation_ci", "correlation_difference_ci", "meta_evaluate",
+    "Correlation", "MetaEvaluation", "pearson",
     # data
     "load_eval_set",
 ]

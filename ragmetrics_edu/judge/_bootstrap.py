@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-__all__ = ["bootstrap_method", "interval_text", "percentile_bounds"]
+__all__ = ["bootstrap_method", "group_counts", "interval_text", "percentile_bounds"]
 
 
 def percentile_bounds(stats, confidence):
@@ -48,6 +48,33 @@ def percentile_bounds(stats, confidence):
     alpha = 1.0 - confidence
     low, high = np.quantile(defined, [alpha / 2.0, 1.0 - alpha / 2.0])
     return float(low), float(high), int(stats.size - defined.size)
+
+
+def group_counts(n_groups, n_resamples, seed, *, width=0, max_cells=4_000_000):
+    """Yield, chunk by chunk, how many times each group is drawn: ``(b, G)`` floats.
+
+    A resample draws G groups with replacement (``rng.integers(0, G, (B, G))``
+    with ``rng = numpy.random.default_rng(seed)``, drawn a chunk of rows at a
+    time: the same draws whatever the chunk size).  A statistic that is a sum
+    over groups (a confusion matrix, a count) is then ``counts @ per_group``
+    for every resample at once.  ``width`` is the number of values the caller
+    computes per resample (the cells of a table): a chunk holds at most
+    ``max_cells`` groups or values per row times its rows.
+
+    >>> chunks = list(group_counts(3, 5, seed=0, max_cells=6))   # 2 rows a chunk
+    >>> [c.shape for c in chunks], all(c.sum() == 3 * len(c) for c in chunks)
+    ([(2, 3), (2, 3), (1, 3)], True)
+    """
+    rng = np.random.default_rng(seed)
+    step = max(1, max_cells // max(n_groups, width))
+    done = 0
+    while done < n_resamples:
+        b = min(step, n_resamples - done)
+        picks = rng.integers(0, n_groups, size=(b, n_groups))
+        rows = picks + n_groups * np.arange(b)[:, None]
+        counts = np.bincount(rows.ravel(), minlength=b * n_groups).reshape(b, n_groups)
+        yield counts.astype(np.float64)
+        done += b
 
 
 def bootstrap_method(confidence, unit, n_resamples, *, paired=False):

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_bootstrap, check_choice
-from ._bootstrap import bootstrap_method, interval_text, percentile_bounds
+from ._bootstrap import bootstrap_method, group_counts, interval_text, percentile_bounds
 from .agreement import check_label_pairs, cohen_kappa, kappa_weights
 from .meta_eval import index_groups
 
@@ -158,6 +158,27 @@ def _kappas(codes_a, codes_b, n_labels, w, resamples):
     return np.array(out, dtype=np.float64)
 
 
+def _grouped_kappas(codes_a, codes_b, n_labels, weights, group_index, n_resamples, seed):
+    """Kappa of each resample of whole groups, from one confusion matrix per group.
+
+    A resample's confusion matrix is the sum of the matrices of the groups it
+    draws (a group drawn twice counts twice): the kappa of the resampled
+    pairs, from the same draws as :func:`_resamples`, without building any
+    resample's list of pairs.
+    """
+    from .judge_vs_assessors import kappa_from_confusion
+
+    n_groups, k = len(group_index), n_labels
+    members = np.concatenate(group_index)
+    group_of = np.repeat(np.arange(n_groups), [len(m) for m in group_index])
+    cells = group_of * (k * k) + codes_a[members] * k + codes_b[members]
+    flat = np.bincount(cells, minlength=n_groups * k * k).reshape(n_groups, k * k)
+    flat = flat.astype(np.float64)
+    kappas = [kappa_from_confusion((counts @ flat).reshape(-1, k, k), weights)
+              for counts in group_counts(n_groups, n_resamples, seed, width=3 * k * k)]
+    return np.atleast_1d(np.concatenate(kappas))
+
+
 def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000, seed=0,
              groups=None):
     r"""Cohen's kappa between two raters, with a percentile bootstrap interval.
@@ -235,8 +256,12 @@ def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000,
     codes_b = np.array([index[x] for x in b], dtype=np.int64)
     w = kappa_weights(len(labels), weights)
     group_index = None if groups is None else index_groups(groups, len(a))
-    resamples = _resamples(len(a), n_resamples, seed, group_index)
-    kappas = _kappas(codes_a, codes_b, len(labels), w, resamples)
+    if group_index is None:
+        kappas = _kappas(codes_a, codes_b, len(labels), w,
+                         _resamples(len(a), n_resamples, seed, None))
+    else:
+        kappas = _grouped_kappas(codes_a, codes_b, len(labels), weights, group_index,
+                                 n_resamples, seed)
     low, high, undefined = percentile_bounds(kappas, confidence)
     name = "Cohen's kappa" + ("" if weights is None else f" ({weights} weights)")
     return AgreementInterval(name, value, low, high, len(a), confidence, n_resamples,
@@ -286,6 +311,61 @@ def _tau_from_signs(sa, sb):
     if denom == 0.0:
         return math.nan
     return float(np.clip(float(both.sum()) / denom, -1.0, 1.0))
+
+
+def _resampled_signs(counts, picks, table, upper):
+    r"""``sign(mean_i - mean_j)`` of every pair of systems on every resample, exact: ``(b, P)``.
+
+    A resample's sums are ``counts @ table.T`` (a query drawn twice counts
+    twice).  A float sum of :math:`Q` terms is off by at most about
+    :math:`Q\,\epsilon \sum |x|`; where two sums differ by more than twice that,
+    the sign of their float difference is the exact one.  The few pairs closer
+    than that (ties, and near-ties) get the exact sign from ``math.fsum`` of
+    the resampled scores, as :func:`_order_signs` does on one table.
+    """
+    sums = counts @ table.T
+    bound = counts @ np.abs(table).T
+    i, j = upper
+    diff = sums[:, i] - sums[:, j]
+    slack = 4.0 * (table.shape[1] + 2) * np.finfo(np.float64).eps * (bound[:, i] + bound[:, j])
+    signs = np.sign(diff)
+    rows = table.tolist()
+    for r, p in zip(*np.nonzero(np.abs(diff) <= slack)):
+        drawn = picks[r]
+        signs[r, p] = np.sign(math.fsum([rows[i[p]][q] for q in drawn]
+                                        + [-rows[j[p]][q] for q in drawn]))
+    return signs
+
+
+def _resampled_taus(x, y, n_resamples, seed):
+    """Kendall's tau-b of the two orders of systems on each resample of the queries.
+
+    The same draws as :func:`_resamples` (``default_rng(seed).integers(0, Q, (B, Q))``),
+    each resample's means from the query counts by matrix products, and tau-b
+    from the signs as :func:`_tau_from_signs` computes it.
+    """
+    n_systems, n_queries = x.shape
+    upper = np.triu_indices(n_systems, k=1)
+    rng = np.random.default_rng(seed)
+    rows = max(1, RESAMPLE_BLOCK // max(n_queries, len(upper[0])))
+    out = []
+    for start in range(0, n_resamples, rows):
+        b = min(rows, n_resamples - start)
+        picks = rng.integers(0, n_queries, size=(b, n_queries))
+        cells = picks + n_queries * np.arange(b)[:, None]
+        counts = np.bincount(cells.ravel(), minlength=b * n_queries).reshape(b, n_queries)
+        counts = counts.astype(np.float64)
+        sx = _resampled_signs(counts, picks, x, upper)
+        sy = _resampled_signs(counts, picks, y, upper)
+        both = sx * sy
+        untied = (both != 0).sum(axis=1)
+        t_a = ((sx == 0) & (sy != 0)).sum(axis=1)
+        t_b = ((sy == 0) & (sx != 0)).sum(axis=1)
+        denom = np.sqrt((untied + t_a) * (untied + t_b).astype(np.float64))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tau = np.clip(both.sum(axis=1) / denom, -1.0, 1.0)
+        out.append(np.where(denom == 0.0, np.nan, tau))
+    return np.concatenate(out)
 
 
 def _from_report(value, metric, name):
@@ -452,10 +532,7 @@ def system_ranking_tau(scores_a, scores_b, metric=None, confidence=0.95, n_resam
         for i, s in enumerate(systems) for j, t in enumerate(systems)
         if i < j and sign_a[i, j] * sign_b[i, j] < 0
     )
-    stats = np.empty(n_resamples, dtype=np.float64)
-    for r, idx in enumerate(_resamples(x.shape[1], n_resamples, seed, None)):
-        xr, yr = x[:, idx], y[:, idx]
-        stats[r] = _tau_from_signs(_order_signs(xr, _means(xr)), _order_signs(yr, _means(yr)))
+    stats = _resampled_taus(x, y, n_resamples, seed)
     low, high, undefined = percentile_bounds(stats, confidence)
     return RankingAgreement(tuple(systems), tuple(float(v) for v in mean_a),
                             tuple(float(v) for v in mean_b), tau, low, high, discordant,

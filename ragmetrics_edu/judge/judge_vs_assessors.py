@@ -12,6 +12,9 @@ reports
   share the judge calls relevant) and the **true-negative rate**, the two
   numbers a practitioner reads before trusting a yes/no judge;
 * **leniency**: the judge's mean grade minus the assessors';
+* **where it errs**: for each of the assessors' grades, the share of its
+  pairs the judge calls relevant (the confusion matrix's rows, collapsed at
+  the relevance level);
 
 each with a percentile bootstrap interval.  The pairs of one query are not
 independent (a judge that misreads a query misreads all its pairs), so the
@@ -44,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_bootstrap, check_choice
-from ._bootstrap import bootstrap_method, percentile_bounds
+from ._bootstrap import bootstrap_method, group_counts, percentile_bounds
 from .agreement import cohen_kappa, kappa_weights
 from .assessors import AgreementInterval
 
@@ -93,6 +96,12 @@ class GradeAgreement:
         (grade >= ``relevance_level``) against the assessors'.
     leniency : AgreementInterval
         The judge's mean grade minus the assessors' (positive: lenient).
+    by_grade : tuple of AgreementInterval
+        One per grade of the scale: of the pairs the assessors gave that
+        grade, the share the judge calls relevant (grade >=
+        ``relevance_level``); its ``n`` is the number of such pairs.  The
+        rows of the confusion matrix collapsed at the level: where the judge
+        errs.
     judge_mean, human_mean : float
         Mean grades on the measured pairs.
     judge_relevant, human_relevant : float
@@ -118,6 +127,7 @@ class GradeAgreement:
     tpr: AgreementInterval
     tnr: AgreementInterval
     leniency: AgreementInterval
+    by_grade: tuple
     judge_mean: float
     human_mean: float
     judge_relevant: float
@@ -143,7 +153,9 @@ class GradeAgreement:
                          ("kappa, quadratic weights", self.quadratic),
                          (f"true-positive rate ({level})", self.tpr),
                          ("true-negative rate", self.tnr),
-                         ("leniency (mean grade, judge - assessors)", self.leniency)):
+                         ("leniency (mean grade, judge - assessors)", self.leniency),
+                         *((f"called relevant, of the assessors' {grade}s", s)
+                           for grade, s in zip(self.scale, self.by_grade))):
             lines.append(f"  {label:<42}{s.value:+.4f} [{s.low:+.4f}, {s.high:+.4f}]")
         lines.append(f"  mean grade: judge {self.judge_mean:.3f}, assessors {self.human_mean:.3f};"
                      f" share relevant: judge {self.judge_relevant:.3f}, assessors "
@@ -419,12 +431,16 @@ def kappa_from_confusion(table, weights=None):
     t = np.asarray(table, dtype=np.float64)
     if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
         raise ValueError(f"table must be square (K x K, or a stack of them), got shape {t.shape}")
-    w = kappa_weights(t.shape[-1], weights)
-    n = t.sum(axis=(-1, -2))
+    k = t.shape[-1]
+    w = kappa_weights(k, weights)
+    # matrix products over the stack, not sums over (K, K) axes: 100,000 resampled tables in
+    # milliseconds.  sum_ij w_ij E_ij = (rows @ w) . cols / n, sum_ij w_ij O_ij = O . w (flat)
+    rows, cols = t.sum(axis=-1), t.sum(axis=-2)
+    n = rows.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        expected = t.sum(axis=-1)[..., :, None] * t.sum(axis=-2)[..., None, :] / n[..., None, None]
-        disagreement_expected = (w * expected).sum(axis=(-1, -2))
-        kappa = 1.0 - (w * t).sum(axis=(-1, -2)) / disagreement_expected
+        disagreement_expected = ((rows @ w) * cols).sum(axis=-1) / n
+        observed = t.reshape(t.shape[:-2] + (k * k,)) @ w.reshape(k * k)
+        kappa = 1.0 - observed / disagreement_expected
     kappa = np.where(disagreement_expected == 0.0, np.nan, kappa)
     return float(kappa) if kappa.ndim == 0 else kappa
 
@@ -448,22 +464,67 @@ def _means(tables, scale):
 def _resampled_tables(tables_list, n_resamples, seed):
     """Yield, chunk by chunk, each judge's resampled tables ``(b, K, K)`` on the same draws.
 
-    A resample draws G groups with replacement (``rng.integers(0, G, (B, G))``)
-    and sums the tables of the groups drawn.
+    A resample sums the tables of the groups drawn (:func:`~._bootstrap.group_counts`).
     """
     n_groups, k = tables_list[0].shape[0], tables_list[0].shape[1]
     flat = [t.reshape(n_groups, k * k).astype(np.float64) for t in tables_list]
-    rng = np.random.default_rng(seed)
-    step = max(1, _MAX_CELLS // n_groups)
-    done = 0
-    while done < n_resamples:
-        b = min(step, n_resamples - done)
-        picks = rng.integers(0, n_groups, size=(b, n_groups))
-        rows = picks + n_groups * np.arange(b)[:, None]
-        counts = np.bincount(rows.ravel(), minlength=b * n_groups).reshape(b, n_groups)
-        counts = counts.astype(np.float64)
-        yield [(counts @ f).reshape(b, k, k) for f in flat]
-        done += b
+    for counts in group_counts(n_groups, n_resamples, seed, width=k * k * len(flat),
+                               max_cells=_MAX_CELLS):
+        yield [(counts @ f).reshape(len(counts), k, k) for f in flat]
+
+
+def _linear_maps(scale, level_index):
+    """The ``(K*K, M)`` matrix whose columns are the sums :func:`_flat_statistics` needs.
+
+    Columns: the K row totals, the K column totals, the weighted disagreement
+    (unweighted, linear, quadratic), the four cells of the 2 x 2 collapse at
+    the relevance level (00, 01, 10, 11), and for each row the pairs the judge
+    calls relevant.
+    """
+    k = len(scale)
+    i, j = np.divmod(np.arange(k * k), k)          # cell (i, j) of the flattened table
+    to_rows = (i[:, None] == np.arange(k)).astype(np.float64)
+    to_cols = (j[:, None] == np.arange(k)).astype(np.float64)
+    weights = [kappa_weights(k, w).reshape(k * k, 1) for w in (None, "linear", "quadratic")]
+    h_rel, j_rel = i >= level_index, j >= level_index
+    cells = [((h_rel == x) & (j_rel == y)).astype(np.float64)[:, None]
+             for x in (False, True) for y in (False, True)]
+    said = to_rows * j_rel[:, None]
+    return np.hstack([to_rows, to_cols, *weights, *cells, said])
+
+
+def _flat_statistics(flat, scale, level_index):
+    """Every statistic of :func:`grade_agreement` for a stack of flattened tables ``(b, K*K)``.
+
+    Each is a linear map of the K*K counts (row and column totals, the 2 x 2
+    collapse, weighted sums: one matrix product, :func:`_linear_maps`) followed
+    by a few products and divisions, so a hundred thousand resampled tables
+    take no loop.  Returns a dict of ``(b,)`` arrays (``"by_grade"``:
+    ``(b, K)``), ``nan`` where undefined.
+    """
+    k = len(scale)
+    sums = flat @ _linear_maps(scale, level_index)
+    rows, cols = sums[:, :k], sums[:, k:2 * k]
+    observed = sums[:, 2 * k:2 * k + 3]
+    b00, b01, b10, b11 = (sums[:, 2 * k + 3 + c] for c in range(4))
+    said = sums[:, 2 * k + 7:]
+    n = rows.sum(axis=1)
+    out = {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for c, (name, weights) in enumerate((("graded", None), ("linear", "linear"),
+                                             ("quadratic", "quadratic"))):
+            expected = ((rows @ kappa_weights(k, weights)) * cols).sum(axis=1) / n
+            out[name] = np.where(expected == 0.0, np.nan, 1.0 - observed[:, c] / expected)
+        h1, j1 = b10 + b11, b01 + b11
+        h0, j0 = n - h1, n - j1
+        expected = (h0 * j1 + h1 * j0) / n            # expected disagreement of the 2 x 2
+        out["binary"] = np.where(expected == 0.0, np.nan, 1.0 - (b01 + b10) / expected)
+        out["tpr"] = b11 / h1
+        out["tnr"] = b00 / h0
+        s = np.asarray(scale, dtype=np.float64)
+        out["leniency"] = (cols @ s - rows @ s) / n
+        out["by_grade"] = said / rows
+    return out
 
 
 def _interval(name, value, stats, n, confidence, n_resamples, grouped, seed):
@@ -486,7 +547,9 @@ def grade_agreement(human, judge, *, scale=(0, 1, 2, 3), relevance_level=2, grou
       quadratic (:func:`kappa_from_confusion`);
     * :math:`\mathrm{TPR} = B_{11} / (B_{10} + B_{11})`,
       :math:`\mathrm{TNR} = B_{00} / (B_{00} + B_{01})`;
-    * leniency :math:`\bar g_{\text{judge}} - \bar g_{\text{assessors}}`.
+    * leniency :math:`\bar g_{\text{judge}} - \bar g_{\text{assessors}}`;
+    * for each grade :math:`i`, :math:`\sum_{j \ge \ell} O_{ij} / \sum_j O_{ij}`
+      (``by_grade``).
 
     The intervals are percentile bootstrap intervals: draw as many groups
     (queries) as there are, with replacement, keeping all their pairs
@@ -588,22 +651,19 @@ def grade_agreement(human, judge, *, scale=(0, 1, 2, 3), relevance_level=2, grou
     judge_mean, human_mean = _means(full, scale)
     values.update(tpr=tpr, tnr=tnr, leniency=judge_mean - human_mean)
 
-    tables = confusion_by_group(h, j, g, len(scale))
-    stats = {name: [] for name in values}
-    for (resampled,) in _resampled_tables([tables], n_resamples, seed):
-        binary = binary_confusion(resampled, level_index)
-        stats["binary"].append(kappa_from_confusion(binary))
-        stats["graded"].append(kappa_from_confusion(resampled))
-        stats["linear"].append(kappa_from_confusion(resampled, "linear"))
-        stats["quadratic"].append(kappa_from_confusion(resampled, "quadratic"))
-        r_tpr, r_tnr = _rates(binary)
-        stats["tpr"].append(r_tpr)
-        stats["tnr"].append(r_tnr)
-        r_judge, r_human = _means(resampled, scale)
-        stats["leniency"].append(r_judge - r_human)
+    k = len(scale)
+    rows = full.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        by_grade = full[:, level_index:].sum(axis=1) / rows
+
+    flat = confusion_by_group(h, j, g, k).reshape(-1, k * k).astype(np.float64)
+    chunks = [_flat_statistics(counts @ flat, scale, level_index)
+              for counts in group_counts(len(flat), n_resamples, seed, width=3 * k * k,
+                                         max_cells=_MAX_CELLS)]
+    stats = {name: np.concatenate([c[name] for c in chunks]) for name in chunks[0]}
     names = {
         "binary": f"Cohen's kappa (binary, grade >= {relevance_level})",
-        "graded": f"Cohen's kappa ({len(scale)} grades)",
+        "graded": f"Cohen's kappa ({k} grades)",
         "linear": "Cohen's kappa (linear weights)",
         "quadratic": "Cohen's kappa (quadratic weights)",
         "tpr": f"true-positive rate (grade >= {relevance_level})",
@@ -611,8 +671,13 @@ def grade_agreement(human, judge, *, scale=(0, 1, 2, 3), relevance_level=2, grou
         "leniency": "mean grade, judge minus assessors",
     }
     n = len(h)
-    out = {name: _interval(names[name], values[name], np.concatenate(stats[name]), n,
+    out = {name: _interval(names[name], values[name], stats[name], n,
                            confidence, n_resamples, grouped, seed) for name in values}
+    out["by_grade"] = tuple(
+        _interval(f"share called relevant (grade >= {relevance_level}) of the assessors' "
+                  f"grade {grade}", by_grade[i], stats["by_grade"][:, i], int(rows[i]),
+                  confidence, n_resamples, grouped, seed)
+        for i, grade in enumerate(scale))
     return GradeAgreement(**out, judge_mean=float(judge_mean), human_mean=float(human_mean),
                           judge_relevant=float(judge_bin.mean()),
                           human_relevant=float(human_bin.mean()), confusion=full, n=n,

@@ -8,11 +8,19 @@ ratings, item by item:
 * :func:`correlation_ci` - Kendall's tau-b or Spearman's rho between one
   metric and the ratings, with a paired bootstrap confidence interval;
 * :func:`meta_evaluate` - the same for several metrics at once, every metric
-  resampled with the *same* items, so their intervals can be compared.
+  resampled with the *same* items, so their intervals can be compared;
+* :func:`correlation_difference_ci` - the correlation of one metric minus
+  another's, with the paired interval (both on the same draws).
 
-The point values are :func:`~ragmetrics_edu.judge.kendall_tau` and
-:func:`~ragmetrics_edu.judge.spearman` (equal to ``scipy.stats.kendalltau``
-and ``scipy.stats.spearmanr``). Higher is better: 1 means the metric orders
+Beside the two rank correlations, ``method="pearson"`` gives Pearson's
+linear correlation (for two 0/1 labels the phi coefficient; for a score
+against 0/1 labels the point-biserial one): the correlation that
+prediction-powered inference rests on (:mod:`.ppi_study`).
+
+The point values are :func:`~ragmetrics_edu.judge.kendall_tau`,
+:func:`~ragmetrics_edu.judge.spearman` and :func:`pearson` (equal to
+``scipy.stats.kendalltau``, ``scipy.stats.spearmanr`` and
+``scipy.stats.pearsonr``). Higher is better: 1 means the metric orders
 the items exactly as the people did.
 
 On a set of sixty answers the interval is wide, often wider than the gap
@@ -28,20 +36,47 @@ from .._validation import check_bootstrap, check_choice
 from ._bootstrap import bootstrap_method, interval_text, percentile_bounds
 from .agreement import check_label_pairs, kendall_tau, spearman
 
-__all__ = ["CORRELATIONS", "Correlation", "MetaEvaluation", "correlation_ci", "meta_evaluate"]
+__all__ = ["CORRELATIONS", "Correlation", "MetaEvaluation", "correlation_ci",
+           "correlation_difference_ci", "meta_evaluate", "pearson"]
 
-#: The rank correlations offered, by name.
-CORRELATIONS = {"kendall": kendall_tau, "spearman": spearman}
+
+def pearson(x, y):
+    r"""Pearson's linear correlation of two sequences of numbers.
+
+    .. math::
+
+        r = \frac{\sum_i (x_i - \bar x)(y_i - \bar y)}
+                 {\sqrt{\sum_i (x_i - \bar x)^2 \, \sum_i (y_i - \bar y)^2}}
+
+    ``nan`` when either sequence is constant (no variance: undefined).
+
+    >>> # deviations (.5, -.5, -.5, .5) and (.25, -.75, .25, .25): 0.5 / sqrt(1 * 0.75)
+    >>> round(pearson([1, 0, 0, 1], [1, 0, 1, 1]), 4)
+    0.5774
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    dx, dy = x - x.mean(), y - y.mean()
+    sxx, syy = float(dx @ dx), float(dy @ dy)
+    if sxx == 0.0 or syy == 0.0:
+        return float("nan")
+    return float(np.clip(float(dx @ dy) / np.sqrt(sxx * syy), -1.0, 1.0))
+
+
+#: The correlations offered, by name: two rank correlations and Pearson's linear one.
+CORRELATIONS = {"kendall": kendall_tau, "spearman": spearman, "pearson": pearson}
 
 
 @dataclass(frozen=True)
 class Correlation:
-    """A rank correlation between a metric and human ratings, with its interval.
+    """A correlation between a metric and human ratings (or a difference of two), with its interval.
 
     Attributes
     ----------
-    method : {'kendall', 'spearman'}
-        Kendall's tau-b or Spearman's rho.
+    method : str
+        ``'kendall'`` (Kendall's tau-b), ``'spearman'`` (Spearman's rho) or
+        ``'pearson'``; ``'<method>, a minus b'`` for a difference
+        (:func:`correlation_difference_ci`).
     value : float
         The correlation on the items as given (``nan`` if undefined).
     low, high : float
@@ -167,23 +202,70 @@ def resample_indices(n, n_resamples, seed, groups):
     return [np.concatenate([groups[g] for g in row]) for row in picks]
 
 
-def _interval(method, x, y, resamples, confidence):
-    """``(value, low, high, n_undefined)`` of one correlation over the given resamples."""
-    fn = CORRELATIONS[method]
-    value = fn(x, y)
-    stats = np.array([fn(x[idx], y[idx]) for idx in resamples], dtype=np.float64)
-    return (value, *percentile_bounds(stats, confidence))
+class _Resamples:
+    """The draws of one bootstrap, and each correlation computed on them.
+
+    ``picks[b]`` are the units resample ``b`` draws: item indices, or group
+    numbers with ``groups`` (the draws of :func:`resample_indices`).  A rank
+    correlation is computed on each resample's items; Pearson's, with groups,
+    from each group's sums of :math:`1, x, y, x^2, y^2, xy` weighted by how
+    many times the resample drew the group: matrix products, no loop.
+    """
+
+    def __init__(self, n, n_resamples, seed, groups):
+        units = n if groups is None else len(groups)
+        self.picks = np.random.default_rng(seed).integers(0, units, size=(n_resamples, units))
+        self.groups = groups
+        self._indices = None
+
+    def indices(self):
+        if self._indices is None:
+            self._indices = (list(self.picks) if self.groups is None else
+                             [np.concatenate([self.groups[g] for g in row]) for row in self.picks])
+        return self._indices
+
+    def correlations(self, method, x, y):
+        """``(B,)`` the correlation of each resample, ``nan`` where undefined."""
+        if method == "pearson" and self.groups is not None:
+            return self._pearson_by_group(x, y)
+        fn = CORRELATIONS[method]
+        return np.array([fn(x[idx], y[idx]) for idx in self.indices()], dtype=np.float64)
+
+    def _pearson_by_group(self, x, y):
+        groups, picks = self.groups, self.picks
+        n_groups = len(groups)
+        code = np.empty(len(x), dtype=np.int64)
+        for g, members in enumerate(groups):
+            code[members] = g
+        dx, dy = x - x.mean(), y - y.mean()            # centred: no cancellation in the sums
+        moments = np.stack([np.bincount(code, weights=w, minlength=n_groups)
+                            for w in (np.ones_like(dx), dx, dy, dx * dx, dy * dy, dx * dy)],
+                           axis=1)
+        out = []
+        step = max(1, (1 << 22) // n_groups)
+        for start in range(0, len(picks), step):
+            rows = picks[start:start + step]
+            cells = rows + n_groups * np.arange(len(rows))[:, None]
+            counts = np.bincount(cells.ravel(), minlength=len(rows) * n_groups)
+            sums = counts.reshape(len(rows), n_groups).astype(np.float64) @ moments
+            m, sx, sy, sxx, syy, sxy = sums.T
+            var_x, var_y = m * sxx - sx * sx, m * syy - sy * sy
+            flat = (var_x <= 1e-12 * m * sxx) | (var_y <= 1e-12 * m * syy)   # one value only
+            with np.errstate(invalid="ignore", divide="ignore"):
+                r = np.clip((m * sxy - sx * sy) / np.sqrt(var_x * var_y), -1.0, 1.0)
+            out.append(np.where(flat, np.nan, r))
+        return np.concatenate(out)
 
 
 # ----------------------------------------------------------------- public
 
 def correlation_ci(scores, ratings, method="kendall", confidence=0.95, n_resamples=1000,
                    seed=0, groups=None):
-    r"""Rank correlation between a metric and human ratings, with a bootstrap interval.
+    r"""A correlation between a metric and human ratings, with a bootstrap interval.
 
-    The point value is Kendall's tau-b (:func:`~ragmetrics_edu.judge.kendall_tau`)
-    or Spearman's rho (:func:`~ragmetrics_edu.judge.spearman`) of the pairs
-    :math:`(s_i, h_i)`. The interval is the paired percentile bootstrap:
+    The point value is Kendall's tau-b (:func:`~ragmetrics_edu.judge.kendall_tau`),
+    Spearman's rho (:func:`~ragmetrics_edu.judge.spearman`) or Pearson's r
+    (:func:`pearson`) of the pairs :math:`(s_i, h_i)`. The interval is the paired percentile bootstrap:
     draw :math:`n` item indices with replacement, keep each item's score
     *and* rating together, compute the correlation :math:`r^*_b` of the
     resample; repeat :math:`B` times and report
@@ -200,7 +282,7 @@ def correlation_ci(scores, ratings, method="kendall", confidence=0.95, n_resampl
         The metric's score of each item.
     ratings : sequence of float
         The human rating of the same items, in the same order.
-    method : {'kendall', 'spearman'}, default 'kendall'
+    method : {'kendall', 'spearman', 'pearson'}, default 'kendall'
     confidence : float, default 0.95
         Nominal coverage, strictly between 0 and 1.
     n_resamples : int, default 1000
@@ -277,7 +359,7 @@ def meta_evaluate(metrics, ratings, methods=("kendall", "spearman"), confidence=
         ``{metric name: one score per item}``.
     ratings : sequence of float
         The human rating of each item.
-    methods : sequence of {'kendall', 'spearman'}, default both
+    methods : sequence of {'kendall', 'spearman', 'pearson'}, default the two rank correlations
     confidence, n_resamples, seed, groups
         As in :func:`correlation_ci`.
 
@@ -315,13 +397,66 @@ def meta_evaluate(metrics, ratings, methods=("kendall", "spearman"), confidence=
     if n < 2:
         raise ValueError(f"ratings must hold at least 2 items to correlate, got {n}")
     group_index = None if groups is None else index_groups(groups, n)
-    resamples = resample_indices(n, n_resamples, seed, group_index)
+    resamples = _Resamples(n, n_resamples, seed, group_index)
     unit = "items" if groups is None else "groups"
     rows = {}
     for name, x in columns.items():
         rows[name] = {}
         for m in methods:
-            value, low, high, undefined = _interval(m, x, y, resamples, confidence)
-            rows[name][m] = Correlation(m, value, low, high, n, confidence, n_resamples,
-                                        undefined, unit)
+            low, high, undefined = percentile_bounds(resamples.correlations(m, x, y), confidence)
+            rows[name][m] = Correlation(m, CORRELATIONS[m](x, y), low, high, n, confidence,
+                                        n_resamples, undefined, unit)
     return MetaEvaluation(rows, methods, n, n_resamples, confidence, seed, unit)
+
+
+def correlation_difference_ci(scores_a, scores_b, ratings, method="kendall", confidence=0.95,
+                              n_resamples=1000, seed=0, groups=None):
+    """The correlation of metric a with the ratings minus metric b's, with a paired interval.
+
+    Two metrics (or judges) scored the same items: does one follow the
+    ratings more closely?  Their two intervals overlap easily even when one
+    is ahead on almost every resample; the paired interval computes both
+    correlations on each resample of the items (or of whole groups) and
+    keeps their difference, so what the two share cancels out.
+
+    Parameters
+    ----------
+    scores_a, scores_b : sequence of float
+        The two metrics' scores of the same items.
+    ratings : sequence of float
+        The human rating of each item.
+    method : {'kendall', 'spearman', 'pearson'}, default 'kendall'
+    confidence, n_resamples, seed, groups
+        As in :func:`correlation_ci`.
+
+    Returns
+    -------
+    Correlation
+        ``value`` is correlation a minus correlation b; ``method`` reads
+        ``"<method>, a minus b"``.  A resample on which either correlation is
+        undefined is left out and counted in ``n_undefined``.
+
+    Examples
+    --------
+    >>> human = [0, 0, 1, 1, 0, 1, 0, 1]
+    >>> a = [0.1, 0.2, 0.9, 0.8, 0.3, 0.7, 0.2, 0.6]    # follows the ratings
+    >>> b = [0.5, 0.1, 0.9, 0.2, 0.6, 0.7, 0.3, 0.4]    # less so
+    >>> d = correlation_difference_ci(a, b, human, method="pearson", n_resamples=200)
+    >>> round(d.value, 4) == round(pearson(a, human) - pearson(b, human), 4)
+    True
+    """
+    check_choice(method, tuple(CORRELATIONS), name="method")
+    confidence, n_resamples, seed = check_bootstrap(confidence, n_resamples, seed)
+    x_a, y = _numbers(scores_a, ratings, "scores_a", "ratings")
+    x_b, _ = _numbers(scores_b, ratings, "scores_b", "ratings")
+    n = len(y)
+    if n < 2:
+        raise ValueError(f"ratings must hold at least 2 items to correlate, got {n}")
+    group_index = None if groups is None else index_groups(groups, n)
+    resamples = _Resamples(n, n_resamples, seed, group_index)
+    fn = CORRELATIONS[method]
+    diffs = resamples.correlations(method, x_a, y) - resamples.correlations(method, x_b, y)
+    low, high, undefined = percentile_bounds(diffs, confidence)
+    return Correlation(f"{method}, a minus b", fn(x_a, y) - fn(x_b, y), low, high, n,
+                       confidence, n_resamples, undefined,
+                       "items" if groups is None else "groups")

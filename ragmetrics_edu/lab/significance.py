@@ -229,7 +229,24 @@ def check_pairs(a, b, *, min_len):
 
 # ----------------------------------------------------------------- bootstrap
 
-def bootstrap_ci(values, confidence=0.95, n_resamples=10_000, seed=0):
+def _group_codes(groups, n):
+    """Each value's group as 0 .. G - 1, numbered in order of first appearance."""
+    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__"):
+        raise TypeError(f"groups must be a sequence of one label per value, got "
+                        f"{repr(groups)[:80]}")
+    groups = list(groups)
+    if len(groups) != n:
+        raise ValueError(f"groups must give one label per value: got {len(groups)} labels for "
+                         f"{n} values")
+    codes = {}
+    out = np.array([codes.setdefault(g, len(codes)) for g in groups], dtype=np.int64)
+    if len(codes) < 2:
+        raise ValueError(f"groups must hold at least 2 distinct groups to resample, got "
+                         f"{len(codes)}")
+    return out
+
+
+def bootstrap_ci(values, confidence=0.95, n_resamples=10_000, seed=0, groups=None):
     r"""Percentile bootstrap confidence interval of a mean.
 
     Draw ``n_resamples`` samples of size :math:`n` from the values with
@@ -253,6 +270,12 @@ def bootstrap_ci(values, confidence=0.95, n_resamples=10_000, seed=0):
     seed : int or None, default 0
         Seed of ``numpy.random.default_rng``; the same seed gives the same
         interval.
+    groups : sequence, optional
+        One label per value (the query of a pair, when the values are pairs'):
+        each resample draws as many groups as there are, with replacement,
+        and takes the mean of all the values of the groups drawn (a group
+        drawn twice counts twice).  Values of one query are not independent;
+        this resamples what was sampled.  At least two groups.
 
     Returns
     -------
@@ -293,11 +316,25 @@ def bootstrap_ci(values, confidence=0.95, n_resamples=10_000, seed=0):
     rng = np.random.default_rng(seed)
     n = len(x)
     means = np.empty(n_resamples, dtype=np.float64)
-    rows = max(1, RESAMPLE_BLOCK // n)
-    for start in range(0, n_resamples, rows):
-        stop = min(start + rows, n_resamples)
-        idx = rng.integers(0, n, size=(stop - start, n))
-        means[start:stop] = x[idx].mean(axis=1)
+    if groups is None:
+        rows = max(1, RESAMPLE_BLOCK // n)
+        for start in range(0, n_resamples, rows):
+            stop = min(start + rows, n_resamples)
+            idx = rng.integers(0, n, size=(stop - start, n))
+            means[start:stop] = x[idx].mean(axis=1)
+    else:
+        code = _group_codes(groups, n)
+        n_groups = int(code.max()) + 1
+        sums = np.bincount(code, weights=x, minlength=n_groups)
+        sizes = np.bincount(code, minlength=n_groups).astype(np.float64)
+        rows = max(1, RESAMPLE_BLOCK // n_groups)
+        for start in range(0, n_resamples, rows):
+            stop = min(start + rows, n_resamples)
+            picks = rng.integers(0, n_groups, size=(stop - start, n_groups))
+            cells = picks + n_groups * np.arange(stop - start)[:, None]
+            counts = np.bincount(cells.ravel(), minlength=(stop - start) * n_groups)
+            counts = counts.reshape(stop - start, n_groups).astype(np.float64)
+            means[start:stop] = (counts @ sums) / (counts @ sizes)
     alpha = 1 - confidence
     low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
     # a constant sample gives exactly its value (no rounding of the mean)

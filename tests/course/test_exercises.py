@@ -285,3 +285,20 @@ def test_item_fingerprints_are_salted_and_say_nothing_of_order():
     assert ex.digest_items(["a"], "01/x") != ex.digest_items(["a"], "02/x")
     with pytest.raises(TypeError, match="salt"):
         ex.digest_items(["a"], "")
+
+
+def test_check_number_without_slack_takes_only_the_right_value_rounded():
+    # 19 / 29 = 0.65517...: with slack=0, 0.654 and 0.656 are not right (the last digit is a
+    # slip, not a rounding: nothing in the exercise is rounded on the way)
+    fp = ex.digest(19 / 29, "99/w")
+    call = f"check_number('w', digest_={fp!r}, salt='99/w', slack=0)"
+    for typed in (0.655, 19 / 29, 0.6552):
+        exec(f"from ragmetrics_edu.course.exercises import check_number\n{call}", {"w": typed})
+    for typed in (0.654, 0.656):
+        with pytest.raises(ex.ExerciseFailed, match="not right"):
+            exec(f"from ragmetrics_edu.course.exercises import check_number\n{call}", {"w": typed})
+    # the default keeps one unit either side
+    exec(f"from ragmetrics_edu.course.exercises import check_number\n"
+         f"check_number('w', digest_={fp!r}, salt='99/w')", {"w": 0.656})
+    with pytest.raises(TypeError, match="slack= must be 0 or 1"):
+        ex.check_number("w", digest_=fp, salt="99/w", slack=2)

@@ -80,7 +80,9 @@ def _binary(name):
 def test_ppi_equals_ppi_python_on_these_labels(judge, n):
     Y = np.array([float(g >= 2) for g in HUMAN])
     if judge == "share of 33":
-        Yhat = np.mean([_binary(name) for name in DATA.judges], axis=0)
+        # as lesson 12 computes it: over each pair's measured votes (a grade off the scale is no vote)
+        grades = np.array([DATA.grades(name) for name in DATA.judges], dtype=float)
+        Yhat = np.nanmean(np.where((grades >= 0) & (grades <= 3), grades >= 2, np.nan), axis=0)
     else:
         Yhat = _binary(judge)
     r = rm.ppi_repeated(Y, Yhat, n, repeats=20, lam=None, seed=n)

@@ -321,3 +321,43 @@ def test_kappa_on_half_a_million_pairs_stays_small():
         tracemalloc.stop()
     assert result.low < result.value < result.high
     assert peak < 100 * 2**20, peak / 2**20
+
+
+def _tau_loop(x, y, n_resamples, seed):
+    """Each resample's tau the slow way: the resampled tables, their exact means and signs."""
+    from ragmetrics_edu.judge import assessors
+
+    picks = np.random.default_rng(seed).integers(0, x.shape[1], size=(n_resamples, x.shape[1]))
+    return np.array([assessors._tau_from_signs(
+        assessors._order_signs(x[:, idx], assessors._means(x[:, idx])),
+        assessors._order_signs(y[:, idx], assessors._means(y[:, idx]))) for idx in picks])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_resampled_taus_are_those_of_the_resampled_tables(seed):
+    """The matrix-product resamples give each resample's exact tau, ties and near-ties included:
+    two systems whose per-query scores are a permutation of each other (equal means, float sums
+    that may differ in the last bit), two identical systems, and 0.1 + 0.2 against 0.3."""
+    from ragmetrics_edu.judge import assessors
+
+    rng = np.random.default_rng(20 + seed)
+    x = rng.random((7, 13))
+    x[1] = x[0][::-1]                       # a permutation of system 0: the same mean
+    x[2] = x[0]                             # identical: tied on every resample
+    x[3, :2], x[4, :2] = [0.1, 0.2], [0.3, 0.0]
+    x[4, 2:] = x[3, 2:]                     # 0.1 + 0.2 against 0.3 + 0.0: exactly tied sums
+    y = np.round(x + rng.normal(0, 0.2, x.shape), 1)   # coarse: many ties
+    got = assessors._resampled_taus(x, y, 400, seed)
+    want = _tau_loop(x, y, 400, seed)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert got[~np.isnan(got)] == pytest.approx(want[~np.isnan(want)], abs=1e-12)
+
+
+def test_the_resampled_taus_do_not_depend_on_the_chunk(monkeypatch):
+    from ragmetrics_edu.judge import assessors
+
+    rng = np.random.default_rng(7)
+    x, y = rng.random((5, 9)), rng.random((5, 9))
+    whole = assessors._resampled_taus(x, y, 50, 3)
+    monkeypatch.setattr(assessors, "RESAMPLE_BLOCK", 30)     # 3 rows a chunk
+    assert np.array_equal(assessors._resampled_taus(x, y, 50, 3), whole, equal_nan=True)

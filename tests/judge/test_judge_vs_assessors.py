@@ -34,6 +34,10 @@ def test_by_hand_on_a_small_table():
     assert r.leniency.value == pytest.approx(1 / 9)
     assert r.judge_relevant == pytest.approx(4 / 9) and r.human_relevant == pytest.approx(4 / 9)
     assert r.confusion.tolist() == [[2, 1, 0, 0], [0, 1, 1, 0], [0, 1, 0, 1], [0, 0, 1, 1]]
+    # called relevant (2 or 3), by the assessors' grade: of the 0s none, of the 1s one of two
+    # (the 2 at position 7), of the 2s one of two, of the 3s both
+    assert [s.value for s in r.by_grade] == pytest.approx([0, 1 / 2, 1 / 2, 1])
+    assert [s.n for s in r.by_grade] == [3, 2, 2, 2]
     assert r.n == 9 and r.n_groups == 3 and r.binary.unit == "groups"
 
 
@@ -58,6 +62,10 @@ def _loop_reference(human, judge, groups, scale, level, n_resamples, seed):
         out["tpr"].append(sum(pos) / len(pos) if pos else math.nan)
         out["tnr"].append(neg.count(0) / len(neg) if neg else math.nan)
         out["leniency"].append(np.mean(j) - np.mean(h))
+        for grade in scale:
+            said = [y for x, y in zip(h, jb) if x == grade]
+            out.setdefault(f"by_grade {grade}", []).append(
+                sum(said) / len(said) if said else math.nan)
     return out
 
 
@@ -75,7 +83,8 @@ def test_every_interval_is_that_of_the_resampled_pairs(seed):
         s = np.array(stats, dtype=float)
         defined = s[~np.isnan(s)]
         low, high = np.quantile(defined, [0.025, 0.975])
-        got = getattr(r, name)
+        got = (r.by_grade[int(name.split()[1])] if name.startswith("by_grade")
+               else getattr(r, name))
         assert got.low == pytest.approx(low, abs=1e-12), name
         assert got.high == pytest.approx(high, abs=1e-12), name
         assert got.n_undefined == len(s) - len(defined), name

@@ -11,7 +11,9 @@ from ragmetrics_edu.judge.meta_eval import (  # noqa: E402
     Correlation,
     MetaEvaluation,
     correlation_ci,
+    correlation_difference_ci,
     meta_evaluate,
+    pearson,
 )
 
 
@@ -148,7 +150,7 @@ def test_result_prints_a_table():
 # ----------------------------------------------------------------- bad input
 
 @pytest.mark.parametrize("kwargs, error, match", [
-    (dict(method="pearson"), ValueError, "method must be one of"),
+    (dict(method="pearsonr"), ValueError, "method must be one of"),
     (dict(confidence=1.0), ValueError, "confidence must be a number strictly between 0 and 1"),
     (dict(n_resamples=0), ValueError, "n_resamples"),
     (dict(seed=-1), ValueError, "seed must be None or a non-negative integer"),
@@ -171,3 +173,69 @@ def test_bad_data():
         meta_evaluate({}, [1, 2])
     with pytest.raises(ValueError, match="methods must be one of"):
         meta_evaluate({"m": [1, 2]}, [1, 2], methods=("kendall", "tau"))
+
+
+# ----------------------------------------------------------------- Pearson and differences
+
+@pytest.mark.parametrize("trial", range(10))
+def test_pearson_equals_scipy(trial):
+    rng = np.random.default_rng(100 + trial)
+    n = int(rng.integers(3, 200))
+    x = rng.integers(0, 2, n) if trial % 2 else rng.random(n)     # 0/1 labels or scores
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    x = np.asarray(x, dtype=float)
+    x[:2] = [0.0, 1.0]
+    assert pearson(x, y) == pytest.approx(scipy_stats.pearsonr(x, y).statistic, abs=1e-12)
+    assert math.isnan(pearson([1, 1, 1], [0, 1, 0]))
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_grouped_pearson_resamples_are_those_of_the_resampled_items(seed):
+    """The group-sums path gives each resample's Pearson r computed on its items (scipy)."""
+    rng = np.random.default_rng(seed)
+    n = 150
+    groups = rng.integers(0, 12, n)
+    y = rng.integers(0, 2, n).astype(float)
+    x = np.clip(y * 0.4 + rng.random(n) * 0.8, 0, 1).round(2)     # a score, with ties
+    c = correlation_ci(x, y, method="pearson", groups=groups.tolist(), n_resamples=300, seed=seed)
+    order = list(dict.fromkeys(groups.tolist()))
+    members = [np.flatnonzero(groups == g) for g in order]
+    picks = np.random.default_rng(seed).integers(0, len(order), size=(300, len(order)))
+    stats = [scipy_stats.pearsonr(x[idx], y[idx]).statistic
+             for idx in (np.concatenate([members[g] for g in row]) for row in picks)]
+    assert c.value == pytest.approx(scipy_stats.pearsonr(x, y).statistic, abs=1e-12)
+    assert (c.low, c.high) == pytest.approx(tuple(np.quantile(stats, [0.025, 0.975])), abs=1e-9)
+
+
+def test_a_grouped_resample_with_one_label_only_is_undefined():
+    # three groups; the group with the only positive label left out of a resample: r undefined
+    x, y = [0.1, 0.9, 0.2, 0.3, 0.4, 0.5], [0, 1, 0, 0, 0, 0]
+    c = correlation_ci(x, y, method="pearson", groups=[0, 0, 1, 1, 2, 2], n_resamples=200)
+    assert c.n_undefined > 0 and not math.isnan(c.low)
+
+
+@pytest.mark.parametrize("method, groups", [("pearson", True), ("pearson", False),
+                                            ("kendall", True)])
+def test_the_difference_is_paired(method, groups):
+    rng = np.random.default_rng(8)
+    n = 90
+    y = rng.integers(0, 2, n).astype(float)
+    a = np.where(rng.random(n) < 0.8, y, 1 - y)
+    b = np.where(rng.random(n) < 0.65, y, 1 - y)
+    g = rng.integers(0, 15, n).tolist() if groups else None
+    d = correlation_difference_ci(a, b, y, method=method, groups=g, n_resamples=250, seed=4)
+    ref = {"pearson": lambda u, v: scipy_stats.pearsonr(u, v).statistic,
+           "kendall": lambda u, v: scipy_stats.kendalltau(u, v).statistic}[method]
+    assert d.value == pytest.approx(ref(a, y) - ref(b, y), abs=1e-12)
+    if groups:
+        order = list(dict.fromkeys(g))
+        members = [np.flatnonzero(np.array(g) == x) for x in order]
+        picks = np.random.default_rng(4).integers(0, len(order), size=(250, len(order)))
+        draws = [np.concatenate([members[k] for k in row]) for row in picks]
+    else:
+        draws = list(np.random.default_rng(4).integers(0, n, size=(250, n)))
+    diffs = np.array([ref(a[i], y[i]) - ref(b[i], y[i]) for i in draws])
+    diffs = diffs[~np.isnan(diffs)]
+    assert (d.low, d.high) == pytest.approx(tuple(np.quantile(diffs, [0.025, 0.975])), abs=1e-9)
+    assert d.method == f"{method}, a minus b"

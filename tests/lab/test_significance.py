@@ -288,6 +288,26 @@ def test_bootstrap_is_seeded_and_follows_its_recipe():
     assert "percentile bootstrap, 2000 resamples, seed 3" in str(ci)
 
 
+@pytest.mark.parametrize("seed", [0, 5])
+def test_bootstrap_with_groups_resamples_whole_groups(seed):
+    """Each resample: draw as many groups as there are, keep all their values, take the mean."""
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, 9, 70).tolist()
+    values = rng.random(70).round(2)
+    ci = bootstrap_ci(values, n_resamples=500, seed=seed, groups=groups)
+    order = list(dict.fromkeys(groups))
+    members = [[i for i, g in enumerate(groups) if g == o] for o in order]
+    picks = np.random.default_rng(seed).integers(0, len(order), size=(500, len(order)))
+    means = [np.mean([values[i] for g in row for i in members[g]]) for row in picks]
+    assert (ci.low, ci.high) == pytest.approx(tuple(np.quantile(means, [0.025, 0.975])),
+                                              abs=1e-12)
+    assert ci.mean == pytest.approx(values.mean())
+    with pytest.raises(ValueError, match="at least 2 distinct groups"):
+        bootstrap_ci([0.1, 0.2], groups=["q", "q"])
+    with pytest.raises(ValueError, match="one label per value"):
+        bootstrap_ci([0.1, 0.2], groups=["q"])
+
+
 def test_bootstrap_close_to_scipy_percentile():
     rng = np.random.default_rng(8)
     values = rng.beta(2, 5, 200)
