@@ -54,6 +54,7 @@ import numpy as np
 
 from .._validation import INT64_MAX, check_mapping, check_real
 from .batch._words import id_words, ranges
+from .conventions import rank
 
 __all__ = ["read_qrels", "read_run", "write_run", "trec_order", "read_qrels_slowly",
            "read_run_slowly", "parse_integer", "parse_number"]
@@ -651,7 +652,9 @@ def trec_order(ranking):
 
     Highest score first, scores compared as 32-bit floats (trec_eval stores
     them in a C ``float``); ties broken by document id, larger id first
-    (``"b"`` before ``"a"``, ``"9"`` before ``"10"``).
+    (``"b"`` before ``"a"``, ``"9"`` before ``"10"``).  The order is
+    defined once, by :func:`ragmetrics_edu.retrieval.conventions.rank`
+    (``rank(ranking, "trec_eval")``).
 
     Parameters
     ----------
@@ -669,13 +672,7 @@ def trec_order(ranking):
     >>> trec_order({"x": 1.0 + 1e-12, "y": 1.0})  # equal as float32: a tie
     ['y', 'x']
     """
-    with np.errstate(over="ignore"):  # 1e300 becomes inf, as in trec_eval
-        items = [(docid, float(np.float32(score))) for docid, score in ranking.items()]
-    # Two stable sorts: by id (larger first), then by score (higher first);
-    # the second keeps the id order among equal scores.
-    items.sort(key=lambda item: item[0], reverse=True)
-    items.sort(key=lambda item: item[1], reverse=True)
-    return [docid for docid, _ in items]
+    return rank(ranking, "trec_eval")
 
 
 def _check_field(value, what, qid=None, docid=None):
