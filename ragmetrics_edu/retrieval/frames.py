@@ -8,6 +8,8 @@ columns ir_measures reads (``query_id``, ``doc_id``, and ``relevance`` or
 give the same numbers.  pandas stays optional: nothing here imports it.
 """
 
+import os
+
 __all__ = ["from_frames", "FRAME_COLUMNS"]
 
 FRAME_COLUMNS = {"qrels": ("query_id", "doc_id", "relevance"),
@@ -16,14 +18,16 @@ FRAME_COLUMNS = {"qrels": ("query_id", "doc_id", "relevance"),
 
 
 def from_frames(qrels, run):
-    """``qrels`` and ``run`` as nested dicts, either of them given as a data frame.
+    """``qrels`` and ``run`` as nested dicts, either of them given as a data frame or a TREC file.
 
     A pandas ``DataFrame`` with ir_measures' columns (:data:`FRAME_COLUMNS`:
     ``query_id``, ``doc_id`` and ``relevance`` or ``score``; other columns
     are ignored), or any table with a ``to_pandas`` method (polars, Arrow),
-    becomes ``{query_id: {doc_id: value}}``, its rows in order; anything
-    else is returned as it is (and checked as a dict later).  pandas is
-    never imported here: a frame brings it.
+    becomes ``{query_id: {doc_id: value}}``, its rows in order; a path is
+    read by :func:`~ragmetrics_edu.retrieval.trec.read_qrels` or
+    :func:`~ragmetrics_edu.retrieval.trec.read_run`; anything else is
+    returned as it is (and checked as a dict later).  pandas is never
+    imported here: a frame brings it.
 
     Examples
     --------
@@ -38,6 +42,10 @@ def from_frames(qrels, run):
 def _nested(table, name):
     if isinstance(table, dict):
         return table
+    if isinstance(table, (str, os.PathLike)):  # a TREC file
+        from .trec import read_qrels, read_run
+
+        return read_qrels(table) if name == "qrels" else read_run(table)
     if hasattr(table, "to_pandas") and not hasattr(table, "itertuples"):
         table = table.to_pandas()  # polars, Arrow: through pandas
     if not (hasattr(table, "columns") and hasattr(table, "itertuples")):

@@ -168,12 +168,15 @@ import numpy as np
 
 from ..conventions import PRESETS, evaluate_as, get_preset
 from ..frames import from_frames
+from ..trec import read_qrels, read_run
 from ._checks import _as_dicts, _check_grades, _check_nested, _check_scores, _joined_ids
+from ._columns import NotGrouped, QrelsColumns, Unusual, path_of, run_chunks
 from ._engine import Chunk, joined_entries, rank, utf8_ids
 from .registry import check_metrics, uses_relevance_level
 from .report import Report
 
-__all__ = ["evaluate", "select_queries", "dict_chunks", "score_chunks", "report"]
+__all__ = ["evaluate", "select_queries", "dict_chunks", "score_chunks", "report",
+           "evaluate_files"]
 
 
 def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None,
@@ -343,6 +346,9 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None,
     0.25
     """
     conv = _chosen_conventions(conventions, missing, gain, relevance_level, depth)
+    if path_of(run) is not None and _takes_the_fast_path(conv):  # a run file: a stream of columns
+        return evaluate_files(qrels, path_of(run), check_metrics(metrics, conv.metrics,
+                                                                 who=conv.library), conv)
     qrels, run = from_frames(qrels, run)
     if not _takes_the_fast_path(conv):
         return evaluate_as(qrels, run, metrics, conv)
@@ -449,11 +455,8 @@ def dict_chunks(qrels, run, scored, scores):
     run_starts = np.cumsum(run_sizes) - run_sizes
     judged_starts = np.cumsum(judged_sizes) - judged_sizes
 
-    def where(starts, dicts):  # (qid, docid) of an entry, read back from the dicts (errors)
-        def at(i):
-            q = int(np.searchsorted(starts, i, side="right") - 1)
-            return scored[q], list(dicts[q])[i - starts[q]]
-        return at
+    def where(starts, dicts):
+        return _where(scored, starts, dicts)
 
     # ids must be strings, as in a TREC file: a run's 7 would never match a judged "7"
     judged_ids = _joined_ids(judgements, scored, "qrels")
@@ -487,6 +490,14 @@ def dict_chunks(qrels, run, scored, scores):
             judged_ids=lambda j, jfirst=jfirst: judged_utf8(j + jfirst),
             name_judged=lambda j, jfirst=jfirst: "document {1!r} of query {0!r}".format(
                 *name(j + jfirst)))
+
+
+def _where(qids, starts, dicts):
+    """``at(i)``: the (qid, docid) of entry ``i`` of the dicts, read back from them (for errors)."""
+    def at(i):
+        q = int(np.searchsorted(starts, i, side="right") - 1)
+        return qids[q], list(dicts[q])[i - starts[q]]
+    return at
 
 
 def _utf8_of(joined, dicts, starts, count):
@@ -530,7 +541,74 @@ def score_chunks(chunks, parsed, conv):
                 binary if uses_relevance_level(m) else ranked, m, conv))
         qids += chunk.qids
         n_relevant.append(binary.n_relevant())
-    return qids, {name: np.concatenate(v) for name, v in parts.items()}, np.concatenate(n_relevant)
+    empty = [np.zeros(0)]  # (a run file may share no query with the qrels)
+    return (qids, {name: np.concatenate(v or empty) for name, v in parts.items()},
+            np.concatenate(n_relevant or empty))
+
+
+def evaluate_files(qrels, run_path, parsed, conv):
+    """Steps 1-5 on a TREC run file, read as a stream of columns (:func:`~ragmetrics_edu.evaluate`).
+
+    ``qrels`` is a qrels file (read as columns), a dict or a data frame.
+    The run is read a block of whole queries at a time
+    (:func:`~ragmetrics_edu.retrieval.batch._columns.run_chunks`), each
+    block ranked and scored before the next is read, so that the memory
+    held is that of one block and of the largest query, however long the
+    run.  That needs the lines of each query together, as TREC runs write
+    them; a run whose queries are interleaved, or a file that is not
+    plainly written (an error, a rare spelling such as ``inf``), is read
+    whole by :func:`~ragmetrics_edu.retrieval.trec.read_run` (which names
+    the line of an error) and scored as a dict: the same numbers.
+    """
+    qrels_path = path_of(qrels)
+    columns = None
+    if qrels_path is not None:
+        try:
+            columns = QrelsColumns.read(qrels_path)
+        except Unusual:
+            qrels = read_qrels(qrels_path)  # (names the line of an error)
+    else:
+        qrels = from_frames(qrels, {})[0]
+    if columns is None:  # (checked as in dict_chunks)
+        _check_nested(qrels, "qrels", "grade")
+        judgements = _as_dicts(list(qrels.values()))
+        sizes = np.fromiter(map(len, judgements), dtype=np.int64, count=len(judgements))
+        _joined_ids(judgements, list(qrels), "qrels")
+        _check_grades(list(chain.from_iterable(map(dict.values, judgements))),
+                      _where(list(qrels), np.cumsum(sizes) - sizes, judgements))
+        columns = QrelsColumns.from_dict(dict(zip(qrels, judgements)))
+    seen = []
+    try:
+        chunks = run_chunks(run_path, columns, conv.scores, seen)  # 2. a block at a time
+        scored, values, n_relevant = score_chunks(chunks, parsed, conv)  # 3, 4
+    except (Unusual, NotGrouped):
+        qrels = read_qrels(qrels_path) if qrels_path is not None else qrels
+        run = read_run(run_path)  # an error is named here, with its line
+        queries = select_queries(qrels, run)
+        chunks = dict_chunks(qrels, run, queries.scored, conv.scores)
+        scored, values, n_relevant = score_chunks(chunks, parsed, conv)
+        return report(scored, values, n_relevant, queries, conv, lambda q: qrels[q].values())
+    judged = {q for q, size in zip(columns.qids, columns.sizes.tolist()) if size}
+    in_run = set(seen)
+    queries = Queries(  # 1. (known at the end)
+        scored, tuple(chain((q for q in seen if q not in judged),
+                            (q for q in columns.qids if q not in judged and q not in in_run))),
+        tuple(q for q in columns.qids if q in judged and q not in in_run))
+    if not scored:
+        raise ValueError(
+            f"{run_path} shares no query with {qrels_path or 'the qrels'} ({len(seen)} queries in "
+            f"the run, {len(judged)} judged; run ids such as {_some(seen)}, judged ids such as "
+            f"{_some(columns.qids)}): there is nothing to score")
+
+    def grades_of(qid):
+        i = columns.index[qid]
+        return columns.grades[columns.starts[i]:columns.starts[i] + columns.sizes[i]].tolist()
+
+    return report(scored, values, n_relevant, queries, conv, grades_of)  # 5
+
+
+def _some(ids, n=3):
+    return ", ".join(repr(i) for i in ids[:n]) + (", ..." if len(ids) > n else "")
 
 
 def report(scored, values, n_relevant, queries, conv, grades_of):
