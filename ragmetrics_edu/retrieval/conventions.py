@@ -87,7 +87,8 @@ import numpy as np
 
 from .._validation import check_choice, check_k, check_nested, describe_int
 from .batch.registry import (GAINS, LEVEL_SCOPES, METRICS, MISSING_POLICIES, PRESET_FAMILIES,
-                             WITHOUT_RELEVANT, check_metrics, families_of, parse_metric)
+                             WHEN_DECLARED, WITHOUT_RELEVANT, check_metrics, families_of,
+                             parse_metric)
 from .batch.report import Report
 from .frames import from_frames
 from .order_aware import AP_DENOMINATORS
@@ -116,9 +117,8 @@ IDEALS = ("judged", "retrieved")
 GRADES = ("integer", "truncated", "real")
 """How a qrels grade is read (see :class:`Conventions`)."""
 
-# The missing-query policies (MISSING_POLICIES), the gains (GAINS), the metric
-# families and the readable function of each come from the one registry,
-# ragmetrics_edu.retrieval.batch.registry, which also parses the metric names.
+# MISSING_POLICIES, GAINS and the metric families (each with its readable function)
+# come from the one registry, ragmetrics_edu.retrieval.batch.registry.
 
 
 @dataclass(frozen=True)
@@ -457,6 +457,18 @@ PRESETS = {
 """The presets, by name.  ``PRESETS[name].where`` says where each choice is made."""
 
 
+def _presets_follow(declaration, added):
+    """A family declared (or taken back) joins (leaves) trec_eval's presets and those it names."""
+    for name, preset in PRESETS.items():
+        if name.startswith("trec_eval") or name in declaration.presets:
+            families = tuple(f for f in preset.metrics if f != declaration.name)
+            PRESETS[name] = dataclasses.replace(
+                preset, metrics=(*families, declaration.name) if added else families)
+
+
+WHEN_DECLARED.append(_presets_follow)
+
+
 def get_preset(conventions):
     """Return the :class:`Conventions` named ``conventions`` (or given as one).
 
@@ -574,9 +586,8 @@ def _read_grades(judged, conv, qid):
 class RankedQuery:
     """One query ranked under some conventions: what a metric's readable function is called on.
 
-    Each :class:`~ragmetrics_edu.retrieval.batch.registry.Declaration` says
-    how its function reads these fields (``precision_at_k(q.relevant, k,
-    scores=q.scores, ...)``).
+    Each :class:`~ragmetrics_edu.retrieval.batch.registry.Declaration` says how
+    its function reads them (``precision_at_k(q.relevant, k, scores=q.scores)``).
 
     Attributes
     ----------
@@ -588,11 +599,9 @@ class RankedQuery:
         Each ranked document's gain grade (negative or missing: 0, real: as
         it is; under ``level_scope="all"``, below the level: 0).
     ideal : list or None
-        Every judged grade of the query for the ideal ranking of nDCG
-        (``ideal="judged"``), or None (the ranked grades sorted).
+        Every judged grade of the query (``ideal="judged"``), or None.
     n_relevant, n_nonrelevant : int
-        R, and the judged non-relevant documents (grade from 0 to below the
-        level), retrieved or not.
+        R, and the judged non-relevant documents (0 <= grade < level).
     scores : list of float or None
         The ranked documents' scores under ``ties="average"``; else None.
     judged : list
@@ -600,8 +609,7 @@ class RankedQuery:
         judged@k, ERR, RBP); ``judged_at_level`` the same with the grades
         from the level up made 1 and those from 0 to below it 0.
     pr_convention : str
-        How a recall level becomes a number of relevant documents
-        (:func:`~ragmetrics_edu.retrieval.order_aware.interpolated_precision`).
+        :func:`~ragmetrics_edu.retrieval.order_aware.interpolated_precision`'s.
     """
 
     documents: list
@@ -671,18 +679,10 @@ class ConventionReport(Report):
 
     Attributes
     ----------
-    per_query : dict of str to dict of str to float
-    mean : dict of str to float
-    metrics : tuple of str
     conventions : Conventions
-    missing_queries : tuple of str
-        Judged queries absent from the run (scored 0 if ``missing="zero"``).
-    unjudged_queries : tuple of str
-        Run queries without judgements (never scored).
-    queries_without_relevant : tuple of str
-        Judged queries of the run whose judgements hold no relevant document
-        (none at or above the relevance level); left out of ``per_query``
-        under ``without_relevant="skip"``.
+        The preset; the other attributes are the :class:`Report`'s (a judged
+        query absent from the run scored 0 if ``missing="zero"``, a query
+        without a relevant document left out under ``without_relevant="skip"``).
     """
 
     def __init__(self, per_query, mean, metrics, conventions,

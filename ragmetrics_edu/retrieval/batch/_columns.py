@@ -492,9 +492,13 @@ def _run_chunk(block, b, starts, ends, bounds, names, qrels, scores):
     if not len(keep):
         return None
     sizes = np.diff(bounds)
-    lines = ranges(bounds[:-1][keep], sizes[keep])
-    sizes, judged = sizes[keep], judged[keep]
-    id_starts, id_lengths = starts[lines, 2], ends[lines, 2] - starts[lines, 2]
+    if len(keep) == len(names):  # (the usual case: every query of the block is judged)
+        lines = slice(None)
+    else:
+        lines = ranges(bounds[:-1][keep], sizes[keep])
+        sizes, judged = sizes[keep], judged[keep]
+    id_starts = starts[lines, 2]
+    id_lengths = ends[lines, 2] - id_starts
     raw = block + bytes(8)
     words = id_words(raw, id_starts, id_lengths, max(-(-int(id_lengths.max()) // 8), 1))
     query = np.repeat(judged, sizes)

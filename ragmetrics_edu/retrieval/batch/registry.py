@@ -48,7 +48,7 @@ from . import kernels
 __all__ = ["Declaration", "Parameter", "DECLARATIONS", "DECLARED", "METRICS", "PARAMETERS",
            "PRESET_FAMILIES", "MISSING_POLICIES", "GAINS", "GRADED_FAMILIES", "LEVEL_SCOPES",
            "WITHOUT_RELEVANT", "Metric", "parse_metric", "check_metrics", "known_metrics",
-           "uses_relevance_level", "families_of"]
+           "uses_relevance_level", "families_of", "declare", "undeclare"]
 
 CUTS = ("required", "optional", "none", "level")
 """A family's cut-off: ``"P@10"`` needs one, ``"map"`` / ``"map@10"`` may take one,
@@ -134,7 +134,7 @@ _MAX_GRADE = Parameter("max_grade", 4,
                        check=lambda g, base: check_max_grade(g, base, limit=MAX_GRADE_LIMIT))
 _EVERY_LIBRARY = ("ranx", "seeds")  # their libraries compute the families with a preset each
 
-DECLARATIONS = (
+DECLARATIONS = [
     Declaration("P", "required", "precision at k", "P_k", precision_at_k,
                 lambda q, m, c: precision_at_k(q.relevant, m.k, scores=q.scores,
                                                denominator=c.precision_denominator),
@@ -198,18 +198,56 @@ DECLARATIONS = (
                 "cwl-eval's RBP residual", rbp_residual,
                 lambda q, m, c: rbp_residual(q.judged, m["p"]), kernels.rbp_residual,
                 parameters=(Parameter("p", 0.8, check=check_persistence),)),
-)
+]
 """Every metric family :func:`~ragmetrics_edu.evaluate` knows, declared once."""
 
-DECLARED = {d.name: d for d in DECLARATIONS}
+DECLARED = {}
 """The declarations by name."""
 
-METRICS = {d.name: (d.cut, d.about, d.reference) for d in DECLARATIONS}
+METRICS = {}
 """The families by the name written before ``@``: (cut-off rule, what it is, the reference's name)."""
 
-PARAMETERS = {d.name: {p.name: p.default for p in d.parameters}
-              for d in DECLARATIONS if d.parameters}
+PARAMETERS = {}
 """The named parameters of a family and their defaults: ``"rbp(p=0.9)"``, ``"err(max_grade=3)@20"``."""
+
+WHEN_DECLARED = []
+"""What else follows a declaration: ``follow(declaration, added)`` (the presets of
+:mod:`~ragmetrics_edu.retrieval.conventions` add the family or drop it)."""
+
+
+def declare(declaration):
+    """Add a metric family to the registry: its tables, its parser, the presets that compute it.
+
+    The built-in families are declared so at import; a notebook or a test
+    adds one of its own the same way (``docs/architecture.md``), and
+    :func:`undeclare` takes it back.
+    """
+    if declaration.name in DECLARED or not re.fullmatch(r"\w+", declaration.name):
+        raise ValueError(f"a metric family needs a new name made of letters, digits and '_', "
+                         f"got {declaration.name!r}")
+    check_choice(declaration.cut, CUTS, name="cut")
+    if declaration not in DECLARATIONS:
+        DECLARATIONS.append(declaration)
+    DECLARED[declaration.name] = declaration
+    METRICS[declaration.name] = (declaration.cut, declaration.about, declaration.reference)
+    if declaration.parameters:
+        PARAMETERS[declaration.name] = {p.name: p.default for p in declaration.parameters}
+    for follow in WHEN_DECLARED:
+        follow(declaration, True)
+
+
+def undeclare(name):
+    """Take a family added by :func:`declare` out of the registry again."""
+    declaration = DECLARED.pop(name)
+    DECLARATIONS.remove(declaration)
+    METRICS.pop(name)
+    PARAMETERS.pop(name, None)
+    for follow in WHEN_DECLARED:
+        follow(declaration, False)
+
+
+for _declaration in list(DECLARATIONS):
+    declare(_declaration)
 
 PRESET_FAMILIES = tuple(d.name for d in DECLARATIONS if "ranx" in d.presets)
 """The families :func:`~ragmetrics_edu.retrieval.conventions.evaluate_as` scores under any preset,
