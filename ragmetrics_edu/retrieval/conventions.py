@@ -720,7 +720,8 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval", *, relevance_level
     ----------
     qrels : dict of str to dict of str to int
         ``{qid: {docid: grade}}``; a grade >= 1 is relevant (>= the
-        relevance level, if one is given).
+        relevance level, if one is given).  A TREC file or a data frame
+        (``query_id``, ``doc_id``, ``relevance``) too, as in ``rm.evaluate``.
     run : dict of str to dict of str to float
         ``{qid: {docid: score}}``; higher is better.  The order of the
         documents matters only for presets with ``ties="input"``.

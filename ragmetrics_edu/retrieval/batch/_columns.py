@@ -156,62 +156,52 @@ def check_integers(b, starts, ends):
 
 
 def integers(b, starts, ends):
-    """The integers spelled by fields (an optional sign, at most 18 digits), or :class:`Unusual`."""
-    value, after, negative = _digits(b, starts, ends, 18)
-    if np.any(after >= 0):
-        raise Unusual  # a point
-    return np.where(negative, -value, value)
+    """The integers spelled by fields (an optional sign, ASCII digits, 64 bits), or :class:`Unusual`.
+
+    A field of at most 8 bytes is read as one word (:func:`_eight_digits`),
+    any other by ``int()``.
+    """
+    value, after, negative, plain = _eight_digits(b, starts, ends)
+    plain &= after < 0  # (a point: no integer)
+    values = np.where(negative, -value, value)
+    other = np.flatnonzero(~plain)
+    if len(other):
+        values[other] = _by_python(b, starts[other], ends[other], b"0123456789+-", int)
+    return values
 
 
 def decimals(b, starts, ends):
     """The floats spelled by fields as C's ``strtod`` reads them, or :class:`Unusual`.
 
-    A field of an optional sign, digits and one point (at most 15 digits:
-    most scores) makes an integer ``m`` of its digits with ``f`` of them
-    after the point, and ``m / 10**f`` is one correctly rounded division,
-    the double nearest the decimal, which is ``strtod``'s result (Clinger's
-    fast path).  Any other field made of digits, signs, points and
-    exponents (``1.25e-05``, ``0.12345678901234567``) is read by
-    ``float()``, which rounds as ``strtod`` does; ``inf``, hexadecimal
-    scores and errors go to the readable reader.
+    A field of at most 8 bytes, an optional sign, digits and one point (most
+    scores), is read as one word (:func:`_eight_digits`): its digits make an
+    integer ``m`` with ``f`` of them after the point, and ``m / 10**f`` is
+    one correctly rounded division, the double nearest the decimal, which is
+    ``strtod``'s result (Clinger's fast path).  Any other field made of
+    digits, signs, points and exponents (``1.25e-05``,
+    ``0.12345678901234567``) is read by ``float()``, which rounds as
+    ``strtod`` does; ``inf``, hexadecimal scores and errors go to the
+    readable reader.
     """
-    value, after, negative, plain = _digits(b, starts, ends, 15, other_ok=True)
+    value, after, negative, plain = _eight_digits(b, starts, ends)
     values = value / 10.0 ** np.maximum(after, 0)
     values[negative] *= -1  # (after the division: "-0" is -0.0, as strtod reads it)
     other = np.flatnonzero(~plain)
     if len(other):
-        tokens = [b[s:e].tobytes() for s, e in zip(starts[other].tolist(), ends[other].tolist())]
-        if b"".join(tokens).translate(None, b"0123456789+-.eE"):
-            raise Unusual  # letters (inf, nan, hexadecimal), "_" or anything else
-        try:
-            values[other] = np.fromiter(map(float, tokens), dtype=np.float64, count=len(other))
-        except ValueError:
-            raise Unusual from None
+        values[other] = _by_python(b, starts[other], ends[other], b"0123456789+-.eE", float)
     return values
 
 
-def _digits(b, starts, ends, most, other_ok=False):
-    """Each field's digits as one integer, the digits after its point (-1: no point), its sign.
-
-    A field must be an optional sign, then digits with at most one point
-    among them (at least one digit, at most ``most``).  A field of at most 8
-    bytes (a rank, most scores) is read as one 64-bit word, all at once
-    (:func:`_eight_digits`); longer ones a column at a time
-    (:func:`_digits_by_column`).  With ``other_ok``, a field that is not so
-    written is left for the caller (a fourth array says which were read)
-    instead of raising :class:`Unusual`.
-    """
-    value, after, negative, plain = _eight_digits(b, starts, ends)
-    other = np.flatnonzero(~plain)
-    if len(other):
-        try:
-            value[other], after[other], negative[other] = _digits_by_column(
-                b, starts[other], ends[other], most)
-            plain[other] = True
-        except Unusual:
-            if not other_ok:
-                raise
-    return (value, after, negative, plain) if other_ok else (value, after, negative)
+def _by_python(b, starts, ends, allowed, read):
+    """Fields made of the ``allowed`` bytes only, read by ``int()`` or ``float()``; else :class:`Unusual`."""
+    tokens = [b[s:e].tobytes() for s, e in zip(starts.tolist(), ends.tolist())]
+    if b"".join(tokens).translate(None, allowed):
+        raise Unusual  # letters (inf, nan, hexadecimal), "_", other scripts' digits...
+    try:
+        return np.fromiter(map(read, tokens), dtype=np.int64 if read is int else np.float64,
+                           count=len(tokens))
+    except (ValueError, OverflowError):  # "1e", "+-1", beyond 64 bits
+        raise Unusual from None
 
 
 _ZEROS = np.uint64(0x3030303030303030)  # "00000000"
@@ -220,8 +210,9 @@ _LOW = np.array([(1 << 8 * n) - 1 for n in range(8)] + [(1 << 64) - 1], dtype=np
 
 
 def _eight_digits(b, starts, ends):
-    """:func:`_digits` of fields of 1 to 8 bytes, read as little-endian 64-bit words, and
-    which of them are plainly written (the others are left to the caller).
+    """Fields of 1 to 8 bytes read as little-endian 64-bit words: their digits as one integer,
+    the digits after their point (-1: none), their sign, and which of them were read (plainly
+    written: an optional sign, then digits with at most one point; the others are the caller's).
 
     The 8 bytes that end where a field ends are one word, its last
     character in the top byte; the bytes before the field become ``"0"``,
@@ -265,36 +256,6 @@ def _eight_digits(b, starts, ends):
     value = ((value & np.uint64(0x00FF00FF00FF00FF)) * np.uint64(6553601)) >> np.uint64(16)
     value = ((value & np.uint64(0x0000FFFF0000FFFF)) * np.uint64(42949672960001)) >> np.uint64(32)
     return value.astype(np.int64), np.where(at < 8, 7 - at, -1), negative, plain
-
-
-def _digits_by_column(b, starts, ends, most):
-    """:func:`_digits` a column at a time from the left, or :class:`Unusual` if a field is
-    not an optional sign, then 1 to ``most`` digits with at most one point among them."""
-    lengths = ends - starts
-    width = int(lengths.max())
-    if width > most + 2 or int(lengths.min()) < 1:
-        raise Unusual
-    value = np.zeros(len(starts), dtype=np.int64)
-    n_digits = np.zeros(len(starts), dtype=np.int64)
-    point = np.full(len(starts), -1, dtype=np.int64)  # the column of the point, if any
-    sign = np.zeros(len(starts), dtype=bool)
-    for column in range(width):
-        position = ends - width + column
-        inside = position >= starts
-        byte = b.take(position, mode="clip")
-        digit = byte - np.uint8(48)
-        is_digit = (digit <= 9) & inside
-        value = np.where(is_digit, value * 10 + digit, value)
-        n_digits += is_digit
-        is_point = (byte == ord(".")) & inside
-        is_sign = ((byte == ord("-")) | (byte == ord("+"))) & (position == starts)
-        if np.any(inside & ~(is_digit | is_point | is_sign)) or np.any(is_point & (point >= 0)):
-            raise Unusual  # another character, or a second point
-        point[is_point] = column
-        sign |= is_sign & (byte == ord("-"))
-    if np.any((n_digits == 0) | (n_digits > most)):
-        raise Unusual
-    return value, np.where(point >= 0, width - 1 - point, -1), sign
 
 
 def query_changes(b, starts, ends):

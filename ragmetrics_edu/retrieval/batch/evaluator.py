@@ -185,14 +185,22 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None,
 
     Parameters
     ----------
-    qrels : dict of str to dict of str to int
+    qrels : dict of str to dict of str to int, path or data frame
         Relevance judgements, ``{qid: {docid: grade}}``.  Grades are
-        integers; a grade >= 1 is relevant, 0 or negative is not.
-    run : dict of str to dict of str to float
+        integers; a grade >= 1 is relevant, 0 or negative is not.  Or a
+        TREC qrels file, or a data frame with ir_measures' columns
+        ``query_id``, ``doc_id``, ``relevance`` (pandas; polars and Arrow
+        tables through their ``to_pandas``).
+    run : dict of str to dict of str to float, path or data frame
         Retrieval scores, ``{qid: {docid: score}}``; higher is better.
         Scores are converted as ``float()`` does (``"0.5"`` is read as in a
         run file).  The order of the dictionaries does not matter (see the
-        module docstring for how scores and ties are ordered).
+        module docstring for how scores and ties are ordered).  Or a data
+        frame with the columns ``query_id``, ``doc_id``, ``score``, or a
+        TREC run file, read query by query (:func:`evaluate_files`: the
+        memory held is that of its largest query) when the lines of each
+        query are together, as in every TREC run, and read whole first when
+        they are not (the same numbers).
     metrics : list of str
         Names among ``"P@k"``, ``"recall@k"``, ``"f1@k"``, ``"hit_rate@k"``,
         ``"mrr"``, ``"mrr@k"``, ``"map"``, ``"map@k"``, ``"ndcg"``,
