@@ -55,7 +55,7 @@ def _weight(value, base):
 
 def _kernel(ranked, metric, conv):
     """The toy's kernel: the hits of every query at once."""
-    query, rank, _, _ = ranked.hits()
+    query, rank, _, _ = ranked.hits
     return metric["weight"] * ranked.per_query(query, rank <= metric.k)
 
 

@@ -50,8 +50,8 @@ class Chunk:
     ``judged_grades[j]``, and its document has the score
     ``judged_scores[j]`` in the run (float64; NaN if not retrieved).
     ``ids(entries)`` and ``judged_ids(judgements)`` give the UTF-8 of some
-    ids (``raw`` bytes, ending with 8 zero bytes, and each id's first byte
-    and length), read only for ties; ``name_judged(j)`` says
+    ids (indices, or a slice of them: ``raw`` bytes, ending with 8 zero
+    bytes, and each id's first byte and length), read only for ties; ``name_judged(j)`` says
     ``"document 'd' of query 'q'"``.
     """
 
@@ -103,13 +103,13 @@ def trec_ranks(chunk, retrieved):
     key_of, bits = _score_keys(scores)
     query = chunk.judged_query[retrieved]
     keys = key_of(scores) | (np.repeat(np.arange(len(sizes), dtype=np.uint64), sizes) << bits)
-    wanted = key_of(chunk.judged_scores[retrieved]) | (query.astype(np.uint64) << bits)
-    ordered = np.sort(keys)
-    tied = np.count_nonzero(ordered[1:] == ordered[:-1])
-    if tied > _HEAVY_TIES * len(keys):  # many ties: the ids packed in the keys, if they fit
+    if _many_ties(keys):  # the ids packed in the keys, if they fit
         packed = _packed_ranks(chunk, retrieved, keys & np.uint64((1 << bits) - 1))
         if packed is not None:
             return packed
+    wanted = key_of(chunk.judged_scores[retrieved]) | (query.astype(np.uint64) << bits)
+    ordered = np.sort(keys)
+    tied = np.count_nonzero(ordered[1:] == ordered[:-1])
     first = np.searchsorted(ordered, wanted, "left")
     ranks = first - (np.cumsum(sizes) - sizes)[query] + 1  # 1 + the documents scored higher
     if tied:  # + the documents that tie with it and have a larger id
@@ -119,6 +119,13 @@ def trec_ranks(chunk, retrieved):
             order = np.argsort(keys)  # (which documents fill the tied places)
             ranks[tied] += _larger_ids(chunk, order, first[tied], after[tied], retrieved[tied])
     return ranks
+
+
+def _many_ties(keys, sample=4096):
+    """Whether a chunk's first documents tie more often than :data:`_HEAVY_TIES` (a guess that only
+    chooses the faster path: both give the same ranks)."""
+    ordered = np.sort(keys[:sample])
+    return np.count_nonzero(ordered[1:] == ordered[:-1]) > _HEAVY_TIES * len(ordered)
 
 
 def _score_keys(scores):
@@ -194,7 +201,7 @@ def _packed_ranks(chunk, retrieved, keys):
     are the documents' score keys.
     """
     sizes, n = chunk.sizes, len(chunk.scores)
-    ids = _id_numbers(*chunk.ids(np.arange(n)))
+    ids = _id_numbers(*chunk.ids(slice(0, n)))
     if ids is None:
         return None
     number, width = ids

@@ -162,7 +162,7 @@ Examples
 
 import dataclasses
 import math
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
 
 import numpy as np
 
@@ -365,7 +365,8 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None,
     _check_nested(run, "run", "score")
 
     queries = select_queries(qrels, run)                        # 1. which queries are scored
-    chunks = dict_chunks(qrels, run, queries.scored, conv.scores)  # 2. checked, as columns
+    chunks = dict_chunks(qrels, run, queries.scored, conv.scores,  # 2. checked, as columns
+                         any(m.declaration.judged for m in parsed))
     scored, values, n_relevant = score_chunks(chunks, parsed, conv)  # 3. rank, 4. kernels
     return report(scored, values, n_relevant, queries, conv,     # 5. per query and means
                   lambda qid: qrels[qid].values())
@@ -447,7 +448,7 @@ CHUNK = 1 << 17
 worth it, few enough that its arrays stay in the processor's caches."""
 
 
-def dict_chunks(qrels, run, scored, scores):
+def dict_chunks(qrels, run, scored, scores, every_judged=True):
     """Step 2: every id, score and grade of the scored queries checked, then :class:`Chunk` s.
 
     No Python statement runs once per document: ``chain``, ``map`` and
@@ -476,10 +477,7 @@ def dict_chunks(qrels, run, scored, scores):
     if scores == "float32":  # read as a double, kept as a float: as trec_eval 9.x reads a run
         with np.errstate(over="ignore"):
             values = values.astype(np.float32)
-    looked_up = np.fromiter(
-        chain.from_iterable(map(map, map(getattr, rankings, repeat("get")), judgements,
-                                repeat(repeat(math.nan)))),
-        dtype=np.float64, count=len(grades))
+    looked_up = _looked_up(rankings, judgements, grades, judged_sizes, every_judged)
     judged_query = np.repeat(np.arange(len(scored)), judged_sizes)
     run_utf8 = _utf8_of(run_ids, rankings, run_starts, len(values))
     judged_utf8 = _utf8_of(judged_ids, judgements, judged_starts, len(grades))
@@ -492,10 +490,10 @@ def dict_chunks(qrels, run, scored, scores):
         jfirst, jlast = int(judged_starts[lo]), int(judged_starts[hi - 1] + judged_sizes[hi - 1])
         yield Chunk(
             qids=scored[lo:hi], sizes=run_sizes[lo:hi], scores=values[first:last],
-            ids=lambda entries, first=first: run_utf8(entries + first),
+            ids=lambda entries, first=first: run_utf8(_shifted(entries, first)),
             judged_query=judged_query[jfirst:jlast] - lo, judged_grades=grades[jfirst:jlast],
             judged_scores=looked_up[jfirst:jlast],
-            judged_ids=lambda j, jfirst=jfirst: judged_utf8(j + jfirst),
+            judged_ids=lambda j, jfirst=jfirst: judged_utf8(_shifted(j, jfirst)),
             name_judged=lambda j, jfirst=jfirst: "document {1!r} of query {0!r}".format(
                 *name(j + jfirst)))
 
@@ -508,6 +506,32 @@ def _where(qids, starts, dicts):
     return at
 
 
+def _looked_up(rankings, judgements, grades, judged_sizes, every_judged):
+    """The run's score of each judged document (NaN: not retrieved, or not looked up)."""
+    getters = map(getattr, rankings, repeat("get"))
+    if every_judged:
+        return np.fromiter(chain.from_iterable(map(map, getters, judgements,
+                                                   repeat(repeat(math.nan)))),
+                           dtype=np.float64, count=len(grades))
+    relevant = grades >= 1  # (only these change the other metrics, at any relevance level)
+    picked = list(compress(chain.from_iterable(judgements), relevant.tolist()))
+    query = np.repeat(np.arange(len(judged_sizes)), judged_sizes)[relevant]
+    ends = np.cumsum(np.bincount(query, minlength=len(judged_sizes))).tolist()
+    per_query = map(picked.__getitem__, map(slice, [0, *ends[:-1]], ends))
+    out = np.full(len(grades), math.nan)
+    out[relevant] = np.fromiter(chain.from_iterable(map(map, getters, per_query,
+                                                        repeat(repeat(math.nan)))),
+                                dtype=np.float64, count=len(picked))
+    return out
+
+
+def _shifted(entries, first):
+    """Indices (or a slice of them) of a chunk, as indices of the whole run."""
+    if isinstance(entries, slice):
+        return slice(entries.start + first, entries.stop + first)
+    return entries + first
+
+
 def _utf8_of(joined, dicts, starts, count):
     """``utf8(entries)``: the UTF-8 of some of the ``count`` ids of the dicts (:func:`utf8_ids`).
 
@@ -516,12 +540,15 @@ def _utf8_of(joined, dicts, starts, count):
     """
     every = []
 
-    def utf8(entries):
-        if not every and (8 * len(entries) > count or len(entries) > 4096):
+    def utf8(entries):  # (entries: indices, or a slice of them)
+        size = entries.stop - entries.start if isinstance(entries, slice) else len(entries)
+        if not every and (8 * size > count or size > 4096):
             every.append(utf8_ids(joined, count, lambda: joined_entries(dicts)))
         if every:
             raw, first, lengths = every[0]
             return raw, first[entries], lengths[entries]
+        if isinstance(entries, slice):
+            entries = np.arange(entries.start, entries.stop)
         query = np.searchsorted(starts, entries, side="right") - 1
         keys = {}
         picked = [(keys.get(q) or keys.setdefault(q, list(dicts[q])))[e - starts[q]]
@@ -548,7 +575,7 @@ def score_chunks(chunks, parsed, conv):
             parts[m.name].append(m.declaration.kernel(
                 binary if uses_relevance_level(m) else ranked, m, conv))
         qids += chunk.qids
-        n_relevant.append(binary.n_relevant())
+        n_relevant.append(binary.n_relevant)
     empty = [np.zeros(0)]  # (a run file may share no query with the qrels)
     return (qids, {name: np.concatenate(v or empty) for name, v in parts.items()},
             np.concatenate(n_relevant or empty))
@@ -593,7 +620,8 @@ def evaluate_files(qrels, run_path, parsed, conv):
         qrels = read_qrels(qrels_path) if qrels_path is not None else qrels
         run = read_run(run_path)  # an error is named here, with its line
         queries = select_queries(qrels, run)
-        chunks = dict_chunks(qrels, run, queries.scored, conv.scores)
+        chunks = dict_chunks(qrels, run, queries.scored, conv.scores,
+                             any(m.declaration.judged for m in parsed))
         scored, values, n_relevant = score_chunks(chunks, parsed, conv)
         return report(scored, values, n_relevant, queries, conv, lambda q: qrels[q].values())
     judged = {q for q, size in zip(columns.qids, columns.sizes.tolist()) if size}

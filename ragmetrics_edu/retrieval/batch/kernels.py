@@ -24,6 +24,7 @@ tests compare the two on every declared family.
 """
 
 import dataclasses
+from functools import cached_property
 
 import numpy as np
 
@@ -41,7 +42,8 @@ class Ranked:
     """Some queries' rankings, kept to what the metrics read: what every kernel takes.
 
     ``query``, ``rank`` and ``grade`` describe the judged documents each
-    query retrieved, sorted by query, then rank (1 is the best; ties
+    query retrieved (the relevant ones only, grade 1 or more, unless a
+    metric's declaration says it reads the others), sorted by query, then rank (1 is the best; ties
     broken as trec_eval breaks them; only the top ``depth`` if trec_eval's
     ``-M`` cut the ranking); ``n_ranked`` is the number of documents
     ranked per query, judged or not.  ``judged_query`` and ``judged_grade``
@@ -49,7 +51,8 @@ class Ranked:
     grade first (the ideal ranking of nDCG).  A document is relevant from
     grade ``level`` up (trec_eval's ``-l``; 1 for the measures it does not
     apply to).  ``name_ranked(i)`` and ``name_judged(q, grade)`` say
-    ``"document 'd3' of query 'q1'"`` in error messages.
+    ``"document 'd3' of query 'q1'"`` in error messages.  ``hits`` and
+    ``n_relevant`` are worked out once, for every kernel that reads them.
     """
 
     qids: list
@@ -71,11 +74,13 @@ class Ranked:
         """Sum ``values`` by query (in the order given: rank order here)."""
         return np.bincount(query, weights=values, minlength=self.n_queries)
 
+    @cached_property
     def n_relevant(self):
         """R of each query: its judged documents of grade ``level`` or more."""
         return np.bincount(self.judged_query[self.judged_grade >= self.level],
                            minlength=self.n_queries)
 
+    @cached_property
     def hits(self):
         """The relevant ranked documents: their query, rank, grade and ``i`` = 1, 2, ... in their query."""
         keep = self.grade >= self.level
@@ -99,7 +104,7 @@ def _in_top(ranks, k):
 
 def _found(ranked, k):
     """The number of relevant documents in the top k of each query."""
-    query, rank, _, _ = ranked.hits()
+    query, rank, _, _ = ranked.hits
     return ranked.per_query(query, _in_top(rank, k))
 
 
@@ -108,7 +113,7 @@ def precision(ranked, metric, conv):
 
 
 def recall(ranked, metric, conv):
-    return _safe_divide(_found(ranked, metric.k), ranked.n_relevant())
+    return _safe_divide(_found(ranked, metric.k), ranked.n_relevant)
 
 
 def f1(ranked, metric, conv):
@@ -121,15 +126,15 @@ def hit_rate(ranked, metric, conv):
 
 
 def reciprocal_rank(ranked, metric, conv):
-    query, rank, _, i = ranked.hits()
+    query, rank, _, i = ranked.hits
     first = (i == 1) & _in_top(rank, metric.k)  # each query's first hit, if in the top k
     return ranked.per_query(query[first], 1.0 / rank[first])
 
 
 def average_precision(ranked, metric, conv):
-    query, rank, _, i = ranked.hits()
+    query, rank, _, i = ranked.hits
     precisions = (i / rank) * _in_top(rank, metric.k)
-    return _safe_divide(ranked.per_query(query, precisions), ranked.n_relevant())
+    return _safe_divide(ranked.per_query(query, precisions), ranked.n_relevant)
 
 
 def _dcg_terms(grades, ranks, used, gain, name):
@@ -180,8 +185,8 @@ def ndcg(ranked, metric, conv):
 
 def r_precision(ranked, metric, conv):
     """Relevant documents in the top R, over R (trec_eval's Rprec)."""
-    query, rank, _, _ = ranked.hits()
-    n_relevant = ranked.n_relevant()
+    query, rank, _, _ = ranked.hits
+    n_relevant = ranked.n_relevant
     return _safe_divide(ranked.per_query(query, rank <= n_relevant[query]), n_relevant)
 
 
@@ -194,8 +199,8 @@ def _interpolated_precision_at(ranked, levels, convention):
     (precision only rises at a hit), 0 if fewer than c were found or R = 0.
     Every level of every query is done in one ``np.maximum.reduceat``.
     """
-    query, rank, _, i = ranked.hits()
-    n_relevant = ranked.n_relevant()
+    query, rank, _, i = ranked.hits
+    n_relevant = ranked.n_relevant
     x = np.asarray(levels, dtype=np.float64)[:, None] * n_relevant
     if convention == "trec_eval_10":
         needed = np.floor(x)
@@ -258,7 +263,7 @@ def bpref(ranked, metric, conv):
     above = (count - is_nonrelevant) - before_query[ranked.query]
     relevant = ranked.grade >= level
     query, above = ranked.query[relevant], above[relevant]
-    n_relevant = ranked.n_relevant()
+    n_relevant = ranked.n_relevant
     r = n_relevant[query]
     denominator = np.minimum(n_nonrelevant[query], r)
     terms = np.ones(len(query))
@@ -296,7 +301,7 @@ def err(ranked, metric, conv):
     multiplying in the same order as the readable function.
     """
     max_grade = _check_max_grade(ranked, metric)
-    query, rank, grade, i = ranked.hits()
+    query, rank, grade, i = ranked.hits
     stop = (np.power(2.0, grade.astype(np.float64)) - 1.0) / 2.0 ** max_grade
     reach = np.ones(len(stop))  # prod_{j < i} (1 - R_j)
     for n in range(2, int(i.max(initial=0)) + 1):
@@ -312,7 +317,7 @@ def _rbp_weights(ranks, p):
 
 def rbp(ranked, metric, conv):
     """cwl-eval's RBP: binary gain (relevant from the level up), or grade / max_grade."""
-    query, rank, grade, _ = ranked.hits()
+    query, rank, grade, _ = ranked.hits
     weights = _rbp_weights(rank, metric["p"])
     if metric["gain"] == "graded":
         weights = weights * (grade / _check_max_grade(ranked, metric))

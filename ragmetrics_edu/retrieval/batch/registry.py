@@ -110,6 +110,9 @@ class Declaration:
     graded : bool
         Its value comes from the grades themselves (DCG, nDCG, ERR): the
         relevance level (trec_eval's ``-l``) does not apply to it.
+    judged : bool
+        Its kernel reads every judged document, not only the relevant ones
+        (bpref, judged@k): the others are then ranked too.
     presets : tuple of str
         The presets whose library computes it, besides trec_eval's (which
         compute every family); a family listed under ``"sklearn"`` takes
@@ -126,6 +129,7 @@ class Declaration:
     kernel: object
     parameters: tuple = ()
     graded: bool = False
+    judged: bool = False
     presets: tuple = ()
 
 
@@ -179,10 +183,10 @@ DECLARATIONS = [
     Declaration("bpref", "none", "binary preference: relevant above judged non-relevant",
                 "bpref", bpref,
                 lambda q, m, c: bpref(q.judged_at_level, q.n_relevant, q.n_nonrelevant),
-                kernels.bpref),
+                kernels.bpref, judged=True),
     Declaration("judged", "optional", "fraction of the top k that has a judgement",
                 "ir_measures Judged@k", judged_at_k,
-                lambda q, m, c: judged_at_k(q.judged, m.k), kernels.judged),
+                lambda q, m, c: judged_at_k(q.judged, m.k), kernels.judged, judged=True),
     Declaration("err", "optional", "expected reciprocal rank (Chapelle et al. 2009)",
                 "gdeval err@k (ir_measures ERR@k)", err_at_k,
                 lambda q, m, c: err_at_k(q.judged, m.k, max_grade=m["max_grade"]),
@@ -197,7 +201,7 @@ DECLARATIONS = [
     Declaration("rbp_residual", "none", "weight of the ranks RBP could not judge",
                 "cwl-eval's RBP residual", rbp_residual,
                 lambda q, m, c: rbp_residual(q.judged, m["p"]), kernels.rbp_residual,
-                parameters=(Parameter("p", 0.8, check=check_persistence),)),
+                parameters=(Parameter("p", 0.8, check=check_persistence),), judged=True),
 ]
 """Every metric family :func:`~ragmetrics_edu.evaluate` knows, declared once."""
 
