@@ -509,11 +509,11 @@ def _where(qids, starts, dicts):
 def _looked_up(rankings, judgements, grades, judged_sizes, every_judged):
     """The run's score of each judged document (NaN: not retrieved, or not looked up)."""
     getters = map(getattr, rankings, repeat("get"))
-    if every_judged:
+    relevant = grades >= 1  # (only these change the other metrics, at any relevance level)
+    if every_judged or 2 * np.count_nonzero(relevant) > len(grades):  # (most: look all up)
         return np.fromiter(chain.from_iterable(map(map, getters, judgements,
                                                    repeat(repeat(math.nan)))),
                            dtype=np.float64, count=len(grades))
-    relevant = grades >= 1  # (only these change the other metrics, at any relevance level)
     picked = list(compress(chain.from_iterable(judgements), relevant.tolist()))
     query = np.repeat(np.arange(len(judged_sizes)), judged_sizes)[relevant]
     ends = np.cumsum(np.bincount(query, minlength=len(judged_sizes))).tolist()
