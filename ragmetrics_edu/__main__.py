@@ -70,6 +70,14 @@ the digits a user may type finite)."""
 EXIT_SIGPIPE = 128 + 13
 """Exit status when the output pipe closes, as for a process killed by SIGPIPE."""
 
+STREAM_NOTE = (
+    "A run file is read query by query, so that the memory used is that of its largest "
+    "query, not of the whole run: this needs the lines of each query together, as every "
+    "TREC run writes them. A run whose queries are interleaved is read whole before it is "
+    "scored (the same numbers; memory then grows with the run), and so is a file with a "
+    "malformed line, whose error names the file and the line.")
+"""What the help says of how a run file is read (see :func:`ragmetrics_edu.evaluate`)."""
+
 
 def _integer_option(low, high):
     """An argparse ``type`` for an integer option from ``low`` to ``high``.
@@ -139,6 +147,7 @@ def _build_parser():
         "evaluate", help="score one run against qrels",
         description="Score one run against qrels. The numbers equal trec_eval's "
                     "(P@k = P_k, ndcg@k = ndcg_cut_k, map, mrr = recip_rank, ...).",
+        epilog=STREAM_NOTE,
     )
     ev.add_argument("qrels", metavar="QRELS", help="TREC qrels file (qid iter docid grade)")
     ev.add_argument("run", metavar="RUN", help="TREC run file (qid Q0 docid rank score tag)")
@@ -167,6 +176,7 @@ def _build_parser():
         "compare", help="compare runs on one metric, with a significance test",
         description="Compare runs on one metric, query by query: each run's mean, "
                     "its difference from the first run, and a two-sided p-value.",
+        epilog=STREAM_NOTE,
     )
     cmp_.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
     cmp_.add_argument("runs", metavar="RUN", nargs="+",
@@ -206,24 +216,16 @@ def _add_level_and_depth(command):
 
 # ----------------------------------------------------------------- evaluate
 
-def _evaluate_report(qrels_path, run_path, metrics, missing, conventions=None, qrels=None,
+def _evaluate_report(qrels_path, run_path, metrics, missing, conventions=None,
                      gain=None, relevance_level=None, depth=None):
+    """``evaluate`` on the two files: the run read as a stream of columns, query by query."""
     from .retrieval.batch import evaluate
-    from .retrieval.trec import read_qrels, read_run
+    from .retrieval.trec import read_run
 
-    if qrels is None:
-        qrels = read_qrels(qrels_path)
-    run = read_run(run_path)
-    if not any(qid in qrels for qid in run):
-        raise ValueError(
-            f"{run_path} shares no query with {qrels_path} ({len(run)} queries in the "
-            f"run, {len(qrels)} judged; run ids such as {_shown_ids(list(run), 3)}, "
-            f"judged ids such as {_shown_ids(list(qrels), 3)}): there is nothing to score"
-        )
-    report = evaluate(qrels, run, metrics, missing=missing, conventions=conventions, gain=gain,
-                      relevance_level=relevance_level, depth=depth)
+    report = evaluate(qrels_path, run_path, metrics, missing=missing, conventions=conventions,
+                      gain=gain, relevance_level=relevance_level, depth=depth)
     if conventions == "ranx":
-        note = _ranx_tie_note(run, run_path)
+        note = _ranx_tie_note(read_run(run_path), run_path)
         if note:
             print(note, file=sys.stderr)
     return report
@@ -316,10 +318,7 @@ def _cmd_compare(args, out):
     if len(args.runs) < 2:
         raise _UsageError("compare needs at least two runs (the first is the baseline)")
     _check_metric_names([args.metric], "--metric")
-    from .retrieval.trec import read_qrels
-
-    qrels = read_qrels(args.qrels)  # read once for every run
-    reports = [_evaluate_report(args.qrels, path, [args.metric], args.missing, qrels=qrels,
+    reports = [_evaluate_report(args.qrels, path, [args.metric], args.missing,
                                 relevance_level=args.relevance_level, depth=args.depth)
                for path in args.runs]
     base = reports[0]

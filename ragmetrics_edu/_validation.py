@@ -41,6 +41,15 @@ INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
 MAX_K = INT64_MAX
 """The largest cut-off: trec_eval reads cut-offs as a C ``long`` (64 bits)."""
 
+MAX_LINE_BYTES = 1 << 20
+"""Bytes of one line of a TREC qrels or run file, at most, its ``\\n`` not counted (1 MiB).
+
+trec_eval has no limit of its own (it copies the whole file into memory
+and cuts it into lines there); the readers here read a line at a time, so
+they bound it, and a longer line (a binary file, ``/dev/zero``) is refused
+with its file and line number after reading at most this many bytes of it.
+A line of a real run is about a hundred bytes."""
+
 
 def describe_int(x):
     """``repr(x)``, but an integer too long to print is shown by its size.

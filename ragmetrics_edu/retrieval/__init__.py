@@ -8,14 +8,15 @@ One module per family, each a readable one-query function:
 queries at once exactly as trec_eval does (``evaluate``); :mod:`.trec`
 reads and writes TREC qrels and run files (09); :mod:`.conventions` holds
 the presets of the other libraries (trec_eval, ranx, scikit-learn, gdeval,
-ragas; notebook 10), and :mod:`.tied_scores` scikit-learn's averaging over
-tied scores.  The parts import ``_validation`` and each other only.
+ragas; notebook 10), :mod:`.tied_scores` scikit-learn's averaging over
+tied scores, and :mod:`.frames` data frames in.  The parts import
+``_validation`` and each other only.
 """
 
 from importlib import import_module as _import_module
 
 _MODULES = {"order_unaware", "order_aware", "graded", "user_models", "incomplete", "batch", "trec",
-            "conventions", "tied_scores"}
+            "conventions", "tied_scores", "frames"}
 
 
 def __getattr__(name):

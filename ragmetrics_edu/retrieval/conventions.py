@@ -87,18 +87,12 @@ import numpy as np
 
 from .._validation import check_choice, check_k, check_nested, describe_int
 from .batch.registry import (GAINS, LEVEL_SCOPES, METRICS, MISSING_POLICIES, PRESET_FAMILIES,
-                             WITHOUT_RELEVANT, check_metrics, parse_metric)
+                             WHEN_DECLARED, WITHOUT_RELEVANT, check_metrics, families_of,
+                             parse_metric)
 from .batch.report import Report
-from .graded import dcg_at_k, ndcg_at_k
-from .order_aware import AP_DENOMINATORS, average_precision, reciprocal_rank
-from .order_unaware import (
-    PRECISION_DENOMINATORS,
-    f1_at_k,
-    hit_rate_at_k,
-    precision_at_k,
-    recall_at_k,
-)
-from .tied_scores import tie_averaged, tie_averaged_dcg
+from .frames import from_frames
+from .order_aware import AP_DENOMINATORS
+from .order_unaware import PRECISION_DENOMINATORS
 
 __all__ = [
     "Conventions",
@@ -108,6 +102,7 @@ __all__ = [
     "evaluate_as",
     "compare",
     "ConventionReport",
+    "RankedQuery",
 ]
 
 TIES = ("docid_desc", "input", "average")
@@ -122,9 +117,8 @@ IDEALS = ("judged", "retrieved")
 GRADES = ("integer", "truncated", "real")
 """How a qrels grade is read (see :class:`Conventions`)."""
 
-# The missing-query policies (MISSING_POLICIES), the gains (GAINS) and the metric
-# families scored here (PRESET_FAMILIES) come from the one registry,
-# ragmetrics_edu.retrieval.batch.registry, which also parses the metric names.
+# MISSING_POLICIES, GAINS and the metric families (each with its readable function)
+# come from the one registry, ragmetrics_edu.retrieval.batch.registry.
 
 
 @dataclass(frozen=True)
@@ -350,7 +344,7 @@ _TREC_EVAL = Conventions(
     library="trec_eval 9.x (and pytrec_eval 0.5, which runs its C code)",
     ties="docid_desc", scores="float32", gain="linear", ideal="judged",
     ap_denominator="all_relevant", precision_denominator="k",
-    missing="ignore", metrics=tuple(METRICS),
+    missing="ignore", metrics=families_of("trec_eval"),
     where=(
         "https://github.com/usnistgov/trec_eval, release 9.0.8: "
         "form_res_rels.c (sort by score as a C float, then docno descending; then keep the "
@@ -388,7 +382,7 @@ PRESETS = {
         library="ranx 0.3 (Qrels and Run objects, make_comparable=True)",
         ties="input", scores="float64", gain="linear", ideal="judged",
         ap_denominator="all_relevant", precision_denominator="k",
-        missing="zero", metrics=PRESET_FAMILIES,
+        missing="zero", metrics=families_of("ranx"),
         where=(
             "ranx.evaluate(Qrels(qrels), Run(run), metrics, make_comparable=True), "
             "without which ranx refuses a run missing a judged query; a relevance level "
@@ -409,7 +403,7 @@ PRESETS = {
         library="scikit-learn ndcg_score, dcg_score(log_base=2), average_precision_score",
         ties="average", scores="float64", gain="linear", ideal="retrieved",
         ap_denominator="retrieved_relevant", precision_denominator="k",
-        missing="ignore", metrics=("map", "ndcg", "dcg"),
+        missing="ignore", metrics=families_of("sklearn"),
         where=(
             "https://github.com/scikit-learn/scikit-learn: "
             "sklearn/metrics/_ranking.py (_tie_averaged_dcg; ndcg_score's "
@@ -424,7 +418,7 @@ PRESETS = {
         library="the lecture slides and the NDCG blog post (notebooks 01-03)",
         ties="input", scores="float64", gain="linear", ideal="retrieved",
         ap_denominator="all_relevant", precision_denominator="k",
-        missing="ignore", metrics=PRESET_FAMILIES,
+        missing="ignore", metrics=families_of("seeds"),
         where=(
             "slides 'Mean Average Precision' ((1 + 2/3 + 3/5)/10) and 'NDCG@k' "
             "(IDCG from the ranked list [5, 3, 5, 0, 2] sorted)"
@@ -437,7 +431,7 @@ PRESETS = {
         library="gdeval.pl (TREC Web track 2010-2014; ir_measures' gdeval provider)",
         ties="docid_desc", scores="float64", gain="exponential", ideal="judged",
         ap_denominator="all_relevant", precision_denominator="k",
-        missing="ignore", metrics=("ndcg", "err"), without_relevant="skip",
+        missing="ignore", metrics=families_of("gdeval"), without_relevant="skip",
         where=(
             "gdeval.pl, version 1.2a as ir_measures ships it (1.3 adds -c and -k, "
             "default k=20): runOrder (score descending as Perl numbers, doubles; ties "
@@ -452,7 +446,7 @@ PRESETS = {
         library="ragas / DeepEval context precision (qrels as the verdicts)",
         ties="input", scores="float64", gain="linear", ideal="retrieved",
         ap_denominator="retrieved_relevant", precision_denominator="k",
-        missing="ignore", metrics=("map",),
+        missing="ignore", metrics=families_of("ragas"),
         where=(
             "https://docs.ragas.io, 'Context Precision': sum of P@k over the "
             "relevant chunks divided by the number of relevant chunks "
@@ -461,6 +455,18 @@ PRESETS = {
     ),
 }
 """The presets, by name.  ``PRESETS[name].where`` says where each choice is made."""
+
+
+def _presets_follow(declaration, added):
+    """A family declared (or taken back) joins (leaves) trec_eval's presets and those it names."""
+    for name, preset in PRESETS.items():
+        if name.startswith("trec_eval") or name in declaration.presets:
+            families = tuple(f for f in preset.metrics if f != declaration.name)
+            PRESETS[name] = dataclasses.replace(
+                preset, metrics=(*families, declaration.name) if added else families)
+
+
+WHEN_DECLARED.append(_presets_follow)
 
 
 def get_preset(conventions):
@@ -488,11 +494,20 @@ def get_preset(conventions):
 # ------------------------------------------------------------------ ranking
 
 def _as_float(score, scores):
-    return float(np.float32(score)) if scores == "float32" else float(score)
+    with np.errstate(over="ignore"):  # 1e300 becomes inf as a float32, as in trec_eval
+        return float(np.float32(score)) if scores == "float32" else float(score)
 
 
 def rank(doc_scores, conventions="trec_eval"):
     """Return the document ids of one query, best first, under a preset's tie order.
+
+    The one readable definition of the order of a ranking: trec_eval's is
+    highest score first, scores compared as 32-bit floats (trec_eval 9.x
+    stores them in a C ``float``; doubles for ``"trec_eval10"``), ties
+    broken by document id, larger id first (``"b"`` before ``"a"``, ``"9"``
+    before ``"10"``).  :func:`ragmetrics_edu.retrieval.trec.trec_order` is
+    this order, and the fast path of :func:`ragmetrics_edu.evaluate` is
+    tested equal to it.
 
     Parameters
     ----------
@@ -567,80 +582,95 @@ def _read_grades(judged, conv, qid):
     return out
 
 
-def _check_gains_not_negative(judged, docs, qid):
-    """Raise as scikit-learn's ``ndcg_score`` does if a grade it would read is negative."""
-    for doc in docs:
-        if judged.get(doc, 0) < 0:
-            raise ValueError(
-                f"scikit-learn's ndcg_score refuses negative grades (dcg_score takes them), got "
-                f"{judged[doc]!r} for document {doc!r} of query {qid!r}")
+@dataclass(frozen=True)
+class RankedQuery:
+    """One query ranked under some conventions: what a metric's readable function is called on.
+
+    Each :class:`~ragmetrics_edu.retrieval.batch.registry.Declaration` says how
+    its function reads them (``precision_at_k(q.relevant, k, scores=q.scores)``).
+
+    Attributes
+    ----------
+    documents : list of str
+        The ranked document ids, best first (:func:`rank`).
+    relevant : list of int
+        1 or 0 for each ranked document: relevant (from the level up) or not.
+    grades : list of float
+        Each ranked document's gain grade (negative or missing: 0, real: as
+        it is; under ``level_scope="all"``, below the level: 0).
+    ideal : list or None
+        Every judged grade of the query (``ideal="judged"``), or None.
+    n_relevant, n_nonrelevant : int
+        R, and the judged non-relevant documents (0 <= grade < level).
+    scores : list of float or None
+        The ranked documents' scores under ``ties="average"``; else None.
+    judged : list
+        Each ranked document's grade, None if it has no judgement (bpref,
+        judged@k, ERR, RBP); ``judged_at_level`` the same with the grades
+        from the level up made 1 and those from 0 to below it 0.
+    pr_convention : str
+        :func:`~ragmetrics_edu.retrieval.order_aware.interpolated_precision`'s.
+    """
+
+    documents: list
+    relevant: list
+    grades: list
+    ideal: object
+    n_relevant: int
+    n_nonrelevant: int
+    scores: object
+    judged: list
+    judged_at_level: list
+    pr_convention: str
 
 
-def _score_query(family, k, judged, doc_scores, conv, qid=None):
-    """One metric of one query under ``conv``, with the readable functions.
+def ranked_query(judged, doc_scores, conv):
+    """The :class:`RankedQuery` of one query: its ranking (:func:`rank`, cut to
+    ``conv.depth``, trec_eval's ``-M``) and its grades (read by :func:`_read_grades`).
 
-    ``judged`` holds the grades as :func:`_read_grades` reads them.  The
-    ranking is cut to ``conv.depth`` first (``trec_eval -M``); the binary
-    measures see a document as relevant from ``conv.relevance_level`` up,
-    and DCG and nDCG drop the grades below it only if ``conv.level_scope``
-    is ``"all"`` (ranx).
+    The binary measures see a document as relevant from
+    ``conv.relevance_level`` up; the gain measures keep every grade's gain,
+    unless ``conv.level_scope`` is ``"all"`` (ranx: the grades below the
+    level are removed from the qrels).
     """
     ranking = rank(doc_scores, conv)
     if conv.depth is not None:
         ranking = ranking[:conv.depth]  # trec_eval -M: rank, then cut
     level = conv.relevance_level
-    graded = family in ("dcg", "ndcg")
+    floor = (lambda g: g) if conv.grades == "real" else (lambda g: max(g, 0))
+    grades = [floor(judged.get(d, 0)) for d in ranking]  # a negative grade (junk): no gain
+    all_grades = [floor(g) for g in judged.values()]
+    if conv.level_scope == "all":  # ranx: the grades below the level are removed from the qrels
+        grades = [g if g >= level else 0 for g in grades]
+        all_grades = [g if g >= level else 0 for g in all_grades]
+    in_order = [judged.get(d) for d in ranking]
+    return RankedQuery(
+        documents=ranking,
+        relevant=[int(g >= level) for g in grades],
+        grades=grades,
+        ideal=all_grades if conv.ideal == "judged" else None,
+        n_relevant=sum(g >= level for g in all_grades),
+        n_nonrelevant=sum(0 <= g < level for g in judged.values()),
+        scores=([_as_float(doc_scores[d], conv.scores) for d in ranking]
+                if conv.ties == "average" else None),
+        judged=in_order,
+        judged_at_level=[g if g is None or g < 0 else int(g >= level) for g in in_order],
+        pr_convention="trec_eval_10" if conv.scores == "float64" else "trec_eval_9",
+    )
+
+
+def _score_query(metric, query, judged, conv, qid):
+    """One metric of one :class:`RankedQuery` under ``conv``: its declaration's readable function."""
     if conv.grades == "real":
-        # real gains as given; relevant means grade >= the level (a relevance
-        # flag for the measures that only count relevant documents)
-        rels = [judged.get(d, 0.0) for d in ranking]
-        all_grades = list(judged.values())
-        if family == "ndcg":
-            _check_gains_not_negative(judged, judged if conv.ideal == "judged" else ranking, qid)
-        if graded and conv.level_scope == "all":
-            rels = [g if g >= level else 0.0 for g in rels]
-            all_grades = [g if g >= level else 0.0 for g in all_grades]
-        if family == "dcg" and conv.ties != "average":  # (dcg_at_k refuses negative grades)
-            return tie_averaged_dcg(rels, range(len(rels), 0, -1), k, conv.gain)  # no ties
-    else:
-        # a negative grade (junk) brings nothing, like 0
-        rels = [max(judged.get(d, 0), 0) for d in ranking]
-        all_grades = [max(g, 0) for g in judged.values()]
-        if graded and conv.level_scope == "all":  # ranx: removed from the qrels
-            rels = [g if g >= level else 0 for g in rels]
-            all_grades = [g if g >= level else 0 for g in all_grades]
-    if not graded:  # relevant or not, from the relevance level up
-        rels = [1 if g >= level else 0 for g in rels]
-    n_relevant = sum(g >= level for g in all_grades)
-
-    if conv.ties == "average":
-        scores = [_as_float(doc_scores[d], conv.scores) for d in ranking]
-        if not graded:
-            return tie_averaged(family, rels, scores, k, n_relevant, conv)
-        dcg = tie_averaged_dcg(rels, scores, k, conv.gain)
-        if family == "dcg":
-            return dcg
-        ideal = sorted(all_grades if conv.ideal == "judged" else rels, reverse=True)
-        idcg = dcg_at_k(ideal, k, gain=conv.gain) if ideal else 0.0
-        return 0.0 if idcg == 0.0 else dcg / idcg
-
-    if family == "P":
-        return precision_at_k(rels, k, denominator=conv.precision_denominator)
-    if family == "recall":
-        return recall_at_k(rels, k, n_relevant)
-    if family == "f1":
-        return f1_at_k(rels, k, n_relevant, denominator=conv.precision_denominator)
-    if family == "hit_rate":
-        return hit_rate_at_k(rels, k)
-    if family == "mrr":
-        return reciprocal_rank(rels, k)
-    if family == "map":
-        return average_precision(rels, n_relevant, k, denominator=conv.ap_denominator)
-    if family == "dcg":
-        return dcg_at_k(rels, k, gain=conv.gain)
-    # ndcg
-    ideal = all_grades if conv.ideal == "judged" else None
-    return ndcg_at_k(rels, k, gain=conv.gain, ideal=ideal)
+        read = judged if conv.ideal == "judged" else query.documents
+        bad = [doc for doc in read if judged.get(doc, 0) < 0] if metric.base == "ndcg" else ()
+        if bad:  # scikit-learn's ndcg_score refuses what its dcg_score takes
+            raise ValueError(
+                f"scikit-learn's ndcg_score refuses negative grades (dcg_score takes them), got "
+                f"{judged[bad[0]]!r} for document {bad[0]!r} of query {qid!r}")
+        if metric.base == "dcg" and query.scores is None:  # (negative gains: dcg_score's rule)
+            query = dataclasses.replace(query, scores=list(range(len(query.grades), 0, -1)))
+    return metric.declaration.score(query, metric, conv)
 
 
 class ConventionReport(Report):
@@ -649,18 +679,10 @@ class ConventionReport(Report):
 
     Attributes
     ----------
-    per_query : dict of str to dict of str to float
-    mean : dict of str to float
-    metrics : tuple of str
     conventions : Conventions
-    missing_queries : tuple of str
-        Judged queries absent from the run (scored 0 if ``missing="zero"``).
-    unjudged_queries : tuple of str
-        Run queries without judgements (never scored).
-    queries_without_relevant : tuple of str
-        Judged queries of the run whose judgements hold no relevant document
-        (none at or above the relevance level); left out of ``per_query``
-        under ``without_relevant="skip"``.
+        The preset; the other attributes are the :class:`Report`'s (a judged
+        query absent from the run scored 0 if ``missing="zero"``, a query
+        without a relevant document left out under ``without_relevant="skip"``).
     """
 
     def __init__(self, per_query, mean, metrics, conventions,
@@ -698,7 +720,8 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval", *, relevance_level
     ----------
     qrels : dict of str to dict of str to int
         ``{qid: {docid: grade}}``; a grade >= 1 is relevant (>= the
-        relevance level, if one is given).
+        relevance level, if one is given).  A TREC file or a data frame
+        (``query_id``, ``doc_id``, ``relevance``) too, as in ``rm.evaluate``.
     run : dict of str to dict of str to float
         ``{qid: {docid: score}}``; higher is better.  The order of the
         documents matters only for presets with ``ties="input"``.
@@ -790,11 +813,12 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval", *, relevance_level
         conv = conv.replace(**overrides)
     parsed = check_metrics(metrics, conv.metrics, who=conv.library)
     for m in parsed:
-        if m.base not in PRESET_FAMILIES:
+        if conv.ties == "average" and m.base not in PRESET_FAMILIES:
             raise ValueError(
-                f"evaluate_as scores {', '.join(PRESET_FAMILIES)} with the readable "
-                f"functions; score {m.name!r} with rm.evaluate(..., conventions=...)")
+                f"ties='average' averages tied scores in {', '.join(PRESET_FAMILIES)} (their "
+                f"readable functions take scores=); {m.name!r} needs an order of the ties")
     metrics = [m.name for m in parsed]
+    qrels, run = from_frames(qrels, run)
     check_nested(qrels, name="qrels", what="grade", values=True)
     check_nested(run, name="run", what="score", values=True)
 
@@ -824,11 +848,10 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval", *, relevance_level
         missing_scored = list(missing_queries)
     per_query = {}
     for qid in scored:
-        per_query[qid] = {
-            m.name: float(_score_query(m.base, m.k, grades, run[qid], conv, qid))
-            for grades in [_read_grades(qrels[qid], conv, qid)]
-            for m in parsed
-        }
+        grades = _read_grades(qrels[qid], conv, qid)
+        query = ranked_query(grades, run[qid], conv)  # ranked once, for every metric
+        per_query[qid] = {m.name: float(_score_query(m, query, grades, conv, qid))
+                          for m in parsed}
     if conv.missing == "zero":
         for qid in missing_scored:
             per_query[qid] = {name: 0.0 for name in metrics}
@@ -862,6 +885,7 @@ def compare(qrels, run, metrics, presets=None):
     """
     if isinstance(metrics, str):
         metrics = [metrics]
+    qrels, run = from_frames(qrels, run)
     names = list(PRESETS) if presets is None else list(presets)
     out = {}
     for p in names:
@@ -870,3 +894,4 @@ def compare(qrels, run, metrics, presets=None):
         means = evaluate_as(qrels, run, ok, conv).mean if ok else {}
         out[conv.name] = {m: means.get(m) for m in metrics}
     return out
+

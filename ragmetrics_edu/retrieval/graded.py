@@ -36,9 +36,11 @@ import math
 import numpy as np
 
 from .._validation import check_choice, check_k, check_rels, describe
-from .batch.registry import GAINS  # the names of the gain functions, defined once
+from .tied_scores import check_tie_scores, tie_averaged_dcg
+__all__ = ["cumulative_gain", "dcg_at_k", "idcg_at_k", "ndcg_at_k", "GAINS"]
 
-__all__ = ["cumulative_gain", "dcg_at_k", "idcg_at_k", "ndcg_at_k"]
+GAINS = ("linear", "exponential")
+"""Gain of a grade ``g`` in DCG: ``g`` (trec_eval) or ``2**g - 1`` (Burges et al.)."""
 
 
 def _top(rels, k):
@@ -167,7 +169,15 @@ def cumulative_gain(rels, k):
         ) from None
 
 
-def dcg_at_k(rels, k, gain="linear"):
+def _tie_averaged(rels, k, gain, scores):
+    """DCG@k with ties averaged (:func:`~ragmetrics_edu.retrieval.tied_scores.tie_averaged_dcg`)."""
+    try:
+        return tie_averaged_dcg(rels.tolist(), check_tie_scores(scores, len(rels)), k, gain)
+    except OverflowError:
+        raise dcg_overflow_error(rels, gain) from None
+
+
+def dcg_at_k(rels, k, gain="linear", *, scores=None):
     r"""Discounted cumulative gain DCG@k.
 
     Parameters
@@ -181,6 +191,11 @@ def dcg_at_k(rels, k, gain="linear"):
         ``"linear"``: the grade :math:`rel_i` (the seeds, ranx ``dcg``).
         ``"exponential"``: :math:`2^{rel_i} - 1` (ranx ``dcg_burges``); a
         ``ValueError`` for grades of 1024 and more, where it overflows a float.
+    scores : sequence of float, optional
+        The ranked documents' scores, best first.  When given, tied documents
+        share the mean gain of their tie group (scikit-learn's ``dcg_score``
+        and its ``_tie_averaged_dcg``, McSherry & Najork 2008), and, as in
+        ``dcg_score``, a negative grade is a negative gain.
 
     Returns
     -------
@@ -231,10 +246,14 @@ def dcg_at_k(rels, k, gain="linear"):
     4.0
     >>> round(dcg_at_k([3, 2], 2, gain="exponential"), 4)  # (2**3 - 1)/1 + (2**2 - 1)/1.585
     8.8928
+    >>> round(dcg_at_k([0, 4], 2, scores=[0.5, 0.5]), 4)  # a tie: each place gains 2
+    3.2619
     """
-    rels = check_rels(rels)
+    rels = check_rels(rels, allow_negative=scores is not None)
     k = check_k(k, allow_none=True)
     check_choice(gain, GAINS, name="gain")
+    if scores is not None:
+        return _tie_averaged(rels, k, gain, scores)
     return _dcg(_top(rels, k), gain)
 
 
@@ -304,7 +323,7 @@ def idcg_at_k(rels, k, gain="linear", ideal=None):
     return _dcg(_top(ideal_grades(rels, ideal), k), gain)
 
 
-def ndcg_at_k(rels, k, gain="linear", ideal=None):
+def ndcg_at_k(rels, k, gain="linear", ideal=None, *, scores=None):
     r"""Normalized DCG@k: DCG@k divided by the ideal DCG@k.
 
     Parameters
@@ -319,6 +338,10 @@ def ndcg_at_k(rels, k, gain="linear", ideal=None):
         The ideal ordering's grades (see :func:`idcg_at_k`): None sorts
         ``rels`` (the seeds, scikit-learn), a list gives all judged grades of
         the query (trec_eval, ranx); negative judged grades count as 0.
+    scores : sequence of float, optional
+        The ranked documents' scores, best first: tied documents share the
+        mean gain of their tie group in DCG (scikit-learn's ``ndcg_score``
+        with ``ignore_ties=False``); the ideal ranking has no ties.
 
     Returns
     -------
@@ -363,7 +386,7 @@ def ndcg_at_k(rels, k, gain="linear", ideal=None):
     rels = check_rels(rels)
     k = check_k(k, allow_none=True)
     check_choice(gain, GAINS, name="gain")
-    dcg = _dcg(_top(rels, k), gain)
+    dcg = _dcg(_top(rels, k), gain) if scores is None else _tie_averaged(rels, k, gain, scores)
     idcg = _dcg(_top(ideal_grades(rels, ideal), k), gain)
     if idcg == 0.0:  # no positive grade at all: nothing to normalise by
         return 0.0

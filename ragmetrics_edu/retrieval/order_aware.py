@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_choice, check_count_limit, check_k, check_n_relevant, check_rels
+from .tied_scores import check_tie_scores, thresholded_average_precision, tie_averaged_reciprocal_rank
 
 __all__ = [
     "reciprocal_rank",
@@ -75,7 +76,7 @@ def _check_queries(list_of_rels, name="list_of_rels"):
     return queries
 
 
-def reciprocal_rank(rels, k=None):
+def reciprocal_rank(rels, k=None, *, scores=None):
     r"""Reciprocal rank: 1 / (rank of the first relevant document).
 
     Parameters
@@ -86,6 +87,11 @@ def reciprocal_rank(rels, k=None):
     k : int or None, default None
         Only the top ``k`` documents are looked at (RR@k); None means the
         whole ranking.
+    scores : sequence of float, optional
+        The ranked documents' scores, best first.  When given, documents with
+        equal scores are a tie with no order, and RR is its mean over every
+        order of the tie that holds the first relevant document
+        (scikit-learn's way with ties; :mod:`~ragmetrics_edu.retrieval.tied_scores`).
 
     Returns
     -------
@@ -125,6 +131,9 @@ def reciprocal_rank(rels, k=None):
     """
     rels = check_rels(rels)
     k = check_k(k, allow_none=True)
+    if scores is not None:
+        return tie_averaged_reciprocal_rank((rels > 0).tolist(),
+                                            check_tie_scores(scores, len(rels)), k)
     top = rels if k is None else rels[:k]
     relevant_ranks = np.flatnonzero(top > 0) + 1  # ranks start at 1
     if len(relevant_ranks) == 0:  # no relevant document in the top k
@@ -172,7 +181,7 @@ def mean_reciprocal_rank(list_of_rels, k=None):
     return math.fsum(scores) / len(scores)
 
 
-def average_precision(rels, n_relevant, k=None, *, denominator="all_relevant"):
+def average_precision(rels, n_relevant, k=None, *, denominator="all_relevant", scores=None):
     r"""Average Precision (AP, or AP@k): Precision@i averaged over the relevant ranks i.
 
     Parameters
@@ -200,6 +209,13 @@ def average_precision(rels, n_relevant, k=None, *, denominator="all_relevant"):
         * ``"min_k_relevant"``: ``min(k, n_relevant)`` (``k`` is
           ``len(rels)`` when None), so that a perfect top ``k`` scores 1 even
           when the query has more than ``k`` relevant documents.
+    scores : sequence of float, optional
+        The ranked documents' scores, best first.  When given, documents with
+        equal scores are a tie with no order: one precision per tie group, at
+        its last place (scikit-learn's ``average_precision_score``, a step
+        per distinct score), the group's relevant documents counted in full
+        or, if the cut-off splits it, by their share of its places
+        (:func:`~ragmetrics_edu.retrieval.tied_scores.thresholded_average_precision`).
 
     Returns
     -------
@@ -247,6 +263,9 @@ def average_precision(rels, n_relevant, k=None, *, denominator="all_relevant"):
     relevant = rels > 0
     n_relevant = check_n_relevant(n_relevant, found=int(np.count_nonzero(relevant)))
     check_count_limit(n_relevant, name="n_relevant")
+    if scores is not None:
+        return thresholded_average_precision(relevant.tolist(), check_tie_scores(scores, len(rels)),
+                                             k, n_relevant, denominator)
 
     top = relevant if k is None else relevant[:k]
     ranks = np.arange(1, len(top) + 1)

@@ -29,6 +29,7 @@ silently:
 import numpy as np
 
 from .._validation import check_choice, check_k, check_n_relevant, check_rels
+from .tied_scores import check_tie_scores, expected_hits, tie_averaged_hit_rate
 
 __all__ = ["precision_at_k", "recall_at_k", "f1_at_k", "hit_rate_at_k"]
 
@@ -36,12 +37,19 @@ PRECISION_DENOMINATORS = ("k", "retrieved")
 """Names of the two Precision@k conventions (see :func:`precision_at_k`)."""
 
 
-def _relevant_in_top_k(rels, k):
-    """Return the number of relevant documents (grade > 0) among the top ``k``."""
+def _relevant_in_top_k(rels, k, scores=None):
+    """The number of relevant documents (grade > 0) among the top ``k``.
+
+    With ``scores`` (tied documents in no order), a tie group that the
+    cut-off splits counts its share of the relevant documents
+    (:func:`~ragmetrics_edu.retrieval.tied_scores.expected_hits`).
+    """
+    if scores is not None:
+        return expected_hits((rels > 0).tolist(), check_tie_scores(scores, len(rels)), k)
     return int(np.count_nonzero(rels[:k] > 0))
 
 
-def precision_at_k(rels, k, *, denominator="k"):
+def precision_at_k(rels, k, *, denominator="k", scores=None):
     r"""Precision@k: the fraction of the top ``k`` documents that are relevant.
 
     Parameters
@@ -56,6 +64,12 @@ def precision_at_k(rels, k, *, denominator="k"):
         not relevant (trec_eval's ``P_k``, ranx's ``precision@k``).
         ``"retrieved"`` divides by the number of documents actually in the
         top ``k``, ``min(k, len(rels))``; an empty ranking scores 0.
+    scores : sequence of float, optional
+        The scores of the ranked documents, best first.  When given, documents
+        with equal scores are a tie with no order, and the value is the mean
+        over every order of each tie (scikit-learn's ``ignore_ties=False``;
+        :mod:`~ragmetrics_edu.retrieval.tied_scores`): a tie group that the
+        cut-off splits counts its share of relevant documents.
 
     Returns
     -------
@@ -99,11 +113,17 @@ def precision_at_k(rels, k, *, denominator="k"):
     0.3
     >>> round(precision_at_k(rels, 10, denominator="retrieved"), 4)  # 3 / 5
     0.6
+
+    Ranks 2 and 3 tie: either one may be second, so the top 2 hold 1.5
+    relevant documents on average:
+
+    >>> precision_at_k(rels, 2, scores=[0.9, 0.5, 0.5, 0.3, 0.1])  # (1 + 1/2) / 2
+    0.75
     """
     rels = check_rels(rels)
     k = check_k(k)
     check_choice(denominator, PRECISION_DENOMINATORS, name="denominator")
-    hits = _relevant_in_top_k(rels, k)
+    hits = _relevant_in_top_k(rels, k, scores)
     if denominator == "k":
         return float(hits / k)
     shown = min(k, len(rels))
@@ -112,7 +132,7 @@ def precision_at_k(rels, k, *, denominator="k"):
     return float(hits / shown)
 
 
-def recall_at_k(rels, k, n_relevant):
+def recall_at_k(rels, k, n_relevant, *, scores=None):
     r"""Recall@k: the fraction of the query's relevant documents in the top ``k``.
 
     Parameters
@@ -128,6 +148,9 @@ def recall_at_k(rels, k, n_relevant):
         documents in ``rels`` (the whole given ranking, not only its top
         ``k``: every document of ``rels`` was retrieved, so each relevant one
         is a relevant document of the query).
+    scores : sequence of float, optional
+        The ranked documents' scores, best first: ties averaged over, as in
+        :func:`precision_at_k`.
 
     Returns
     -------
@@ -174,10 +197,10 @@ def recall_at_k(rels, k, n_relevant):
     n_relevant = check_n_relevant(n_relevant, found=found)
     if n_relevant == 0:  # no relevant document exists: 0/0, defined as 0
         return 0.0
-    return float(_relevant_in_top_k(rels, k) / n_relevant)
+    return float(_relevant_in_top_k(rels, k, scores) / n_relevant)
 
 
-def f1_at_k(rels, k, n_relevant, *, denominator="k"):
+def f1_at_k(rels, k, n_relevant, *, denominator="k", scores=None):
     r"""F1@k: the harmonic mean of Precision@k and Recall@k.
 
     Parameters
@@ -191,6 +214,9 @@ def f1_at_k(rels, k, n_relevant, *, denominator="k"):
         How many relevant documents the query has (see :func:`recall_at_k`).
     denominator : {"k", "retrieved"}, default "k"
         The Precision@k convention (see :func:`precision_at_k`).
+    scores : sequence of float, optional
+        The ranked documents' scores, best first: ties averaged over, as in
+        :func:`precision_at_k`.
 
     Returns
     -------
@@ -227,14 +253,14 @@ def f1_at_k(rels, k, n_relevant, *, denominator="k"):
     >>> f1_at_k([0, 0, 0], 3, n_relevant=4)  # nothing relevant: P = R = 0
     0.0
     """
-    p = precision_at_k(rels, k, denominator=denominator)
-    r = recall_at_k(rels, k, n_relevant)
+    p = precision_at_k(rels, k, denominator=denominator, scores=scores)
+    r = recall_at_k(rels, k, n_relevant, scores=scores)
     if p + r == 0:  # both zero: F1 is defined as 0
         return 0.0
     return float(2 * p * r / (p + r))
 
 
-def hit_rate_at_k(rels, k):
+def hit_rate_at_k(rels, k, *, scores=None):
     r"""HitRate@k: 1.0 if at least one of the top ``k`` documents is relevant, else 0.0.
 
     Parameters
@@ -244,11 +270,16 @@ def hit_rate_at_k(rels, k):
         relevant.
     k : int
         Cut-off, a positive integer.
+    scores : sequence of float, optional
+        The ranked documents' scores, best first: ties averaged over (the
+        probability that a relevant document is in the top k, over every
+        order of the ties).
 
     Returns
     -------
     float
-        1.0 or 0.0.  Averaged over queries it is the fraction of queries
+        1.0 or 0.0 (a probability with ``scores``).  Averaged over queries
+        it is the fraction of queries
         with a hit (ranx's ``hit_rate@k``, also called success@k).
 
     See Also
@@ -273,4 +304,6 @@ def hit_rate_at_k(rels, k):
     """
     rels = check_rels(rels)
     k = check_k(k)
+    if scores is not None:
+        return tie_averaged_hit_rate((rels > 0).tolist(), check_tie_scores(scores, len(rels)), k)
     return 1.0 if _relevant_in_top_k(rels, k) > 0 else 0.0

@@ -1,54 +1,42 @@
-"""scikit-learn's tied scores: every measure averaged over the orders of a tie.
+"""scikit-learn's tied scores: a measure averaged over every order of a tie.
 
-The ``ties="average"`` conventions of
-:class:`~ragmetrics_edu.retrieval.conventions.Conventions` (scikit-learn's
-``ndcg_score`` with ``ignore_ties=False`` and ``average_precision_score``):
-a ranking's scores, sorted best first, split it into tie groups, and each
-measure is computed on the groups instead of an order of the documents
-(McSherry and Najork 2008).  :func:`~ragmetrics_edu.retrieval.conventions.evaluate_as`
-calls :func:`tie_averaged` and :func:`tie_averaged_dcg`; the tests compare
-them with scikit-learn and with the mean over every order of a tie.
+The readable functions take ``scores=`` (the ranked documents' scores, best
+first) and then give tied documents no order: a ranking's scores split it
+into tie groups, and each measure is computed on the groups instead of an
+order of the documents (McSherry and Najork 2008), as scikit-learn's
+``ndcg_score`` (``ignore_ties=False``, its ``_tie_averaged_dcg``) and
+``average_precision_score`` do.  This module holds that arithmetic, one
+helper per measure, which :func:`~ragmetrics_edu.retrieval.order_unaware.precision_at_k`,
+:func:`~ragmetrics_edu.retrieval.order_aware.average_precision`,
+:func:`~ragmetrics_edu.retrieval.graded.dcg_at_k` and the others call when
+``scores`` is given; the ``ties="average"`` conventions of
+:class:`~ragmetrics_edu.retrieval.conventions.Conventions` pass it.  The
+tests compare them with scikit-learn and with the mean over every order of
+a tie.
 """
 
 import math
+import numbers
 
-__all__ = ["tie_averaged", "tie_averaged_dcg"]
-
-
-def _tie_groups(scores):
-    """Lengths of the runs of equal scores in a list sorted best first."""
-    groups = []
-    for i, s in enumerate(scores):
-        if i > 0 and s == scores[i - 1]:
-            groups[-1] += 1
-        else:
-            groups.append(1)
-    return groups
+__all__ = ["check_tie_scores", "expected_hits", "thresholded_average_precision",
+           "tie_averaged_reciprocal_rank", "tie_averaged_hit_rate", "tie_averaged_dcg"]
 
 
-def tie_averaged_dcg(grades, scores, k, gain):
-    r"""DCG@k where tied documents share the mean gain of their tie group.
-
-    .. math::
-
-        DCG@k = \sum_{groups\ G} \overline{gain}(G)
-                \sum_{i \in G,\, i \le k} \frac{1}{\log_2(i + 1)}
-
-    (McSherry & Najork 2008; scikit-learn's ``ignore_ties=False``).
-    """
-    cutoff = len(grades) if k is None else k
-    total, start = [], 0
-    for size in _tie_groups(scores):
-        group = grades[start:start + size]
-        mean_gain = math.fsum(
-            (g if gain == "linear" else 2.0 ** g - 1.0) for g in group
-        ) / size
-        discount = math.fsum(
-            1.0 / math.log2(i + 1) for i in range(start + 1, start + size + 1) if i <= cutoff
-        )
-        total.append(mean_gain * discount)
-        start += size
-    return math.fsum(total)
+def check_tie_scores(scores, n):
+    """``scores`` as a list of ``n`` floats in rank order (non-increasing), or raise."""
+    if isinstance(scores, (str, bytes)) or not hasattr(scores, "__len__"):
+        raise TypeError(f"scores must be a sequence of numbers in rank order, got {scores!r}")
+    values = list(scores)
+    if len(values) != n:
+        raise ValueError(f"scores must have one score per ranked document ({n}), "
+                         f"got {len(values)}")
+    for i, s in enumerate(values):
+        if isinstance(s, bool) or not isinstance(s, numbers.Real) or math.isnan(s):
+            raise TypeError(f"scores must be numbers, got {s!r} at rank {i + 1}")
+        if i and s > values[i - 1]:
+            raise ValueError(f"scores must be in rank order, best first: {s!r} at rank "
+                             f"{i + 1} is above {values[i - 1]!r} at rank {i}")
+    return [float(s) for s in values]
 
 
 def _tie_windows(scores, k):
@@ -56,13 +44,18 @@ def _tie_windows(scores, k):
     length, and how many of its places are in the top ``k`` (``k=None``: all)."""
     cutoff = len(scores) if k is None else k
     windows, start = [], 0
-    for size in _tie_groups(scores):
+    for i, s in enumerate(scores):
+        if i > 0 and s == scores[i - 1]:
+            continue
+        size = 1
+        while i + size < len(scores) and scores[i + size] == s:
+            size += 1
         windows.append((start, size, max(0, min(size, cutoff - start))))
         start += size
     return windows
 
 
-def _expected_hits(relevant, scores, k):
+def expected_hits(relevant, scores, k):
     """Relevant documents in the top ``k``, each tied place counting its group's share.
 
     A tie group of ``size`` documents, ``h`` of them relevant, with ``inside``
@@ -73,7 +66,7 @@ def _expected_hits(relevant, scores, k):
                      for start, size, inside in _tie_windows(scores, k))
 
 
-def _thresholded_average_precision(relevant, scores, k, n_relevant, denominator):
+def thresholded_average_precision(relevant, scores, k, n_relevant, denominator):
     r"""AP with one precision per tie group (scikit-learn's step function), any denominator.
 
     .. math::
@@ -93,8 +86,7 @@ def _thresholded_average_precision(relevant, scores, k, n_relevant, denominator)
     With ``"retrieved_relevant"`` and no cut-off this is scikit-learn's
     ``average_precision_score``: recall steps by :math:`h_t / D` at each
     distinct score, times the precision of everything scoring at least
-    that.  Without ties each group is one document and this is
-    :func:`~ragmetrics_edu.retrieval.order_aware.average_precision`.
+    that.  Without ties each group is one document and this is AP.
     """
     total, hits, places = [], 0.0, 0
     for start, size, inside in _tie_windows(scores, k):
@@ -114,41 +106,48 @@ def _thresholded_average_precision(relevant, scores, k, n_relevant, denominator)
     return 0.0 if norm == 0 else math.fsum(total) / norm
 
 
-def _tie_averaged_first_hit(relevant, scores, k, family):
-    """Reciprocal rank (``"mrr"``) or hit rate of the top ``k``, averaged over every
-    order of the tie group holding the first relevant document.
+def tie_averaged_reciprocal_rank(relevant, scores, k):
+    """Reciprocal rank within the top ``k``, averaged over every order of the tie group
+    holding the first relevant document.
 
     In a group of ``size`` documents starting after ``start`` others, ``h``
     relevant, the first relevant one is at place ``j`` with probability
     ``comb(size - j, h - 1) / comb(size, h)``.
     """
     cutoff = len(scores) if k is None else k
-    for start, size, inside in _tie_windows(scores, k):
+    for start, size, _ in _tie_windows(scores, k):
         h = sum(relevant[start:start + size])
-        if h == 0:
-            continue
-        if family == "hit_rate":  # 1 - P(no relevant document in the places inside)
-            return 1.0 - math.comb(size - h, inside) / math.comb(size, inside)
-        return math.fsum(math.comb(size - j, h - 1) / math.comb(size, h) / (start + j)
-                         for j in range(1, size - h + 2) if start + j <= cutoff)
+        if h:
+            return math.fsum(math.comb(size - j, h - 1) / math.comb(size, h) / (start + j)
+                             for j in range(1, size - h + 2) if start + j <= cutoff)
     return 0.0
 
 
-def tie_averaged(family, relevant, scores, k, n_relevant, conv):
-    """A binary-relevance metric under ``ties="average"`` (see :class:`Conventions`)."""
-    if family == "map":
-        return _thresholded_average_precision(relevant, scores, k, n_relevant,
-                                              conv.ap_denominator)
-    if family in ("mrr", "hit_rate"):
-        return _tie_averaged_first_hit(relevant, scores, k, family)
-    hits = _expected_hits(relevant, scores, k)
-    if conv.precision_denominator == "k":
-        precision = hits / k
-    else:  # "retrieved": over the places in the top k
-        precision = hits / min(k, len(scores)) if scores else 0.0
-    recall = hits / n_relevant if n_relevant else 0.0
-    if family == "P":
-        return precision
-    if family == "recall":
-        return recall
-    return 0.0 if hits == 0 else 2 * precision * recall / (precision + recall)  # f1
+def tie_averaged_hit_rate(relevant, scores, k):
+    """1 - the probability, over every order of the ties, that no relevant document is in the top ``k``."""
+    for start, size, inside in _tie_windows(scores, k):
+        h = sum(relevant[start:start + size])
+        if h:
+            return 1.0 - math.comb(size - h, inside) / math.comb(size, inside)
+    return 0.0
+
+
+def tie_averaged_dcg(grades, scores, k, gain):
+    r"""DCG@k where tied documents share the mean gain of their tie group.
+
+    .. math::
+
+        DCG@k = \sum_{groups\ G} \overline{gain}(G)
+                \sum_{i \in G,\, i \le k} \frac{1}{\log_2(i + 1)}
+
+    (McSherry & Najork 2008; scikit-learn's ``_tie_averaged_dcg``).
+    """
+    total = []
+    for start, size, inside in _tie_windows(scores, k):
+        group = grades[start:start + size]
+        mean_gain = math.fsum(
+            (g if gain == "linear" else 2.0 ** g - 1.0) for g in group
+        ) / size
+        discount = math.fsum(1.0 / math.log2(i + 1) for i in range(start + 1, start + inside + 1))
+        total.append(mean_gain * discount)
+    return math.fsum(total)

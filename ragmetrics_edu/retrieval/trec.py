@@ -48,12 +48,11 @@ import math
 import os
 import re
 import secrets
-from operator import ne
-
 import numpy as np
 
-from .._validation import INT64_MAX, check_mapping, check_real
-from .batch._words import id_words, ranges
+from .._validation import INT64_MAX, MAX_LINE_BYTES, check_mapping, check_real
+from .batch._columns import Unusual, read_nested
+from .conventions import rank
 
 __all__ = ["read_qrels", "read_run", "write_run", "trec_order", "read_qrels_slowly",
            "read_run_slowly", "parse_integer", "parse_number"]
@@ -65,15 +64,6 @@ SPACE = b" \t\n\v\f\r"
 
 MAX_SHOWN = 200
 """Characters of a line or an id quoted in an error message, at most."""
-
-MAX_LINE_BYTES = 1 << 20
-"""Bytes of one line of a qrels or run file, at most, its ``\\n`` not counted (1 MiB).
-
-trec_eval has no limit of its own (it copies the whole file into memory
-and cuts it into lines there); the readers here read a line at a time, so
-they bound it, and a longer line (a binary file, ``/dev/zero``) is refused
-with its file and line number after reading at most this many bytes of it.
-A line of a real run is about a hundred bytes."""
 
 _INTEGER = re.compile(rb"[+-]?[0-9]+")
 # strtod's decimal form, a hexadecimal form, and its words (case-insensitive).
@@ -282,251 +272,6 @@ def _check_rank(token, what):
                          f"sign), got {_show(token)}")
 
 
-# ------------------------------------------------------------ the fast reader
-
-BLOCK = 1 << 20
-"""Bytes read at a time by the fast reader (1 MiB, then up to the last newline):
-small enough that its temporary arrays stay in the CPU cache and memory."""
-
-
-class _Unusual(Exception):
-    """The fast reader met something it leaves to the readable one (an error,
-    or a rare spelling such as ``inf``)."""
-
-
-def _blocks(path):
-    """Yield the file in pieces of about BLOCK bytes, each ending with ``\\n``.
-
-    Raises _Unusual rather than hold a line longer than MAX_LINE_BYTES (the
-    readable reader then names it).
-    """
-    pending = []
-    with open(path, "rb") as handle:
-        first = True
-        while True:
-            block = handle.read(BLOCK)
-            if first and block.startswith(b"\xef\xbb\xbf"):
-                block = block[3:]
-            first = False
-            if not block:
-                break
-            cut = block.rfind(b"\n")
-            held = sum(map(len, pending))
-            if held + (len(block) if cut < 0 else block.find(b"\n")) > MAX_LINE_BYTES:
-                raise _Unusual  # a line longer than the bound
-            if cut < 0:  # one long line: keep reading
-                pending.append(block)
-                continue
-            yield b"".join([*pending, block[:cut + 1]])
-            pending = [block[cut + 1:]]
-    tail = b"".join(pending)
-    if tail.strip(SPACE):
-        yield tail + b"\n"
-
-
-def _split_block(block, kind):
-    """Vectorised split of a block of whole lines into fields.
-
-    Returns ``(starts, ends, first, count)``: the byte offsets where each
-    field starts and ends, and for each data line (blank lines and comments
-    left out) the index of its first field and its number of fields.
-    """
-    b = np.frombuffer(block, dtype=np.uint8)
-    # C's isspace: ' ' and \t \n \v \f \r (9-13; in uint8, b - 9 wraps below 9),
-    # after a space put before the block (space[i + 1] is byte i's)
-    space = np.empty(len(b) + 1, dtype=bool)
-    space[0] = True
-    np.equal(b, 32, out=space[1:])
-    space[1:] |= (b - 9) <= 4
-    edges = np.flatnonzero(space[1:] != space[:-1])  # where a field starts or ends
-    starts, ends = edges[0::2], edges[1::2]  # the block ends with "\n": every field ends
-    newlines = np.flatnonzero(b == 10)
-    upto = np.searchsorted(starts, newlines)  # fields that start before each line's end
-    first = np.concatenate(([0], upto[:-1]))
-    count = upto - first
-    if kind == "qrels":  # "#" in the first column
-        line_starts = np.concatenate(([0], newlines[:-1] + 1))
-        keep = (count > 0) & (b[line_starts] != ord("#"))
-    else:  # "#" as the first non-blank character
-        has = count > 0
-        keep = has.copy()
-        keep[has] = b[starts[first[has]]] != ord("#")
-    return starts, ends, first[keep], count[keep]
-
-
-def _tokens(b, starts, ends):
-    """The fields ``b[start:end]`` of a block (``b``: its bytes as uint8) as str.
-
-    Cutting a million str out of the text one by one is the slowest part of
-    reading a run, so it is done in C: every field's bytes and the byte
-    after it (a space, a tab or its line's end: every field of a block ends
-    before a whitespace byte) are gathered into one buffer, that byte is
-    made a ``"\\n"``, and one ``split("\\n")`` of the decoded buffer makes
-    every str.  No field holds a ``"\\n"``, and each is whole UTF-8.
-    """
-    spans = ends - starts + 1
-    gathered = b[ranges(starts, spans)]
-    gathered[np.cumsum(spans) - 1] = 10
-    fields = gathered.tobytes().decode("utf-8").split("\n")
-    fields.pop()  # (the empty str after the last newline)
-    return fields
-
-
-def _raw(block, starts, ends):
-    return [block[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
-
-
-def _numbers(tokens, allowed, dtype, convert):
-    """``tokens`` converted in C, or _Unusual when any is not plainly spelled."""
-    if b"".join(tokens).translate(None, allowed):
-        raise _Unusual  # letters (inf, nan, hex), "_", or other characters
-    try:
-        return np.fromiter(map(convert, tokens), dtype=dtype, count=len(tokens))
-    except (ValueError, OverflowError):
-        raise _Unusual from None
-
-
-def _padded(b, starts, ends, max_width=64):
-    """The fields ``b[start:end]`` as the rows of a zero-padded byte matrix,
-    or None when one is longer than ``max_width`` bytes.
-
-    No field holds a NUL byte (the reader refuses them), so the padding
-    cannot make two different fields equal.
-    """
-    lengths = ends - starts
-    width = int(lengths.max())
-    if width > max_width:
-        return None
-    columns = np.arange(width)
-    # ``width`` bytes from each start (clipped at the block's end), then
-    # zeros past each field's end
-    padded = b.take(starts[:, None] + columns, mode="clip")
-    padded *= columns < lengths[:, None]
-    return padded
-
-
-def _all_integers(b, starts, ends):
-    """Whether every field ``b[start:end]`` is ASCII digits after an optional sign."""
-    padded = _padded(b, starts, ends)
-    if padded is None:
-        return False
-    digit = (padded - 48) <= 9  # uint8: bytes below "0" wrap to large values
-    sign = (padded[:, 0] == ord("+")) | (padded[:, 0] == ord("-"))
-    digit[:, 0] |= sign & (ends - starts >= 2)
-    return bool(np.all(digit | (padded == 0)))
-
-
-def _decimals(padded, lengths):
-    """The values of plain decimals (``"-12.50"``), and which rows are plain.
-
-    A row of ``padded`` (a field of ``lengths`` bytes, zero-padded) is plain
-    when it is an optional sign, at most 15 ASCII digits and at most one
-    ``.``.  Then its digits read as one integer ``m`` (below 10**15 < 2**53,
-    so exact in a float) and ``f`` of them follow the point (``f <= 15``, and
-    10**f is exact too): ``m / 10**f`` is one correctly rounded division,
-    the float nearest the decimal, which is what ``strtod`` returns
-    (Clinger's fast path).  Other rows (an exponent, ``inf``, more digits)
-    are left to ``float()``.
-    """
-    digit = (padded - 48) <= 9  # uint8: bytes below "0" wrap to large values
-    point = padded == ord(".")
-    signed = (padded[:, 0] == ord("+")) | (padded[:, 0] == ord("-"))
-    allowed = digit | point | (padded == 0)
-    allowed[:, 0] |= signed
-    # (sums and "all" over a row of a few bytes: faster column by column)
-    n_points = point[:, 0].astype(np.int64)
-    plain = allowed[:, 0].copy()
-    for column in range(1, padded.shape[1]):
-        n_points += point[:, column]
-        plain &= allowed[:, column]
-    n_digits = lengths - n_points - signed
-    plain &= (n_points <= 1) & (n_digits >= 1) & (n_digits <= 15)
-    mantissa = np.zeros(len(padded), dtype=np.int64)
-    for column in padded.T:  # a few columns, each over every row
-        d = column - 48  # (uint8: a byte below "0" wraps to a large value)
-        is_digit = d <= 9
-        mantissa = np.where(is_digit, mantissa * 10 + d, mantissa)
-    # in a plain row, every byte after the point is a digit
-    after_point = np.where(n_points == 1, lengths - 1 - point.argmax(axis=1), 0)
-    values = mantissa / 10.0 ** after_point
-    values[padded[:, 0] == ord("-")] *= -1
-    return values, plain
-
-
-def _query_changes(block, starts, ends, max_width=64):
-    """Indices of the lines whose query id differs from the line before's
-    (None when an id is longer than ``max_width`` bytes).
-
-    Each id is read as 8-byte words and its length (:func:`id_words`), and
-    the words of each line are compared with the line before's.
-    """
-    lengths = ends - starts
-    longest = int(lengths.max())
-    if longest > max_width:
-        return None
-    words = id_words(block, starts, lengths, -(-longest // 8))
-    return np.flatnonzero(np.any(words[:, 1:] != words[:, :-1], axis=0)) + 1
-
-
-def _read_fast(path, kind):
-    """The nested dict of a qrels or run file, read in blocks with NumPy.
-
-    Raises _Unusual when a block holds anything but plain lines (an error, a
-    NUL byte, a spelling such as ``inf``, a document twice): the readable
-    reader then reads the file and names the problem.
-    """
-    n_fields = 4 if kind == "qrels" else 6
-    value_field = 3 if kind == "qrels" else 4
-    nested, sizes = {}, {}
-    for block in _blocks(path):
-        if b"\0" in block:
-            raise _Unusual
-        try:
-            block.decode("utf-8")
-        except UnicodeDecodeError:
-            raise _Unusual from None
-        b = np.frombuffer(block, dtype=np.uint8)
-        starts, ends, first, count = _split_block(block, kind)
-        if kind == "qrels" and np.any(count != n_fields):
-            raise _Unusual
-        if kind == "run" and np.any(count < n_fields):
-            raise _Unusual
-        if len(first) == 0:
-            continue
-        if kind == "run" and not _all_integers(b, starts[first + 3], ends[first + 3]):
-            raise _Unusual  # the rank
-        docids = _tokens(b, starts[first + 2], ends[first + 2])
-        value_starts, value_ends = starts[first + value_field], ends[first + value_field]
-        if kind == "qrels":
-            values = _numbers(_raw(block, value_starts, value_ends),
-                              b"0123456789+-", np.int64, int).tolist()
-        else:
-            padded = _padded(b, value_starts, value_ends)
-            if padded is None:
-                raise _Unusual  # a score over 64 characters
-            values, plain = _decimals(padded, value_ends - value_starts)
-            if not np.all(plain):  # exponents and the like: float() reads them
-                other = np.flatnonzero(~plain)
-                values[other] = _numbers(_raw(block, value_starts[other], value_ends[other]),
-                                         b"0123456789+-.eE", np.float64, float)
-            values = values.tolist()
-        # the lines of one query are usually together: add them in runs
-        changes = _query_changes(block, starts[first], ends[first])
-        if changes is None:
-            qids = _tokens(b, starts[first], ends[first])
-            changes = np.flatnonzero(np.fromiter(map(ne, qids[1:], qids[:-1]), dtype=bool,
-                                                 count=len(qids) - 1)) + 1
-        bounds = [0, *changes.tolist(), len(first)]
-        lows = np.array(bounds[:-1])
-        qids = _tokens(b, starts[first[lows]], ends[first[lows]])
-        for qid, lo, hi in zip(qids, bounds[:-1], bounds[1:]):
-            nested.setdefault(qid, {}).update(zip(docids[lo:hi], values[lo:hi]))
-            sizes[qid] = sizes.get(qid, 0) + hi - lo
-    if any(len(nested[qid]) != size for qid, size in sizes.items()):
-        raise _Unusual  # a document twice for a query
-    return nested
-
-
 # ----------------------------------------------------------------- readers
 
 def read_qrels(path):
@@ -583,8 +328,8 @@ def read_qrels(path):
     {'q1': {'d1': 1, 'd2': 0}, 'q2': {'d7': 2}}
     """
     try:
-        return _read_fast(path, "qrels")
-    except _Unusual:
+        return read_nested(path, "qrels")
+    except Unusual:
         return read_qrels_slowly(path)
 
 
@@ -641,8 +386,8 @@ def read_run(path):
     {'q1': {'d2': 3.5, 'd1': 1.25}}
     """
     try:
-        return _read_fast(path, "run")
-    except _Unusual:
+        return read_nested(path, "run")
+    except Unusual:
         return read_run_slowly(path)
 
 
@@ -651,7 +396,9 @@ def trec_order(ranking):
 
     Highest score first, scores compared as 32-bit floats (trec_eval stores
     them in a C ``float``); ties broken by document id, larger id first
-    (``"b"`` before ``"a"``, ``"9"`` before ``"10"``).
+    (``"b"`` before ``"a"``, ``"9"`` before ``"10"``).  The order is
+    defined once, by :func:`ragmetrics_edu.retrieval.conventions.rank`
+    (``rank(ranking, "trec_eval")``).
 
     Parameters
     ----------
@@ -669,13 +416,7 @@ def trec_order(ranking):
     >>> trec_order({"x": 1.0 + 1e-12, "y": 1.0})  # equal as float32: a tie
     ['y', 'x']
     """
-    with np.errstate(over="ignore"):  # 1e300 becomes inf, as in trec_eval
-        items = [(docid, float(np.float32(score))) for docid, score in ranking.items()]
-    # Two stable sorts: by id (larger first), then by score (higher first);
-    # the second keeps the id order among equal scores.
-    items.sort(key=lambda item: item[0], reverse=True)
-    items.sort(key=lambda item: item[1], reverse=True)
-    return [docid for docid, _ in items]
+    return rank(ranking, "trec_eval")
 
 
 def _check_field(value, what, qid=None, docid=None):

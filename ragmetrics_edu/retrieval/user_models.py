@@ -45,14 +45,24 @@ import numpy as np
 
 from .._validation import check_choice, check_judged_rels, check_k, check_real, describe
 
-__all__ = ["err_at_k", "rank_biased_precision", "rbp_residual", "RBP_GAINS"]
+__all__ = ["err_at_k", "rank_biased_precision", "rbp_residual", "RBP_GAINS", "check_persistence",
+           "check_max_grade", "MAX_GRADE_LIMIT"]
 
 RBP_GAINS = ("binary", "graded")
 """Names of RBP's gains (see :func:`rank_biased_precision`)."""
 
 
-def _check_max_grade(max_grade, grades, metric):
-    """``max_grade`` as a float: positive, and at least every grade of the ranking."""
+MAX_GRADE_LIMIT = 1023
+"""The largest ``max_grade`` of ERR: :math:`2^{g_{max}}` must be a finite double."""
+
+
+def check_max_grade(max_grade, metric, *, limit=None):
+    """``max_grade`` as a float: a positive number, at most ``limit`` if one is given.
+
+    The bounds of the parameter, written once: the readable functions and
+    the metric names of :func:`~ragmetrics_edu.evaluate` (``"err(max_grade=3)"``)
+    both check it here; ``metric`` names the measure in the message.
+    """
     if isinstance(max_grade, bool) or not isinstance(max_grade, numbers.Real):
         raise ValueError(f"{metric}: max_grade must be a positive number, got {describe(max_grade)}")
     check_real(max_grade, name=f"{metric}: max_grade")
@@ -60,20 +70,30 @@ def _check_max_grade(max_grade, grades, metric):
         raise ValueError(
             f"{metric}: max_grade must be a positive number, got {max_grade!r}"
         )
-    judged = grades[~np.isnan(grades)]
-    if len(judged) and judged.max() > max_grade:
-        raise ValueError(
-            f"{metric}: max_grade={max_grade!r} is below the largest grade in the "
-            f"ranking, {judged.max():g}; pass max_grade >= {judged.max():g} "
-            "(the top of the grading scale)"
-        )
+    if limit is not None and max_grade > limit:
+        raise ValueError(f"{metric}: max_grade must be at most {limit} (2**max_grade must fit "
+                         f"in a float), got {max_grade!r}")
     return float(max_grade)
 
 
-def _check_p(p, metric="RBP"):
+def _check_max_grade(max_grade, grades, metric, limit=None):
+    """``max_grade`` checked (:func:`check_max_grade`), and at least every grade of the ranking."""
+    max_grade = check_max_grade(max_grade, metric, limit=limit)
+    judged = grades[~np.isnan(grades)]
+    if len(judged) and judged.max() > max_grade:
+        raise ValueError(
+            f"{metric}: max_grade={max_grade:g} is below the largest grade in the "
+            f"ranking, {judged.max():g}; pass max_grade >= {judged.max():g} "
+            "(the top of the grading scale)"
+        )
+    return max_grade
+
+
+def check_persistence(p, metric="RBP"):
+    """The persistence ``p`` of RBP as a float, strictly between 0 and 1 (its bounds, written once)."""
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 < p < 1:
         raise ValueError(
-            f"{metric}: the persistence p must be strictly between 0 and 1, got {p!r}"
+            f"{metric}: the persistence p must be strictly between 0 and 1, got p={p!r}"
         )
     return float(p)
 
@@ -150,10 +170,7 @@ def err_at_k(rels, k=None, *, max_grade=4):
     """
     grades = check_judged_rels(rels)
     k = check_k(k, allow_none=True)
-    max_grade = _check_max_grade(max_grade, grades, "ERR")
-    if max_grade > 1023:  # 2**max_grade must be a finite double, as in rm.evaluate
-        raise ValueError(f"ERR: max_grade must be at most 1023 (2**max_grade must fit in a "
-                         f"double), got {max_grade:g}")
+    max_grade = _check_max_grade(max_grade, grades, "ERR", limit=MAX_GRADE_LIMIT)
     top = grades if k is None else grades[:k]
     top = np.where(np.isnan(top) | (top < 0), 0.0, top)  # no gain
     stop = (np.power(2.0, top) - 1.0) / 2.0 ** max_grade  # R_i
@@ -239,7 +256,7 @@ def rank_biased_precision(rels, p=0.8, *, gain="binary", max_grade=4):
     0.625
     """
     grades = check_judged_rels(rels)
-    p = _check_p(p)
+    p = check_persistence(p)
     check_choice(gain, RBP_GAINS, name="gain")
     if gain == "binary":
         gains = (grades >= 1).astype(np.float64)  # nan >= 1 is False
@@ -299,7 +316,7 @@ def rbp_residual(rels, p=0.8):
     1.0
     """
     grades = check_judged_rels(rels)
-    p = _check_p(p, "RBP residual")
+    p = check_persistence(p, "RBP residual")
     unjudged = np.isnan(grades)
     weights = _rbp_weights(len(grades), p)
     return math.fsum(weights[unjudged].tolist() + [p ** len(grades)])

@@ -2,12 +2,14 @@
 
 trec_eval orders tied documents by id, descending (``strcmp`` on bytes;
 ids equal but for trailing ``"\\0"`` as ``sorted`` orders them: rule 3 of
-:mod:`ragmetrics_edu.retrieval.batch.evaluator`).  A tie group used to compare each tied
+:mod:`ragmetrics_edu.retrieval.batch.evaluator`).  A tie group once compared each tied
 relevant document with every member of its group: ``n**2 / 2`` comparisons
-for ``n`` tied documents, half of them relevant.  The references here are
+for ``n`` tied documents, half of them relevant; now each query is sorted
+once and each tied document is sorted by id once more
+(:mod:`ragmetrics_edu.retrieval.batch._engine`).  The references here are
 pytrec_eval (trec_eval's C code) and the readable one-query functions over
 the documents ``sorted`` by (score, id), descending; the guard against
-quadratic work counts comparisons, never seconds.
+quadratic work counts the documents sorted, never seconds.
 """
 
 import numpy as np
@@ -17,7 +19,6 @@ from hypothesis import strategies as st
 
 import ragmetrics_edu as rm
 from ragmetrics_edu.retrieval.batch import _engine as engine
-from ragmetrics_edu.retrieval.batch import evaluator
 from ragmetrics_edu.retrieval.batch import evaluate
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -72,9 +73,8 @@ def test_twenty_thousand_tied_documents_equal_pytrec_eval(measure, trec_name):
 
 
 def test_big_groups_in_many_queries_equal_pytrec_eval():
-    # tie groups of every size around the switch from pairs to sorting
-    # (engine._PAIRWISE), in one run: small and big groups, long ids that
-    # share their first 16 bytes, multi-byte characters
+    # tie groups of many sizes in one run: small and big groups, long ids
+    # that share their first 16 bytes, multi-byte characters
     rng = np.random.default_rng(23)
     qrels, run = {}, {}
     for q, size in enumerate([1, 2, 63, 64, 65, 66, 129, 700, 3000]):
@@ -99,17 +99,26 @@ _HOSTILE = [
 """Ids that order awkwardly: prefixes, trailing and inner NULs, multi-byte UTF-8, lone surrogates."""
 
 
-@pytest.mark.parametrize("path", ["pairs", "sorting"])
+def _tie_path(mp, path):
+    """Rank tied ids by NumPy's byte strings (``"matrix"``), by Python's ``sorted`` (``"python"``),
+    or by packed keys where they fit (``"packed"``)."""
+    if path != "packed":
+        mp.setattr(engine, "_packed_ranks", lambda *args: None)
+    if path == "python":
+        mp.setattr(engine, "_MATRIX_BYTES", 0)
+
+
+@pytest.mark.parametrize("path", ["matrix", "python"])
 @pytest.mark.parametrize("metric", ["map", "mrr", "bpref"])
 def test_a_big_group_of_hostile_ids_follows_sorted(path, metric):
     # a group of 1,028 tied documents (the hostile ids, and 1,000 more made
     # of their pieces): every judged one's rank is its place in sorted(),
-    # by either way of counting (pairs for small groups, one sort for big ones)
+    # whichever way the tied ids are sorted
     rng = np.random.default_rng(5)
     extra = {"".join(rng.choice(_HOSTILE, size=3).tolist()) + str(i) for i in range(1000)}
     qrels, run = _one_big_group(0, seed=5, ids=_HOSTILE + sorted(extra))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(engine, "_PAIRWISE", 10**9 if path == "pairs" else 0)
+        _tie_path(mp, path)
         ours = evaluate(qrels, run, [metric]).per_query["q"][metric]
     assert ours == pytest.approx(_readable(qrels["q"], run["q"], metric), abs=1e-12)
 
@@ -119,17 +128,16 @@ def test_a_big_group_of_hostile_ids_follows_sorted(path, metric):
                     max_size=120, unique=True),
        scores=st.lists(st.sampled_from([0.0, 1.0, 1.0 + 1e-12]), min_size=120, max_size=120),
        grades=st.lists(st.integers(-1, 2), min_size=120, max_size=120),
-       pairwise=st.sampled_from([0, 1, 3, 64]))
-def test_tied_ranks_follow_sorted_whichever_way_they_are_counted(ids, scores, grades, pairwise):
+       path=st.sampled_from(["matrix", "python", "packed"]))
+def test_tied_ranks_follow_sorted_whichever_way_they_are_counted(ids, scores, grades, path):
     # hostile ids (NULs anywhere, prefixes, lone surrogates, 4-byte
     # characters), a few scores (1.0 + 1e-12 ties with 1.0 as a float32),
-    # any grades: map and bpref as sorted() orders the run, whatever the
-    # size below which groups compare pairs
+    # any grades: map and bpref as sorted() orders the run, whichever way
+    # the tied ids are sorted
     run = {"q": dict(zip(ids, scores))}
     qrels = {"q": dict(zip(ids[::2], grades))}
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(engine, "_PAIRWISE", pairwise)
-        mp.setattr(evaluator, "_packed_ranks", lambda *args: None)  # the tie-group path
+        _tie_path(mp, path)
         report = evaluate(qrels, run, ["map", "bpref"])
     if "q" not in report.per_query:
         return
@@ -142,45 +150,35 @@ def test_tied_ranks_follow_sorted_whichever_way_they_are_counted(ids, scores, gr
 
 
 def _counted_work(monkeypatch, qrels, run, metric):
-    """Evaluate; return (pairs of ids compared, ids sorted) in the tie step."""
-    work = {"pairs": 0, "sorted": 0}
-    larger_ids = engine._larger_ids
-    count_by_sorting = getattr(engine, "_count_by_sorting", None)
+    """Evaluate; return the number of ids turned into sort keys by the tie step (its work)."""
+    work = []
+    tie_keys = engine._tie_keys
 
-    def counting_larger_ids(a, a_columns, b, b_columns):
-        work["pairs"] += len(a_columns)
-        return larger_ids(a, a_columns, b, b_columns)
+    def counting(group, raw, starts, lengths, width):
+        work.append(len(group))
+        return tie_keys(group, raw, starts, lengths, width)
 
-    def counting_sort(member_words, hit_words, group_of_hit, group_start, group_size, chosen):
-        groups = np.unique(group_of_hit[chosen])
-        work["sorted"] += int(group_size[groups].sum() + chosen.sum())
-        return count_by_sorting(member_words, hit_words, group_of_hit, group_start,
-                                group_size, chosen)
-
-    monkeypatch.setattr(evaluator, "_packed_ranks", lambda *args: None)  # the tie-group path
-    monkeypatch.setattr(engine, "_larger_ids", counting_larger_ids)
-    monkeypatch.setattr(engine, "_count_by_sorting", counting_sort, raising=False)
+    monkeypatch.setattr(engine, "_packed_ranks", lambda *args: None)  # the tie step
+    monkeypatch.setattr(engine, "_tie_keys", counting)
     evaluate(qrels, run, [metric])
-    return work["pairs"], work["sorted"]
+    return sum(work)
 
 
 @pytest.mark.parametrize("metric", ["map", "bpref"])
 @pytest.mark.parametrize("n", [500, 4000])
 def test_tie_work_grows_linearly_with_the_group(monkeypatch, metric, n):
     # n tied documents, n / 2 judged (n / 4 relevant): comparing each ranked
-    # document with each member of its group made n**2 / 4 (bpref) pairs;
-    # now at most engine._PAIRWISE pairs a ranked document, and each id of a
-    # big group is sorted once (plus once as a ranked document)
+    # document with each member of its group made n**2 / 4 (bpref) pairs; now
+    # the group's ids are sorted once and each ranked one (every judged one
+    # for bpref, the relevant ones for map) is searched for among them
     qrels, run = _one_big_group(n, seed=n)
     ranked = sum(1 for g in qrels["q"].values() if metric == "bpref" or g >= 1)
-    pairs, sorted_ids = _counted_work(monkeypatch, qrels, run, metric)
-    assert pairs <= 64 * ranked  # (64: engine._PAIRWISE today)
-    assert sorted_ids <= n + ranked
+    assert _counted_work(monkeypatch, qrels, run, metric) == n + ranked
 
 
-def test_tie_work_of_many_small_groups_is_pairs_of_at_most_pairwise(monkeypatch):
-    # groups of up to engine._PAIRWISE documents compare pairs, each ranked
-    # document with its group only: the pairs are the sum of those sizes
+def test_tie_work_of_many_small_groups_is_their_documents(monkeypatch):
+    # groups of a few documents: the documents of each group holding a
+    # relevant document are sorted once, and the relevant ones searched once
     rng = np.random.default_rng(3)
     run = {f"q{q}": {f"long-document-id-{i:06d}": float(rng.integers(0, 3))
                      for i in rng.choice(10_000, size=90, replace=False).tolist()}
@@ -189,40 +187,34 @@ def test_tie_work_of_many_small_groups_is_pairs_of_at_most_pairwise(monkeypatch)
     expected = 0
     for q, ranking in run.items():
         scores = list(ranking.values())
-        sizes = [scores.count(ranking[d]) for d in qrels[q]]
-        expected += sum(s for s in sizes if s > 1)  # a document alone in its score: no tie
-    pairs, sorted_ids = _counted_work(monkeypatch, qrels, run, "map")
-    assert sorted_ids == 0 and pairs == expected
+        judged_scores = [ranking[d] for d in qrels[q]]
+        for score in set(judged_scores):
+            if scores.count(score) > 1:  # a tie group holding judged documents
+                expected += scores.count(score) + judged_scores.count(score)
+    assert _counted_work(monkeypatch, qrels, run, "map") == expected
 
 
-# --- Packed keys (few distinct scores, ids of at most 7 bytes) ---------------
+# --- Packed keys (ids of at most 7 bytes, few distinct scores) ---------------
 #
-# Such runs are ranked by one sort of 64-bit keys (the score's rank among the
-# run's distinct scores, then the id's bytes): engine._packed_ranks.  Every
-# other run takes the tie-group path.  Both must give sorted()'s order.
+# Such runs are ranked by one sort of 64-bit keys (the query, the score's
+# rank among the chunk's distinct scores, then the id's bytes), a block of
+# queries at a time: engine._packed_ranks.  Every other run takes the tie step.  Both must give
+# sorted()'s order.
 
 def _evaluate_both_ways(qrels, run, metrics, **kwargs):
-    """``evaluate`` with packed keys allowed, and with the tie-group path only; and whether it packed.
-
-    (Also sets ``_evaluate_both_ways.found_by_id``: whether the judged
-    documents were found among the sorted ids rather than looked up.)
-    """
-    packed_ranks = evaluator._packed_ranks
+    """``evaluate`` with packed keys allowed, and with the tie step only; and whether it packed."""
+    packed_ranks = engine._packed_ranks
     used = []
 
     def spying(*args):
         ranks = packed_ranks(*args)
         used.append(ranks is not None)
-        if ranks is not None and len(args) == 2:
-            _evaluate_both_ways.found_by_id = True
         return ranks
 
-    _evaluate_both_ways.found_by_id = False
-
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(evaluator, "_packed_ranks", spying)
+        mp.setattr(engine, "_packed_ranks", spying)
         packed = evaluate(qrels, run, metrics, **kwargs)
-        mp.setattr(evaluator, "_packed_ranks", lambda *args: None)
+        mp.setattr(engine, "_packed_ranks", lambda *args: None)
         general = evaluate(qrels, run, metrics, **kwargs)
     return packed, general, any(used)
 
@@ -234,7 +226,7 @@ _SHORT_HOSTILE = ["", "a", "ab", "abc", "abcdefg", "9", "10", "\x01", "a\x01", "
 
 @settings(max_examples=200, deadline=None)
 @given(ids=st.lists(st.text(alphabet="ab9\x01\x7f\xe9\ud800\U0001f600", max_size=4).filter(
-           lambda d: len(d.encode("utf-8", "surrogatepass")) <= 7), min_size=1, max_size=60,
+           lambda d: len(d.encode("utf-8", "surrogatepass")) <= 7), min_size=2, max_size=60,
            unique=True),
        scores=st.lists(st.sampled_from([0.0, -0.0, 1.0, 1.0 + 1e-12, 2.5, -1.0, float("inf")]),
                        min_size=60, max_size=60),
@@ -246,17 +238,21 @@ def test_packed_keys_rank_as_sorted(ids, scores, grades, n_queries, unretrieved)
     # short hostile ids (prefixes, multi-byte characters, lone surrogates),
     # scores that tie as float32 (-0.0 and 0.0, 1.0 and 1.0 + 1e-12), any
     # grades, one to three queries, judged ids that are not retrieved but
-    # whose first bytes are a retrieved id's ("a\0", "abcdefgh"): the
-    # packed path is taken, and map and bpref are those of the run as
-    # sorted() orders it
+    # whose first bytes are a retrieved id's ("a\0", "abcdefgh"): where
+    # the run has ties, the packed path is taken, and map and bpref are
+    # those of the run as sorted() orders it
     run = {f"q{q}": dict(zip(ids[q::n_queries], scores[q::n_queries])) for q in range(n_queries)}
     qrels = {q: dict(zip(list(r)[::2] + [d for d in unretrieved if d not in r], grades))
              for q, r in run.items()}
     qrels = {q: j for q, j in qrels.items() if j}
     if not qrels:
         return
-    packed, general, used = _evaluate_both_ways(qrels, run, ["map", "bpref", "ndcg@5"])
-    assert used
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine, "_HEAVY_TIES", 0.0)  # packed keys wherever they fit
+        mp.setattr(engine, "_PACKED_BLOCK", 1)
+        packed, general, used = _evaluate_both_ways(qrels, run, ["map", "bpref", "ndcg@5"])
+    tied = any(len(set(map(np.float32, run[q].values()))) < len(run[q]) for q in qrels)
+    assert used == tied  # (packed keys are tried where the run's documents tie)
     assert packed.per_query == general.per_query and packed.mean == general.mean
     for qid, values in packed.per_query.items():
         for metric in ("map", "bpref"):
@@ -306,45 +302,40 @@ def _fixed_run(n_queries=20, size=50, ids=None, scores=None):
     return qrels, run
 
 
-@pytest.mark.parametrize("case, packs, found_by_id", [
-    ("five scores", True, True),
-    ("200 distinct scores", True, False),      # more than 16: looked up, then packed
-    ("300 distinct scores", False, False),     # more than 256: no room in 8 bits
-    ("a score missed by the samples", False, False),
-    ("an id of 8 bytes", False, False),
-    ("an id holding a NUL", False, False),
-    ("7-byte multi-byte ids", True, True),
-    ("judged ids that only begin as retrieved ones", True, False),  # a NUL: looked up
-    ("judged ids of 8 bytes that begin as retrieved ones", True, True),
+@pytest.mark.parametrize("case, packs", [
+    ("five scores", True),
+    ("200 distinct scores", False),            # no ties: the first sort is the order
+    ("200 distinct scores and ties", True),    # 8 bits of score
+    ("7-byte multi-byte ids, 20 queries", True),  # 56 + 3 bits: 32 queries a block
+    ("an id of 8 bytes", False),               # no room for its bytes
+    ("an id holding a NUL", False),            # zero-padding would make it "d"
+    ("7-byte ids and 300 distinct scores", False),  # 56 + 9 bits: no room
+    ("judged ids that only begin as retrieved ones", True),  # (only the run's ids are packed)
 ])
-def test_which_runs_are_packed(case, packs, found_by_id):
-    # whether a run is packed or not, the values are the tie-group path's
-    # (and so sorted()'s and pytrec_eval's, tested above and elsewhere)
+def test_which_runs_are_packed(case, packs):
+    # whether a run is packed or not, the values are the tie step's (and so
+    # sorted()'s and pytrec_eval's, tested above and elsewhere)
     if case == "five scores":
         qrels, run = _fixed_run()
     elif case == "200 distinct scores":
         qrels, run = _fixed_run(scores=lambda q, i: float((q * 50 + i) % 200) / 8)
-    elif case == "300 distinct scores":
-        qrels, run = _fixed_run(scores=lambda q, i: float((q * 50 + i) % 300) / 8)
-    elif case == "a score missed by the samples":
-        # 200 queries of 50: 10,000 scores; the samples look at both ends
-        qrels, run = _fixed_run(n_queries=200, scores=lambda q, i: 9.0 if (q, i) == (100, 7)
-                                else float(i % 3))
+    elif case == "200 distinct scores and ties":
+        qrels, run = _fixed_run(scores=lambda q, i: float((q * 7 + i % 25) % 200) / 8)
     elif case == "an id of 8 bytes":
         qrels, run = _fixed_run(ids=lambda q, i: "d1234567" if (q, i) == (19, 3) else f"d{i}")
     elif case == "an id holding a NUL":
         qrels, run = _fixed_run(ids=lambda q, i: "d\0" if (q, i) == (19, 3) else f"d{i}")
-    elif case == "7-byte multi-byte ids":
+    elif case == "7-byte multi-byte ids, 20 queries":
         qrels, run = _fixed_run(ids=lambda q, i: f"é{i:05d}")
+    elif case == "7-byte ids and 300 distinct scores":
+        qrels, run = _fixed_run(ids=lambda q, i: f"é{i:05d}",
+                                scores=lambda q, i: float((q * 15 + i % 25) % 300))
     else:
         # "d10" is retrieved; "d10\0" and "d10xxxxx" are judged, relevant, not
         # retrieved (the second cut to 7 bytes is "d10xxxx", which is)
         qrels, run = _fixed_run(ids=lambda q, i: "d10xxxx" if i == 49 else f"d{i}")
         for judged in qrels.values():
-            judged.update({"d10xxxxx": 2} if "8 bytes" in case else
-                          {"d10\0": 2, "d10xxxxx": 2, "d10xxxx\0": 1})
+            judged.update({"d10\0": 2, "d10xxxxx": 2, "d10xxxx\0": 1})
     packed, general, used = _evaluate_both_ways(qrels, run, ["map", "bpref", "ndcg@10"])
     assert used == packs
-    # found among the sorted ids, or looked up in the dicts and then packed
-    assert _evaluate_both_ways.found_by_id == found_by_id
     assert packed.per_query == general.per_query and packed.mean == general.mean

@@ -121,12 +121,16 @@ def test_every_query_is_sorted_whatever_the_depths(sizes):
         assert values["P@5"] == pytest.approx(precision_at_k(rels, 5), abs=1e-12), qid
 
 
-def test_tie_resolution_in_small_chunks(monkeypatch):
-    # the tie counting works a bounded number of comparisons at a time;
-    # chunks of 3 pairs must give the same ranks as the readable path
-    from ragmetrics_edu.retrieval.batch import _engine as batch
+@pytest.mark.parametrize("chunk, matrix_bytes", [(1 << 17, 1 << 26), (50, 1 << 26), (50, 0)])
+def test_tie_resolution_in_small_chunks(monkeypatch, chunk, matrix_bytes):
+    # the queries are ranked a chunk at a time, and tied ids sorted as byte
+    # strings by NumPy or, past a memory budget, by Python's sorted: chunks
+    # of about 50 documents and either way must give the readable path's ranks
+    from ragmetrics_edu.retrieval.batch import _engine, evaluator
 
-    monkeypatch.setattr(batch._count_larger_ids, "__defaults__", (3,))
+    monkeypatch.setattr(evaluator, "CHUNK", chunk)
+    monkeypatch.setattr(_engine, "_MATRIX_BYTES", matrix_bytes)
+    monkeypatch.setattr(_engine, "_PACKED_ID_BYTES", 0)  # no packed keys: the tie step runs
     qrels, run = _random_collection(11, n_queries=60)
     run = {q: {d: float(int(s) % 2) for d, s in r.items()} for q, r in run.items()}
     report = evaluate(qrels, run, ["map", "ndcg"])

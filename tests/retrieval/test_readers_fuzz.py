@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragmetrics_edu.retrieval import trec
+from ragmetrics_edu.retrieval.batch import _columns
 from ragmetrics_edu.retrieval.trec import read_qrels, read_qrels_slowly, read_run, read_run_slowly
 from tests._bounded import finishes
 
@@ -44,8 +45,8 @@ def _outcome(read, path):
 def test_readers_raise_only_value_error_and_agree(tmp_path, data, block):
     path = tmp_path / "file"
     path.write_bytes(data)
-    saved = trec.BLOCK
-    trec.BLOCK = block  # small blocks: lines straddle their ends
+    saved = _columns.BLOCK
+    _columns.BLOCK = block  # small blocks: lines straddle their ends
     try:
         for kind, read, slowly in (("qrels", read_qrels, read_qrels_slowly),
                                    ("run", read_run, read_run_slowly)):
@@ -54,14 +55,14 @@ def test_readers_raise_only_value_error_and_agree(tmp_path, data, block):
             if message is not None:
                 assert str(path) in message and len(message) < 1200
             try:
-                fast = trec._read_fast(path, kind)
-            except trec._Unusual:
+                fast = _columns.read_nested(path, kind)
+            except _columns.Unusual:
                 continue  # left to the readable reader
             # the fast reader never accepts what the readable one refuses
             assert message is None and fast == result
             assert list(fast) == list(result)
     finally:
-        trec.BLOCK = saved
+        _columns.BLOCK = saved
 
 
 @settings(max_examples=200, deadline=None)

@@ -151,7 +151,9 @@ def _both_run(path):
 
 def test_fast_reader_equals_the_readable_one_on_a_large_random_file(tmp_path, monkeypatch):
     # small blocks, so that lines and queries straddle block boundaries
-    monkeypatch.setattr(rm.retrieval.trec, "BLOCK", 1000)
+    from ragmetrics_edu.retrieval.batch import _columns
+
+    monkeypatch.setattr(_columns, "BLOCK", 1000)
     rng = np.random.default_rng(5)
     lines, qrels_lines = [], []
     for q in rng.permutation(300):

@@ -9,8 +9,8 @@ gather the pieces of an array.  Speed only: no number depends on how it is done.
 
 import numpy as np
 
-_KEEP_BYTES = np.array([((1 << 8 * n) - 1) << (64 - 8 * n) for n in range(9)], dtype=np.uint64)
-"""``_KEEP_BYTES[n]`` keeps the first ``n`` bytes of a big-endian 64-bit word, zeroes the rest."""
+KEEP_BYTES = np.array([((1 << 8 * n) - 1) << (64 - 8 * n) for n in range(9)], dtype=np.uint64)
+"""``KEEP_BYTES[n]`` keeps the first ``n`` bytes of a big-endian 64-bit word, zeroes the rest."""
 
 
 def id_words(raw, starts, lengths, n_words):
@@ -44,21 +44,21 @@ def id_words(raw, starts, lengths, n_words):
         words[w] = windows[first]
         if len(past):  # drop the bytes before the word's first one
             words[w, past] <<= (8 * np.minimum(starts[past] + 8 * w - last, 8)).astype(np.uint64)
-        words[w] &= _KEEP_BYTES[bytes_in_word]
+        words[w] &= KEEP_BYTES[bytes_in_word]
     return words
 
 
-def first_words(raw, starts, lengths):
+def first_words(raw, starts, lengths, padded=False):
     """Each id's first 8 bytes as one big-endian 64-bit word, zero-padded (as :func:`id_words`).
 
     For ids of at most 8 bytes (``lengths``), which one word orders as
     ``strcmp`` does (bytes past an id's end are 0).  ``raw`` is copied once
     with 8 zero bytes at its end, so that every word can be read where it
-    starts.
+    starts, unless it has them already (``padded``).
     """
-    padded = raw + bytes(8)
+    padded = raw if padded else raw + bytes(8)
     windows = np.ndarray(len(padded) - 7, dtype=">u8", buffer=padded, strides=(1,))
-    return windows[starts] & _KEEP_BYTES[lengths]  # (a native uint64 array)
+    return windows[starts] & KEEP_BYTES[lengths]  # (a native uint64 array)
 
 
 def ranges(starts, sizes):

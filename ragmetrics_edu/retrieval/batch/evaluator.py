@@ -120,34 +120,33 @@ the qrels (retrieved or not).
 
 How the fast path works
 -----------------------
-Python dictionaries are slow to loop over one document at a time, so the code
-works on flat NumPy arrays.  It uses one observation: only the *relevant*
-retrieved documents contribute to P, recall, AP, RR and DCG, so it is enough
-to know the rank of each of them.  The rank of a document is
-
-.. math::
-
-    rank(d) = 1 + \#\{d' : s'_{32} > s_{32}\}
-                + \#\{d' : s'_{32} = s_{32} \text{ and } d' > d\}
-
-over the documents :math:`d'` of the same query (rules 2 and 3).  The first
-count comes from sorting the scores of each query (the rows of a matrix,
-one query per row: NumPy sorts short rows much faster than one long array)
-and a binary search; the second only has to look at the few groups of tied
-scores.  With
-the ranks :math:`r_1 < r_2 < \dots` of the relevant documents of a query:
+Python dictionaries are slow to loop over one document at a time, so
+:func:`evaluate` works on flat NumPy arrays, in five steps that each read
+as one function: which queries are scored (:func:`select_queries`); the
+dictionaries checked and turned into columns, a chunk of whole queries at
+a time, each document with its score and, if it is judged, its grade
+(:func:`dict_chunks`); each query sorted once, as trec_eval orders it
+(rules 1-3), into one frozen :class:`~ragmetrics_edu.retrieval.batch.kernels.Ranked`
+form: the judged documents at their ranks, and the judgements
+(:func:`~ragmetrics_edu.retrieval.batch._engine.rank`); one kernel per
+metric (:mod:`~ragmetrics_edu.retrieval.batch.kernels`); the values per
+query and their means (:func:`report`).  Only the judged documents can
+change a metric, so the ranked form keeps them alone: with the ranks
+:math:`r_1 < r_2 < \dots` of the relevant documents of a query,
 
 * P@k = #{i : r_i <= k} / k,  recall@k = #{i : r_i <= k} / R,
 * RR = 1 / r_1,  AP = (1 / R) * sum_i i / r_i,
 * DCG@k = sum_{r_i <= k} gain_i / log2(r_i + 1),
 
-which NumPy computes for every query at once with ``np.bincount``.  (A run
-with few distinct scores and short ids, where ties are many, is ranked
-another way, with the same result: score and id are packed in one 64-bit
-number and each query's numbers are sorted once.)  The
-readable one-query functions of :mod:`ragmetrics_edu.retrieval.order_unaware`,
-:mod:`~ragmetrics_edu.retrieval.order_aware` and :mod:`~ragmetrics_edu.retrieval.graded` are
-the reference the tests compare this path with.
+which NumPy computes for every query at once with ``np.bincount``.  The
+sorting is engine (:mod:`~ragmetrics_edu.retrieval.batch._engine`): one
+``argsort`` of 64-bit keys holding the query and the score, ties ordered by
+id after it, or, for short ids and few distinct scores, the id packed in
+the key too.  :func:`~ragmetrics_edu.evaluate_files` runs the same steps
+on TREC files read as columns, a block of queries at a time.  Each metric's
+readable one-query function (its declaration in
+:mod:`~ragmetrics_edu.retrieval.batch.registry`) is the reference the
+tests compare this path with.
 
 Examples
 --------
@@ -163,21 +162,21 @@ Examples
 
 import dataclasses
 import math
-from itertools import chain, compress, islice, repeat
-from operator import itemgetter
+from itertools import chain, compress, repeat
 
 import numpy as np
 
 from ..conventions import PRESETS, evaluate_as, get_preset
-from ._checks import (_as_dicts, _check_all_docids, _check_grades, _check_nested,
-                      _check_scores, _joined_ids)
-from ._engine import (_PACKED_ID_BYTES, _count_larger_ids, _packed_ranks, _sort_each_query,
-                      _sortable, _to_float32, _unique)
-from .kernels import KERNELS
-from .registry import NEEDS_JUDGED, check_metrics, uses_relevance_level
+from ..frames import from_frames
+from ..trec import read_qrels, read_run
+from ._checks import _as_dicts, _check_grades, _check_nested, _check_scores, _joined_ids
+from ._columns import NotGrouped, QrelsColumns, Unusual, path_of, run_chunks
+from ._engine import Chunk, joined_entries, rank, utf8_ids
+from .registry import check_metrics, uses_relevance_level
 from .report import Report
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "select_queries", "dict_chunks", "score_chunks", "report",
+           "evaluate_files"]
 
 
 def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None,
@@ -186,14 +185,22 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None,
 
     Parameters
     ----------
-    qrels : dict of str to dict of str to int
+    qrels : dict of str to dict of str to int, path or data frame
         Relevance judgements, ``{qid: {docid: grade}}``.  Grades are
-        integers; a grade >= 1 is relevant, 0 or negative is not.
-    run : dict of str to dict of str to float
+        integers; a grade >= 1 is relevant, 0 or negative is not.  Or a
+        TREC qrels file, or a data frame with ir_measures' columns
+        ``query_id``, ``doc_id``, ``relevance`` (pandas; polars and Arrow
+        tables through their ``to_pandas``).
+    run : dict of str to dict of str to float, path or data frame
         Retrieval scores, ``{qid: {docid: score}}``; higher is better.
         Scores are converted as ``float()`` does (``"0.5"`` is read as in a
         run file).  The order of the dictionaries does not matter (see the
-        module docstring for how scores and ties are ordered).
+        module docstring for how scores and ties are ordered).  Or a data
+        frame with the columns ``query_id``, ``doc_id``, ``score``, or a
+        TREC run file, read query by query (:func:`evaluate_files`: the
+        memory held is that of its largest query) when the lines of each
+        query are together, as in every TREC run, and read whole first when
+        they are not (the same numbers).
     metrics : list of str
         Names among ``"P@k"``, ``"recall@k"``, ``"f1@k"``, ``"hit_rate@k"``,
         ``"mrr"``, ``"mrr@k"``, ``"map"``, ``"map@k"``, ``"ndcg"``,
@@ -347,20 +354,22 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None,
     0.25
     """
     conv = _chosen_conventions(conventions, missing, gain, relevance_level, depth)
+    if path_of(run) is not None and _takes_the_fast_path(conv):  # a run file: a stream of columns
+        return evaluate_files(qrels, path_of(run), check_metrics(metrics, conv.metrics,
+                                                                 who=conv.library), conv)
+    qrels, run = from_frames(qrels, run)
     if not _takes_the_fast_path(conv):
         return evaluate_as(qrels, run, metrics, conv)
     parsed = check_metrics(metrics, conv.metrics, who=conv.library)
     _check_nested(qrels, "qrels", "grade")
     _check_nested(run, "run", "score")
 
-    queries = _select_queries(qrels, run)            # 1. which queries are scored
-    judged = any(m.base in NEEDS_JUDGED for m in parsed)  # rank every judged document?
-    data = _flatten(qrels, run, queries, conv.scores, judged)  # 2. validate, into flat arrays
-    hits = _rank_relevant(data, judged, conv.depth)  # 3. rank the relevant (or judged) documents
-    at_level = _at_level(hits, conv.relevance_level)  # (the binary measures' relevant documents)
-    values = {m.name: KERNELS[m.base](at_level if uses_relevance_level(m) else hits, m, conv)
-              for m in parsed}                       # 4. one kernel per metric
-    return _aggregate(values, queries, at_level, conv, qrels)  # 5. per query and means
+    queries = select_queries(qrels, run)                        # 1. which queries are scored
+    chunks = dict_chunks(qrels, run, queries.scored, conv.scores,  # 2. checked, as columns
+                         any(m.declaration.judged for m in parsed))
+    scored, values, n_relevant = score_chunks(chunks, parsed, conv)  # 3. rank, 4. kernels
+    return report(scored, values, n_relevant, queries, conv,     # 5. per query and means
+                  lambda qid: qrels[qid].values())
 
 
 # ---------------------------------------------------------------------------
@@ -399,7 +408,7 @@ def _takes_the_fast_path(conv):
 
 
 @dataclasses.dataclass
-class _Queries:
+class Queries:
     """Step 1: which queries are scored, and which are left out and why."""
 
     scored: list      # judged and in the run, in the run's order
@@ -407,8 +416,8 @@ class _Queries:
     missing: tuple    # judged, absent from the run
 
 
-def _select_queries(qrels, run):
-    """Split the query ids into scored, unjudged and missing ones (rule 8).
+def select_queries(qrels, run):
+    """Split the query ids into scored, unjudged and missing ones (rule 9).
 
     A query with an empty judgement dict has no judgements: a TREC qrels
     file cannot even express it, pytrec_eval treats it as absent, and
@@ -431,384 +440,230 @@ def _select_queries(qrels, run):
             f"run ({len(run)} queries): there is nothing to score (trec_eval "
             f"stops with the same error)"
         )
-    return _Queries(scored, unjudged, missing_queries)
+    return Queries(scored, unjudged, missing_queries)
 
 
-@dataclasses.dataclass
-class _Flat:
-    """Step 2: the scored queries' dictionaries, checked, as flat arrays.
-
-    Query ``q``'s run documents are entries ``run_starts[q]`` to
-    ``run_starts[q] + run_sizes[q]`` of the run arrays, in dict order; its
-    judged documents likewise in the judged arrays.
-    """
-
-    qids: list
-    rankings: list          # the run's {docid: score} of each query
-    judgements: list        # the qrels' {docid: grade} of each query
-    run_sizes: np.ndarray
-    run_starts: np.ndarray
-    judged_starts: np.ndarray
-    judged_query: np.ndarray  # the query of each judged entry
-    grades: np.ndarray        # int64, one per judged entry
-    score_keys: np.ndarray    # uint32, one per run entry: sorts as the scores
-    key_of: object            # maps more scores of this run to their keys
-    scores: str               # "float32" or "float64"
-    run_ids: str = ""         # every run document id, "\0" between two, in entry order
-    judged_ids: str = ""      # every judged document id, likewise
-    looked_up: np.ndarray = None         # judged entries looked up in the run
-    looked_up_scores: np.ndarray = None  # their scores in the run, NaN if not retrieved
-    packed: tuple = None  # or, found by packed keys: (retrieved judged entries, their ranks)
-
-    @property
-    def n_queries(self):
-        return len(self.qids)
-
-    def run_where(self, i):
-        """(qid, docid) of the i-th run entry, read back from the dicts (for errors)."""
-        q = int(np.searchsorted(self.run_starts, i, side="right") - 1)
-        return self.qids[q], list(self.rankings[q])[i - self.run_starts[q]]
-
-    def judged_where(self, i):
-        """(qid, docid) of the i-th judged entry (for errors)."""
-        q = int(np.searchsorted(self.judged_starts, i, side="right") - 1)
-        return self.qids[q], list(self.judgements[q])[i - self.judged_starts[q]]
+CHUNK = 1 << 17
+"""Documents ranked at a time (whole queries): enough to make each NumPy call
+worth it, few enough that its arrays stay in the processor's caches."""
 
 
-def _flatten(qrels, run, queries, scores, judged=False):
-    """Check every id, score and grade of the scored queries; return a :class:`_Flat`.
+def dict_chunks(qrels, run, scored, scores, every_judged=True):
+    """Step 2: every id, score and grade of the scored queries checked, then :class:`Chunk` s.
 
     No Python statement runs once per document: ``chain``, ``map`` and
-    ``np.fromiter`` loop in C.  Document ids are read straight from the
-    dicts when needed, never kept in one long list (a list of many strings
-    costs time to build, to free, and to the garbage collector).  The
-    relevant judged documents (every judged one if ``judged``) are looked
-    up in the run here too, while its ids are read (:func:`_join_and_look_up`).
+    ``np.fromiter`` loop in C.  Every check runs before the first chunk is
+    ranked, so an error is the same whichever query holds it.  Each
+    judged document is looked up in its query's run (``dict.get``): its
+    score there, or NaN if it was not retrieved.
     """
-    scored = queries.scored
-    n_queries = len(scored)
-    # (plain dicts: ``dict.get`` and ``dict.values`` below need them)
     rankings = _as_dicts([run[qid] for qid in scored])
     judgements = _as_dicts([qrels[qid] for qid in scored])
-    run_sizes = np.fromiter(map(len, rankings), dtype=np.int64, count=n_queries)
-    judged_sizes = np.fromiter(map(len, judgements), dtype=np.int64, count=n_queries)
-    data = _Flat(
-        qids=scored, rankings=rankings, judgements=judgements,
-        run_sizes=run_sizes, run_starts=np.cumsum(run_sizes) - run_sizes,
-        judged_starts=np.cumsum(judged_sizes) - judged_sizes,
-        judged_query=np.repeat(np.arange(n_queries), judged_sizes),
-        grades=None, score_keys=None, key_of=None, scores=scores,
-    )
-    # Document ids must be strings, as in a TREC file: a run's 7 would
-    # silently never match a judged "7".  Every id is checked.
-    # (both kept: ties are broken by comparing the ids of a hit and of the
-    # documents that share its score)
-    data.judged_ids = _joined_ids(judgements, scored, "qrels")
-    data.grades = _check_grades(list(chain.from_iterable(map(dict.values, judgements))),
-                                data.judged_where)
-    # Only relevant documents can change most metrics, so the (often many)
-    # non-relevant judgements are looked up only if needed.
-    looked_up = np.ones(len(data.grades), dtype=bool) if judged else data.grades >= 1
-    # A run that its first queries say has few distinct scores and short ids
-    # may be packed (:func:`_packed_ranks`): then the judged documents are
-    # found among its sorted ids, not looked up in its dicts one by one.
-    may_pack = _may_pack(rankings)
-    if may_pack:
-        data.run_ids = _joined_ids(rankings, scored, "run")
+    run_sizes = np.fromiter(map(len, rankings), dtype=np.int64, count=len(scored))
+    judged_sizes = np.fromiter(map(len, judgements), dtype=np.int64, count=len(scored))
+    run_starts = np.cumsum(run_sizes) - run_sizes
+    judged_starts = np.cumsum(judged_sizes) - judged_sizes
+
+    def where(starts, dicts):
+        return _where(scored, starts, dicts)
+
+    # ids must be strings, as in a TREC file: a run's 7 would never match a judged "7"
+    judged_ids = _joined_ids(judgements, scored, "qrels")
+    grades = _check_grades(list(chain.from_iterable(map(dict.values, judgements))),
+                           where(judged_starts, judgements))
+    run_ids = _joined_ids(rankings, scored, "run")
+    values = _check_scores(rankings, run_starts, run_sizes, where(run_starts, rankings),
+                           np.float64)
+    if scores == "float32":  # read as a double, kept as a float: as trec_eval 9.x reads a run
+        with np.errstate(over="ignore"):
+            values = values.astype(np.float32)
+    looked_up = _looked_up(rankings, judgements, grades, judged_sizes, every_judged)
+    judged_query = np.repeat(np.arange(len(scored)), judged_sizes)
+    run_utf8 = _utf8_of(run_ids, rankings, run_starts, len(values))
+    judged_utf8 = _utf8_of(judged_ids, judgements, judged_starts, len(grades))
+    name = where(judged_starts, judgements)
+
+    query_ends = np.cumsum(run_sizes)
+    firsts = [0, *(np.flatnonzero(np.diff(run_starts // CHUNK) > 0) + 1).tolist(), len(scored)]
+    for lo, hi in zip(firsts[:-1], firsts[1:]):
+        first, last = int(run_starts[lo]), int(query_ends[hi - 1])
+        jfirst, jlast = int(judged_starts[lo]), int(judged_starts[hi - 1] + judged_sizes[hi - 1])
+        yield Chunk(
+            qids=scored[lo:hi], sizes=run_sizes[lo:hi], scores=values[first:last],
+            ids=lambda entries, first=first: run_utf8(_shifted(entries, first)),
+            judged_query=judged_query[jfirst:jlast] - lo, judged_grades=grades[jfirst:jlast],
+            judged_scores=looked_up[jfirst:jlast],
+            judged_ids=lambda j, jfirst=jfirst: judged_utf8(_shifted(j, jfirst)),
+            name_judged=lambda j, jfirst=jfirst: "document {1!r} of query {0!r}".format(
+                *name(j + jfirst)))
+
+
+def _where(qids, starts, dicts):
+    """``at(i)``: the (qid, docid) of entry ``i`` of the dicts, read back from them (for errors)."""
+    def at(i):
+        q = int(np.searchsorted(starts, i, side="right") - 1)
+        return qids[q], list(dicts[q])[i - starts[q]]
+    return at
+
+
+def _looked_up(rankings, judgements, grades, judged_sizes, every_judged):
+    """The run's score of each judged document (NaN: not retrieved, or not looked up)."""
+    getters = map(getattr, rankings, repeat("get"))
+    relevant = grades >= 1  # (only these change the other metrics, at any relevance level)
+    if every_judged or 2 * np.count_nonzero(relevant) > len(grades):  # (most: look all up)
+        return np.fromiter(chain.from_iterable(map(map, getters, judgements,
+                                                   repeat(repeat(math.nan)))),
+                           dtype=np.float64, count=len(grades))
+    picked = list(compress(chain.from_iterable(judgements), relevant.tolist()))
+    query = np.repeat(np.arange(len(judged_sizes)), judged_sizes)[relevant]
+    ends = np.cumsum(np.bincount(query, minlength=len(judged_sizes))).tolist()
+    per_query = map(picked.__getitem__, map(slice, [0, *ends[:-1]], ends))
+    out = np.full(len(grades), math.nan)
+    out[relevant] = np.fromiter(chain.from_iterable(map(map, getters, per_query,
+                                                        repeat(repeat(math.nan)))),
+                                dtype=np.float64, count=len(picked))
+    return out
+
+
+def _shifted(entries, first):
+    """Indices (or a slice of them) of a chunk, as indices of the whole run."""
+    if isinstance(entries, slice):
+        return slice(entries.start + first, entries.stop + first)
+    return entries + first
+
+
+def _utf8_of(joined, dicts, starts, count):
+    """``utf8(entries)``: the UTF-8 of some of the ``count`` ids of the dicts (:func:`utf8_ids`).
+
+    Read for ties only: many entries (heavy ties) are cut out of every id
+    encoded once; a few are read back from their dicts.
+    """
+    every = []
+
+    def utf8(entries):  # (entries: indices, or a slice of them)
+        size = entries.stop - entries.start if isinstance(entries, slice) else len(entries)
+        if not every and (8 * size > count or size > 4096):
+            every.append(utf8_ids(joined, count, lambda: joined_entries(dicts)))
+        if every:
+            raw, first, lengths = every[0]
+            return raw, first[entries], lengths[entries]
+        if isinstance(entries, slice):
+            entries = np.arange(entries.start, entries.stop)
+        query = np.searchsorted(starts, entries, side="right") - 1
+        keys = {}
+        picked = [(keys.get(q) or keys.setdefault(q, list(dicts[q])))[e - starts[q]]
+                  for q, e in zip(query.tolist(), entries.tolist())]
+        return utf8_ids("\0".join(picked), len(picked), lambda: picked)
+    return utf8
+
+
+def score_chunks(chunks, parsed, conv):
+    """Steps 3 and 4: each chunk ranked once, then one kernel per metric on it.
+
+    Returns the scored query ids, ``{metric name: values per query}`` and R
+    of each query at the relevance level.  A metric the relevance level
+    applies to sees a document as relevant from ``conv.relevance_level`` up;
+    the graded ones (nDCG, DCG, ERR, graded RBP) from grade 1 up, so they keep
+    every grade's gain (rule 4).
+    """
+    qids, n_relevant = [], []
+    parts = {m.name: [] for m in parsed}
+    for chunk in chunks:
+        ranked = rank(chunk, conv.depth)  # 3. each query sorted once
+        binary = dataclasses.replace(ranked, level=conv.relevance_level)
+        for m in parsed:                  # 4. one kernel per metric
+            parts[m.name].append(m.declaration.kernel(
+                binary if uses_relevance_level(m) else ranked, m, conv))
+        qids += chunk.qids
+        n_relevant.append(binary.n_relevant)
+    empty = [np.zeros(0)]  # (a run file may share no query with the qrels)
+    return (qids, {name: np.concatenate(v or empty) for name, v in parts.items()},
+            np.concatenate(n_relevant or empty))
+
+
+def evaluate_files(qrels, run_path, parsed, conv):
+    """Steps 1-5 on a TREC run file, read as a stream of columns (:func:`~ragmetrics_edu.evaluate`).
+
+    ``qrels`` is a qrels file (read as columns), a dict or a data frame.
+    The run is read a block of whole queries at a time
+    (:func:`~ragmetrics_edu.retrieval.batch._columns.run_chunks`), each
+    block ranked and scored before the next is read, so that the memory
+    held is that of one block and of the largest query, however long the
+    run.  That needs the lines of each query together, as TREC runs write
+    them; a run whose queries are interleaved, or a file that is not
+    plainly written (an error, a rare spelling such as ``inf``), is read
+    whole by :func:`~ragmetrics_edu.retrieval.trec.read_run` (which names
+    the line of an error) and scored as a dict: the same numbers.
+    """
+    qrels_path = path_of(qrels)
+    columns = None
+    if qrels_path is not None:
+        try:
+            columns = QrelsColumns.read(qrels_path)
+        except Unusual:
+            qrels = read_qrels(qrels_path)  # (names the line of an error)
     else:
-        data.run_ids, data.looked_up, data.looked_up_scores = _join_and_look_up(data, looked_up)
-    values = _check_scores(rankings, data.run_starts, run_sizes, data.run_where,
-                           np.float32 if scores == "float32" else np.float64)
-    data.score_keys, data.key_of = _score_keys(values, scores)
-    if may_pack:
-        data.packed = _packed_ranks(data, np.flatnonzero(looked_up))
-        if data.packed is None:  # it does not fit after all: look them up
-            _, data.looked_up, data.looked_up_scores = _join_and_look_up(data, looked_up)
-    return data
-
-
-def _may_pack(rankings, sample=1000):
-    """True if the run's first ``sample`` documents have ids of 7 characters or less, and 16 scores.
-
-    Only a guess at whether the run fits in packed keys (:func:`_packed_ranks`
-    decides, on the whole run): either way the ranks are the same.
-    """
+        qrels = from_frames(qrels, {})[0]
+    if columns is None:  # (checked as in dict_chunks)
+        _check_nested(qrels, "qrels", "grade")
+        judgements = _as_dicts(list(qrels.values()))
+        sizes = np.fromiter(map(len, judgements), dtype=np.int64, count=len(judgements))
+        _joined_ids(judgements, list(qrels), "qrels")
+        _check_grades(list(chain.from_iterable(map(dict.values, judgements))),
+                      _where(list(qrels), np.cumsum(sizes) - sizes, judgements))
+        columns = QrelsColumns.from_dict(dict(zip(qrels, judgements)))
+    seen = []
     try:
-        return (max(map(len, islice(chain.from_iterable(rankings), sample)), default=0)
-                <= _PACKED_ID_BYTES
-                and len(set(islice(chain.from_iterable(map(dict.values, rankings)), sample)))
-                <= 16)
-    except TypeError:  # an id or a score of another kind: the general path names it
-        return False
+        chunks = run_chunks(run_path, columns, conv.scores, seen)  # 2. a block at a time
+        scored, values, n_relevant = score_chunks(chunks, parsed, conv)  # 3, 4
+    except (Unusual, NotGrouped):
+        qrels = read_qrels(qrels_path) if qrels_path is not None else qrels
+        run = read_run(run_path)  # an error is named here, with its line
+        queries = select_queries(qrels, run)
+        chunks = dict_chunks(qrels, run, queries.scored, conv.scores,
+                             any(m.declaration.judged for m in parsed))
+        scored, values, n_relevant = score_chunks(chunks, parsed, conv)
+        return report(scored, values, n_relevant, queries, conv, lambda q: qrels[q].values())
+    judged = {q for q, size in zip(columns.qids, columns.sizes.tolist()) if size}
+    in_run = set(seen)
+    queries = Queries(  # 1. (known at the end)
+        scored, tuple(chain((q for q in seen if q not in judged),
+                            (q for q in columns.qids if q not in judged and q not in in_run))),
+        tuple(q for q in columns.qids if q in judged and q not in in_run))
+    if not scored:
+        raise ValueError(
+            f"{run_path} shares no query with {qrels_path or 'the qrels'} ({len(seen)} queries in "
+            f"the run, {len(judged)} judged; run ids such as {_some(seen)}, judged ids such as "
+            f"{_some(columns.qids)}): there is nothing to score")
+
+    def grades_of(qid):
+        i = columns.index[qid]
+        return columns.grades[columns.starts[i]:columns.starts[i] + columns.sizes[i]].tolist()
+
+    return report(scored, values, n_relevant, queries, conv, grades_of)  # 5
 
 
-def _join_and_look_up(data, looked_up):
-    """Join the run's ids (:func:`_joined_ids`) and look judged documents up in the run.
-
-    Returns the joined ids, the indices of the ``looked_up`` judged entries,
-    and their scores in their query's run (NaN if not retrieved).  The two
-    passes are made together, query after query, in C: ``zip`` pulls the
-    join of query q, then ``chain`` runs q's lookups, which find q's keys
-    still in the processor's cache (on a run of a million documents, a
-    fifth faster than a pass for each).  Empty rankings add no separator.
-    """
-    rankings = data.rankings
-    positions = np.flatnonzero(looked_up)
-    ids = list(compress(chain.from_iterable(data.judgements), looked_up.tolist()))
-    n_looked_up = np.bincount(data.judged_query[positions], minlength=data.n_queries)
-    ends = np.cumsum(n_looked_up)
-    # the ids to look up in each query's ranking, with NaN for a miss
-    per_query = map(list.__getitem__, repeat(ids),
-                    map(slice, (ends - n_looked_up).tolist(), ends.tolist()))
-    lookups = map(map, map(getattr, rankings, repeat("get")), per_query, repeat(repeat(math.nan)))
-    parts = []
-    joins = map(parts.append, map("\0".join, rankings))
-    try:
-        # (no count: every join must run, after the last lookup too)
-        scores = np.fromiter(chain.from_iterable(map(itemgetter(1), zip(joins, lookups))),
-                             dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        # an id that is no string, or a score that is no number: name it
-        _check_all_docids(rankings, data.qids, "run")
-        _check_scores(rankings, data.run_starts, data.run_sizes, data.run_where)
-        raise
-    return "\0".join(compress(parts, data.run_sizes.tolist())), positions, scores
+def _some(ids, n=3):
+    return ", ".join(repr(i) for i in ids[:n]) + (", ..." if len(ids) > n else "")
 
 
-def _score_keys(values, scores):
-    """uint32 keys whose integer order is the order of the scores, and a key function.
-
-    ``"float32"`` (trec_eval 9.x, pytrec_eval): the score's 32 bits, made
-    sortable (:func:`_sortable`).  ``"float64"`` (trec_eval 10.0): a double
-    has 64 bits, so its key is its place among the distinct scores of the
-    run (at most one per document: it fits in 32 bits).  ``key_of(s)``
-    gives the key of scores ``s`` (float64) that occur in the run.
-    """
-    if scores == "float32":
-        return _sortable(values), lambda s: _sortable(_to_float32(s))  # (values unchanged)
-    distinct, keys = _unique(values + 0.0)  # + 0.0: -0.0 and 0.0 are one score
-    return keys.astype(np.uint32), lambda s: np.searchsorted(distinct, s + 0.0).astype(np.uint32)
-
-
-@dataclasses.dataclass
-class _Ranked:
-    """Judged retrieved documents, sorted by query then rank."""
-
-    query: np.ndarray
-    rank: np.ndarray
-    grade: np.ndarray
-
-
-@dataclasses.dataclass
-class _Hits:
-    """Step 3: the ranks of the relevant retrieved documents ("hits").
-
-    Hits are sorted by query, then rank.  ``index`` is the position of a
-    hit among its query's hits (1, 2, ...); ``ideal_*`` describe the ideal
-    ranking (the relevant grades of each query, best first).
-    """
-
-    data: _Flat
-    n_relevant: np.ndarray    # R of each query
-    query: np.ndarray
-    rank: np.ndarray
-    grade: np.ndarray
-    index: np.ndarray
-    position: np.ndarray      # each hit's entry in the judged arrays
-    first_rank: np.ndarray    # rank of each query's first hit, inf if none
-    relevant: np.ndarray      # judged entries with grade >= 1
-    ideal_query: np.ndarray
-    ideal_rank: np.ndarray
-    ideal_grade: np.ndarray
-    starts: np.ndarray        # where each query's hits start
-    judged: object            # a _Ranked of every judged retrieved document, or None
-    run_sizes: np.ndarray = None  # the documents read per query (cut to the depth)
-    level: int = 1            # relevant means a grade >= level
-
-    @property
-    def n_queries(self):
-        return self.data.n_queries
-
-    def per_query_sum(self, query, weights):
-        """Sum ``weights`` by query (bincount adds them in order: rank order here)."""
-        return np.bincount(query, weights=weights, minlength=self.n_queries)
-
-    def document(self, position):
-        """``"document 'd3' of query 'q1'"`` for an entry of the judged arrays."""
-        qid, docid = self.data.judged_where(int(position))
-        return f"document {docid!r} of query {qid!r}"
-
-
-def _rank_relevant(data, judged=False, depth=None):
-    r"""The rank of every relevant retrieved document, as trec_eval orders a run.
-
-    A run with few distinct scores and short ids (heavy ties) is ranked by
-    one sort of keys that hold both the score and the id
-    (:func:`_packed_ranks`).  Any other run (:func:`_rank_found`): one
-    uint64 key per document, its query in the high 32 bits, its score key
-    in the low 32 bits.  Sorting the scores inside each query (ascending)
-    sorts the keys: by query, then by score.  A hit's rank is 1 + the
-    number of documents of its query with a larger key (two binary
-    searches), + the number of tied documents with a larger id
-    (:func:`_count_larger_ids`, only for hits that tie).  With
-    ``judged=True`` every judged document is ranked, not only the relevant
-    ones (bpref, judged@k and RBP's residual need them).  With a ``depth``
-    (``trec_eval -M``), the documents ranked below it are dropped: a
-    document's rank is the same in the whole ranking and in its top
-    ``depth``, so cutting after ranking is trec_eval's cut.
-    """
-    n_queries, grades, judged_query = data.n_queries, data.grades, data.judged_query
-    relevant = np.flatnonzero(grades >= 1)  # trec_eval's default relevance level
-    n_relevant = np.bincount(judged_query[relevant], minlength=n_queries)
-    if data.packed is not None:  # found and ranked by :func:`_flatten` already
-        found_positions, found_ranks = data.packed
-        found_query = judged_query[found_positions]
-    else:
-        # the judged documents looked up in the run (:func:`_join_and_look_up`)
-        positions, scores = data.looked_up, data.looked_up_scores
-        which = np.flatnonzero(~np.isnan(scores))  # the retrieved ones
-        found_score_keys = data.key_of(scores[which])
-        found_positions = positions[which]
-        # Few distinct scores and short ids (heavy ties): one sort of packed keys
-        packed = _packed_ranks(data, found_positions, found_score_keys)
-        if packed is not None:
-            found_positions, found_ranks = packed
-            found_query = judged_query[found_positions]
-        else:
-            found_query, found_ranks, found_positions = _rank_found(
-                data, judged_query[found_positions], found_score_keys, found_positions)
-
-    run_sizes = data.run_sizes
-    if depth is not None:  # trec_eval -M: ranked first, then cut
-        kept = found_ranks <= depth
-        found_query, found_ranks, found_positions = (
-            found_query[kept], found_ranks[kept], found_positions[kept])
-        run_sizes = np.minimum(run_sizes, depth)
-
-    # Sort by (query, rank): bincount then adds them in rank order, the
-    # order in which trec_eval sums, so even the rounding is the same.
-    # (One stable sort of query * (largest rank + 1) + rank: faster than
-    # np.lexsort on the two.)
-    order = np.argsort(found_query * (int(data.run_sizes.max()) + 1) + found_ranks,
-                       kind="stable")
-    found_query, found_ranks, found_positions = (
-        found_query[order], found_ranks[order], found_positions[order])
-    ranked_judged = None
-    if judged:
-        ranked_judged = _Ranked(found_query, found_ranks, grades[found_positions])
-        keep = ranked_judged.grade >= 1
-        found_query, found_ranks, found_positions = (
-            found_query[keep], found_ranks[keep], found_positions[keep])
-    hit_query, hit_ranks, hit_positions = found_query, found_ranks, found_positions
-    # i = 1, 2, ... : the position of each hit among its query's hits
-    hits_per_query = np.bincount(hit_query, minlength=n_queries)
-    hit_starts = np.cumsum(hits_per_query) - hits_per_query
-    hit_index = np.arange(len(hit_query)) - hit_starts[hit_query] + 1
-    first_rank = np.full(n_queries, np.inf)
-    first_rank[hit_query[hit_index == 1]] = hit_ranks[hit_index == 1]
-
-    # Ideal ranking: the relevant grades of each query (grouped by query
-    # already), sorted best first.  (All are >= 1: negating them is safe.)
-    ideal_query = judged_query[relevant]
-    ideal_starts = np.cumsum(n_relevant) - n_relevant
-    ideal_ranks = np.arange(len(ideal_query)) - ideal_starts[ideal_query] + 1
-    ideal_grades = -grades[relevant]
-    _sort_each_query(ideal_grades, ideal_starts, n_relevant)
-    np.negative(ideal_grades, out=ideal_grades)
-
-    return _Hits(data=data, n_relevant=n_relevant, query=hit_query, rank=hit_ranks,
-                 grade=grades[hit_positions], index=hit_index, position=hit_positions,
-                 first_rank=first_rank, relevant=relevant, ideal_query=ideal_query,
-                 ideal_rank=ideal_ranks, ideal_grade=ideal_grades,
-                 starts=hit_starts, judged=ranked_judged, run_sizes=run_sizes)
-
-
-def _at_level(hits, level):
-    """The hits of the documents relevant from ``level`` up (``trec_eval -l``).
-
-    ``hits`` holds every retrieved document of grade >= 1, which DCG and
-    nDCG need whatever the level; the binary measures see only those of
-    grade >= ``level``, and R counts only them.  Every array is filtered
-    and the positions among a query's hits counted again; with level 1
-    ``hits`` itself is returned.
-    """
-    if level == 1:
-        return hits
-    n_queries = hits.n_queries
-    keep = hits.grade >= level
-    query, rank, grade, position = (hits.query[keep], hits.rank[keep], hits.grade[keep],
-                                    hits.position[keep])
-    per_query = np.bincount(query, minlength=n_queries)
-    starts = np.cumsum(per_query) - per_query
-    index = np.arange(len(query)) - starts[query] + 1
-    first_rank = np.full(n_queries, np.inf)
-    first_rank[query[index == 1]] = rank[index == 1]
-    relevant = hits.relevant[hits.data.grades[hits.relevant] >= level]
-    n_relevant = np.bincount(hits.data.judged_query[relevant], minlength=n_queries)
-    ideal = hits.ideal_grade >= level  # (each query's grades stay sorted, best first)
-    ideal_query, ideal_grade = hits.ideal_query[ideal], hits.ideal_grade[ideal]
-    ideal_starts = np.cumsum(n_relevant) - n_relevant
-    ideal_rank = np.arange(len(ideal_query)) - ideal_starts[ideal_query] + 1
-    return dataclasses.replace(
-        hits, n_relevant=n_relevant, query=query, rank=rank, grade=grade, index=index,
-        position=position, first_rank=first_rank, relevant=relevant, ideal_query=ideal_query,
-        ideal_rank=ideal_rank, ideal_grade=ideal_grade, starts=starts, level=level)
-
-
-
-
-def _rank_found(data, found_query, found_score_keys, found_positions):
-    """The ranks of the found documents by their scores, then by the ids of the tied ones.
-
-    Returns the found documents' queries, ranks and positions, in key order.
-    """
-    n_queries = data.n_queries
-    sorted_keys = data.score_keys.copy()
-    _sort_each_query(sorted_keys, data.run_starts, data.run_sizes)
-    query_bits = np.arange(n_queries, dtype=np.uint64) << np.uint64(32)
-    run_keys = np.repeat(query_bits, data.run_sizes)
-    run_keys |= sorted_keys
-    del sorted_keys
-
-    # The found ones are put in key order: binary searches with sorted
-    # needles are much faster.
-    found_keys = query_bits[found_query] | found_score_keys
-    order = np.argsort(found_keys, kind="stable")
-    found_keys, found_query, found_positions = (
-        found_keys[order], found_query[order], found_positions[order])
-    first_equal = np.searchsorted(run_keys, found_keys, side="left")
-    after_equal = np.searchsorted(run_keys, found_keys, side="right")
-    del run_keys  # (8 bytes a document: not kept through the tie step)
-    query_end = data.run_starts[found_query] + data.run_sizes[found_query]
-    found_ranks = 1 + (query_end - after_equal)  # 1 + number of higher scores
-    # Tied scores: documents with a larger id come first (trec_eval).
-    tied = (after_equal - first_equal) > 1
-    if tied.any():
-        found_ranks[tied] += _count_larger_ids(
-            data, found_query[tied], first_equal[tied], after_equal[tied],
-            found_positions[tied],
-        )
-    return found_query, found_ranks, found_positions
-
-
-def _aggregate(values, queries, hits, conv, qrels):
+def report(scored, values, n_relevant, queries, conv, grades_of):
     """Step 5: the :class:`Report`: values per query, and their means as trec_eval takes them.
 
-    ``hits`` are those of the relevance level: a query with none relevant
-    is listed, and left out under ``without_relevant="skip"`` (gdeval).
+    A query without a relevant document (at the relevance level) is listed,
+    and left out under ``without_relevant="skip"`` (gdeval), as is a missing
+    one whose grades (``grades_of(qid)``) hold no relevant document.
     """
     names = list(values)
-    scored = queries.scored
     missing = queries.missing if conv.missing == "zero" else ()
-    without = np.flatnonzero(hits.n_relevant == 0)
+    without = np.flatnonzero(n_relevant == 0)
     without_relevant = tuple(scored[q] for q in without.tolist())
     if conv.without_relevant == "skip" and (len(without) or missing):
-        kept = np.flatnonzero(hits.n_relevant > 0)
+        kept = np.flatnonzero(n_relevant > 0)
         scored = [scored[q] for q in kept.tolist()]
         values = {name: v[kept] for name, v in values.items()}
         level = conv.relevance_level
-        missing = tuple(qid for qid in missing  # (a missing query is in the qrels)
-                        if any(g >= level for g in qrels[qid].values()))
+        missing = tuple(qid for qid in missing if any(g >= level for g in grades_of(qid)))
     # Every query's dict starts as a copy of one template (a copy shares the
     # template's key table: much faster than building each dict key by key),
     # then is filled metric by metric.
@@ -826,16 +681,9 @@ def _aggregate(values, queries, hits, conv, qrels):
     mean = {name: float(np.sum(values[name]) / denominator) if denominator else 0.0
             for name in names}
     return Report(
-        per_query=per_query,
-        mean=mean,
-        metrics=tuple(names),
-        missing_queries=queries.missing,
-        unjudged_queries=queries.unjudged,
-        queries_without_relevant=without_relevant,
-        missing=conv.missing,
-        gain=conv.gain,
-        scores=conv.scores,
-        relevance_level=conv.relevance_level,
-        depth=conv.depth,
+        per_query=per_query, mean=mean, metrics=tuple(names),
+        missing_queries=queries.missing, unjudged_queries=queries.unjudged,
+        queries_without_relevant=without_relevant, missing=conv.missing, gain=conv.gain,
+        scores=conv.scores, relevance_level=conv.relevance_level, depth=conv.depth,
         without_relevant=conv.without_relevant,
     )

@@ -1,29 +1,93 @@
-"""Step 4 of :func:`~ragmetrics_edu.retrieval.batch.evaluate`: one kernel per metric family.
+r"""Step 4 of :func:`~ragmetrics_edu.retrieval.batch.evaluate`: one kernel per metric family.
 
 Read this file next to notebooks 01-03 (and 09 for bpref and judged@k).
-Each kernel takes the hits of every query at once (the ranks of the
-relevant retrieved documents, worked out by the steps before it; see
-:class:`~ragmetrics_edu.retrieval.batch.evaluator._Hits`), the parsed
-metric (its cut-off ``metric.k``, its parameters) and the conventions, and
-returns one value per query as a NumPy array.  Most are two to four lines:
-with :math:`r_1 < r_2 < \\dots` the ranks of a query's hits and :math:`R`
-its number of relevant documents, P@k = #{i : r_i <= k} / k,
-recall@k = #{i : r_i <= k} / R, RR = 1 / r_1, AP = (1 / R) sum_i i / r_i,
-DCG@k = sum_{r_i <= k} gain_i / log2(r_i + 1), each summed per query with
-``np.bincount``.  The readable one-query functions of
-:mod:`ragmetrics_edu.retrieval.order_unaware`,
+Every kernel reads one thing, a :class:`Ranked`: the judged documents of
+every query at their ranks (ranked by the step before it, as trec_eval
+orders a run), and each query's judgements.  It takes the parsed metric
+(its cut-off ``metric.k``, its parameters) and the conventions, and returns
+one value per query as a NumPy array.  Most are two to four lines: with
+:math:`r_1 < r_2 < \dots` the ranks of a query's relevant retrieved
+documents (its *hits*) and :math:`R` its number of relevant documents,
+
+* P@k = #{i : r_i <= k} / k,  recall@k = #{i : r_i <= k} / R,
+* RR = 1 / r_1,  AP = (1 / R) sum_i i / r_i,
+* DCG@k = sum_{r_i <= k} gain_i / log2(r_i + 1),
+
+each summed per query with ``np.bincount``, which adds in rank order, the
+order in which trec_eval sums.  Each family's readable one-query function
+(:mod:`~ragmetrics_edu.retrieval.order_unaware`,
 :mod:`~ragmetrics_edu.retrieval.order_aware`,
 :mod:`~ragmetrics_edu.retrieval.graded`,
-:mod:`~ragmetrics_edu.retrieval.user_models` and
-:mod:`~ragmetrics_edu.retrieval.incomplete` define the same numbers; the
-tests compare the two.
+:mod:`~ragmetrics_edu.retrieval.user_models`,
+:mod:`~ragmetrics_edu.retrieval.incomplete`) defines the same number; the
+tests compare the two on every declared family.
 """
+
+import dataclasses
+from functools import cached_property
 
 import numpy as np
 
 from ..._validation import shorten
 from ..graded import dcg_overflow_error, gain_values
 from ..order_aware import ELEVEN_POINTS
+
+__all__ = ["Ranked", "precision", "recall", "f1", "hit_rate", "reciprocal_rank",
+           "average_precision", "dcg", "ndcg", "r_precision", "interpolated_precision",
+           "eleven_point", "bpref", "judged", "err", "rbp", "rbp_residual"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Ranked:
+    """Some queries' rankings, kept to what the metrics read: what every kernel takes.
+
+    ``query``, ``rank`` and ``grade`` describe the judged documents each
+    query retrieved (the relevant ones only, grade 1 or more, unless a
+    metric's declaration says it reads the others), sorted by query, then rank (1 is the best; ties
+    broken as trec_eval breaks them; only the top ``depth`` if trec_eval's
+    ``-M`` cut the ranking); ``n_ranked`` is the number of documents
+    ranked per query, judged or not.  ``judged_query`` and ``judged_grade``
+    are every judgement of each query, retrieved or not, each query's best
+    grade first (the ideal ranking of nDCG).  A document is relevant from
+    grade ``level`` up (trec_eval's ``-l``; 1 for the measures it does not
+    apply to).  ``name_ranked(i)`` and ``name_judged(q, grade)`` say
+    ``"document 'd3' of query 'q1'"`` in error messages.  ``hits`` and
+    ``n_relevant`` are worked out once, for every kernel that reads them.
+    """
+
+    qids: list
+    query: np.ndarray
+    rank: np.ndarray
+    grade: np.ndarray
+    n_ranked: np.ndarray
+    judged_query: np.ndarray
+    judged_grade: np.ndarray
+    name_ranked: object
+    name_judged: object
+    level: int = 1
+
+    @property
+    def n_queries(self):
+        return len(self.qids)
+
+    def per_query(self, query, values):
+        """Sum ``values`` by query (in the order given: rank order here)."""
+        return np.bincount(query, weights=values, minlength=self.n_queries)
+
+    @cached_property
+    def n_relevant(self):
+        """R of each query: its judged documents of grade ``level`` or more."""
+        return np.bincount(self.judged_query[self.judged_grade >= self.level],
+                           minlength=self.n_queries)
+
+    @cached_property
+    def hits(self):
+        """The relevant ranked documents: their query, rank, grade and ``i`` = 1, 2, ... in their query."""
+        keep = self.grade >= self.level
+        query = self.query[keep]
+        count = np.bincount(query, minlength=self.n_queries)
+        i = np.arange(1, len(query) + 1) - (np.cumsum(count) - count)[query]
+        return query, self.rank[keep], self.grade[keep], i
 
 
 def _safe_divide(num, den):
@@ -38,38 +102,39 @@ def _in_top(ranks, k):
     return np.ones(len(ranks), bool) if k is None else ranks <= k
 
 
-def _found(hits, k):
+def _found(ranked, k):
     """The number of relevant documents in the top k of each query."""
-    return hits.per_query_sum(hits.query, _in_top(hits.rank, k))
+    query, rank, _, _ = ranked.hits
+    return ranked.per_query(query, _in_top(rank, k))
 
 
-def _precision(hits, metric, conv):
-    return _found(hits, metric.k) / metric.k
+def precision(ranked, metric, conv):
+    return _found(ranked, metric.k) / metric.k
 
 
-def _recall(hits, metric, conv):
-    return _safe_divide(_found(hits, metric.k), hits.n_relevant)
+def recall(ranked, metric, conv):
+    return _safe_divide(_found(ranked, metric.k), ranked.n_relevant)
 
 
-def _f1(hits, metric, conv):
-    p, r = _precision(hits, metric, conv), _recall(hits, metric, conv)
+def f1(ranked, metric, conv):
+    p, r = precision(ranked, metric, conv), recall(ranked, metric, conv)
     return _safe_divide(2 * p * r, p + r)
 
 
-def _hit_rate(hits, metric, conv):
-    return (_found(hits, metric.k) > 0).astype(np.float64)
+def hit_rate(ranked, metric, conv):
+    return (_found(ranked, metric.k) > 0).astype(np.float64)
 
 
-def _reciprocal_rank(hits, metric, conv):
-    v = 1.0 / hits.first_rank  # 1 / inf = 0 when nothing relevant was found
-    if metric.k is not None:
-        v[hits.first_rank > metric.k] = 0.0
-    return v
+def reciprocal_rank(ranked, metric, conv):
+    query, rank, _, i = ranked.hits
+    first = (i == 1) & _in_top(rank, metric.k)  # each query's first hit, if in the top k
+    return ranked.per_query(query[first], 1.0 / rank[first])
 
 
-def _average_precision(hits, metric, conv):
-    precisions = (hits.index / hits.rank) * _in_top(hits.rank, metric.k)
-    return _safe_divide(hits.per_query_sum(hits.query, precisions), hits.n_relevant)
+def average_precision(ranked, metric, conv):
+    query, rank, _, i = ranked.hits
+    precisions = (i / rank) * _in_top(rank, metric.k)
+    return _safe_divide(ranked.per_query(query, precisions), ranked.n_relevant)
 
 
 def _dcg_terms(grades, ranks, used, gain, name):
@@ -86,43 +151,46 @@ def _dcg_terms(grades, ranks, used, gain, name):
     return terms
 
 
-def _check_finite(hits, sums, gain):
+def _check_finite(ranked, sums, gain):
     """Raise if a query's sum of finite gains overflowed (graded.py refuses it too)."""
     bad = np.flatnonzero(np.isinf(sums))
     if len(bad):
         q = int(bad[0])
-        raise dcg_overflow_error(hits.ideal_grade[hits.ideal_query == q], gain,
-                            where=f"query {hits.data.qids[q]!r}")
+        grades = ranked.judged_grade[ranked.judged_query == q]
+        raise dcg_overflow_error(grades[grades >= ranked.level], gain,
+                                 where=f"query {ranked.qids[q]!r}")
     return sums
 
 
-def _dcg(hits, metric, conv):
-    terms = _dcg_terms(hits.grade, hits.rank, _in_top(hits.rank, metric.k), conv.gain,
-                       lambda i: hits.document(hits.position[i]))
-    return _check_finite(hits, hits.per_query_sum(hits.query, terms), conv.gain)
+def dcg(ranked, metric, conv):
+    gained = np.flatnonzero(ranked.grade >= ranked.level)  # (level 1: a grade above 0)
+    terms = _dcg_terms(ranked.grade[gained], ranked.rank[gained],
+                       _in_top(ranked.rank[gained], metric.k), conv.gain,
+                       lambda j: ranked.name_ranked(gained[j]))
+    return _check_finite(ranked, ranked.per_query(ranked.query[gained], terms), conv.gain)
 
 
-def _ndcg(hits, metric, conv):
-    def ideal_document(i):  # one document of the i-th ideal entry's query and grade
-        q, g = hits.ideal_query[i], hits.ideal_grade[i]
-        same = (hits.ideal_query == q) & (hits.data.grades[hits.relevant] == g)
-        return hits.document(hits.relevant[np.flatnonzero(same)[0]])
-
-    terms = _dcg_terms(hits.ideal_grade, hits.ideal_rank, _in_top(hits.ideal_rank, metric.k),
-                       conv.gain, ideal_document)
-    idcg = _check_finite(hits, hits.per_query_sum(hits.ideal_query, terms), conv.gain)
-    return _safe_divide(_dcg(hits, metric, conv), idcg)
+def ndcg(ranked, metric, conv):
+    ideal = np.flatnonzero(ranked.judged_grade >= ranked.level)  # each query's best first
+    query, grade = ranked.judged_query[ideal], ranked.judged_grade[ideal]
+    count = np.bincount(query, minlength=ranked.n_queries)
+    rank = np.arange(1, len(query) + 1) - (np.cumsum(count) - count)[query]
+    terms = _dcg_terms(grade, rank, _in_top(rank, metric.k), conv.gain,
+                       lambda j: ranked.name_judged(query[j], grade[j]))
+    idcg = _check_finite(ranked, ranked.per_query(query, terms), conv.gain)
+    return _safe_divide(dcg(ranked, metric, conv), idcg)
 
 
 # --- the measures of the precision-recall curve and of incomplete judgements
 
-def _r_precision(hits, metric, conv):
+def r_precision(ranked, metric, conv):
     """Relevant documents in the top R, over R (trec_eval's Rprec)."""
-    in_top_r = hits.rank <= hits.n_relevant[hits.query]
-    return _safe_divide(hits.per_query_sum(hits.query, in_top_r), hits.n_relevant)
+    query, rank, _, _ = ranked.hits
+    n_relevant = ranked.n_relevant
+    return _safe_divide(ranked.per_query(query, rank <= n_relevant[query]), n_relevant)
 
 
-def _interpolated_precision_at(hits, levels, convention):
+def _interpolated_precision_at(ranked, levels, convention):
     """Interpolated precision at recall levels, for every query: an array (level, query).
 
     A level becomes a number c of relevant documents (trec_eval 9:
@@ -131,47 +199,50 @@ def _interpolated_precision_at(hits, levels, convention):
     (precision only rises at a hit), 0 if fewer than c were found or R = 0.
     Every level of every query is done in one ``np.maximum.reduceat``.
     """
-    x = np.asarray(levels, dtype=np.float64)[:, None] * hits.n_relevant
+    query, rank, _, i = ranked.hits
+    n_relevant = ranked.n_relevant
+    x = np.asarray(levels, dtype=np.float64)[:, None] * n_relevant
     if convention == "trec_eval_10":
         needed = np.floor(x)
         needed += (x - needed) >= 0.5
     else:
         needed = np.floor(x + 0.9)
     needed = np.maximum(needed.astype(np.int64), 1)
-    n_hits = np.bincount(hits.query, minlength=hits.n_queries)
-    reached = (n_hits >= needed) & (hits.n_relevant > 0)
+    n_hits = np.bincount(query, minlength=ranked.n_queries)
+    reached = (n_hits >= needed) & (n_relevant > 0)
     out = np.zeros(reached.shape)
     if not reached.any():
         return out
     # the maximum of precision[start + needed - 1 : start + n_hits] of each
     # (level, query) reached: np.maximum.reduceat over (from, to) pairs,
     # whose every other result (to, next from) is dropped
-    precision = np.append(hits.index / hits.rank, 0.0)  # one extra: "to" may be the end
+    starts = np.cumsum(n_hits) - n_hits
+    precision_at_hit = np.append(i / rank, 0.0)  # one extra: "to" may be the end
     level, q = np.nonzero(reached)
     bounds = np.empty(2 * len(q), dtype=np.int64)
-    bounds[0::2] = hits.starts[q] + needed[level, q] - 1
-    bounds[1::2] = hits.starts[q] + n_hits[q]
-    out[level, q] = np.maximum.reduceat(precision, bounds)[0::2]
+    bounds[0::2] = starts[q] + needed[level, q] - 1
+    bounds[1::2] = starts[q] + n_hits[q]
+    out[level, q] = np.maximum.reduceat(precision_at_hit, bounds)[0::2]
     return out
 
 
-def _iprec_convention(conv):
-    """trec_eval 10.0 rounds a recall level to relevant documents differently from 9.x."""
+def pr_convention(conv):
+    """trec_eval 10.0 (scores as doubles) rounds a recall level to relevant documents differently."""
     return "trec_eval_10" if conv.scores == "float64" else "trec_eval_9"
 
 
-def _interpolated_precision(hits, metric, conv):
-    return _interpolated_precision_at(hits, [metric.k], _iprec_convention(conv))[0]
+def interpolated_precision(ranked, metric, conv):
+    return _interpolated_precision_at(ranked, [metric.k], pr_convention(conv))[0]
 
 
-def _eleven_point(hits, metric, conv):
-    total = np.zeros(hits.n_queries)
-    for at_level in _interpolated_precision_at(hits, ELEVEN_POINTS, _iprec_convention(conv)):
+def eleven_point(ranked, metric, conv):
+    total = np.zeros(ranked.n_queries)
+    for at_level in _interpolated_precision_at(ranked, ELEVEN_POINTS, pr_convention(conv)):
         total += at_level  # level after level, in trec_eval's order of summing
     return total / len(ELEVEN_POINTS)
 
 
-def _bpref(hits, metric, conv):
+def bpref(ranked, metric, conv):
     """trec_eval's bpref: each relevant hit loses min(n, R) / min(N, R) for n judged non-relevant above it.
 
     Judged non-relevant means a grade from 0 to below the relevance level
@@ -179,10 +250,10 @@ def _bpref(hits, metric, conv):
     skipped, as an unjudged document is); N counts them in the qrels,
     retrieved or not.
     """
-    ranked, n_queries, level = hits.judged, hits.n_queries, hits.level
-    data = hits.data
+    level, n_queries = ranked.level, ranked.n_queries
     is_nonrelevant = (ranked.grade >= 0) & (ranked.grade < level)
-    n_nonrelevant = np.bincount(data.judged_query[(data.grades >= 0) & (data.grades < level)],
+    judged = ranked.judged_grade
+    n_nonrelevant = np.bincount(ranked.judged_query[(judged >= 0) & (judged < level)],
                                 minlength=n_queries)
     # judged non-relevant documents above each entry (a cumulative count
     # restarted at every query)
@@ -192,51 +263,51 @@ def _bpref(hits, metric, conv):
     above = (count - is_nonrelevant) - before_query[ranked.query]
     relevant = ranked.grade >= level
     query, above = ranked.query[relevant], above[relevant]
-    r = hits.n_relevant[query]
+    n_relevant = ranked.n_relevant
+    r = n_relevant[query]
     denominator = np.minimum(n_nonrelevant[query], r)
     terms = np.ones(len(query))
     some = above > 0  # then N >= 1 and the denominator is at least 1
     terms[some] = 1.0 - np.minimum(above[some], r[some]) / denominator[some]
-    return _safe_divide(hits.per_query_sum(query, terms), hits.n_relevant)
+    return _safe_divide(ranked.per_query(query, terms), n_relevant)
 
 
-def _judged(hits, metric, conv):
+def judged(ranked, metric, conv):
     """Judged documents in the top k over the documents in the top k (ir_measures' Judged@k)."""
-    ranked = hits.judged
-    found = hits.per_query_sum(ranked.query, _in_top(ranked.rank, metric.k))
-    depth = hits.run_sizes if metric.k is None else np.minimum(hits.run_sizes, metric.k)
+    found = ranked.per_query(ranked.query, _in_top(ranked.rank, metric.k))
+    depth = ranked.n_ranked if metric.k is None else np.minimum(ranked.n_ranked, metric.k)
     return _safe_divide(found, depth)
 
 
-def _check_max_grade(hits, metric):
+def _check_max_grade(ranked, metric):
     """Raise unless the metric's max_grade is at least every grade of the qrels."""
-    max_grade, grades = metric["max_grade"], hits.data.grades
+    max_grade, grades = metric["max_grade"], ranked.judged_grade
     if len(grades) and grades.max() > max_grade:
         worst = int(np.argmax(grades))
+        grade = int(grades[worst])
         raise ValueError(
             f"{metric.base}: max_grade={max_grade:g} is below the largest grade in the "
-            f"qrels, {int(grades[worst])} ({hits.document(worst)}), in metric "
-            f"{shorten(metric.name)}; write max_grade={int(grades[worst])} or more"
+            f"qrels, {grade} ({ranked.name_judged(ranked.judged_query[worst], grade)}), in "
+            f"metric {shorten(metric.name)}; write max_grade={grade} or more"
         )
     return max_grade
 
 
-def _err(hits, metric, conv):
+def err(ranked, metric, conv):
     r"""gdeval's ERR@k: :math:`\sum_i \frac{R_i}{r_i} \prod_{j < i} (1 - R_j)`, R = (2^g - 1) / 2^max.
 
     Only relevant documents have R > 0, so the product runs over the hits
     above; it is built hit by hit (the i-th hits of every query at once),
     multiplying in the same order as the readable function.
     """
-    max_grade = _check_max_grade(hits, metric)
-    used = _in_top(hits.rank, metric.k)
-    stop = (np.power(2.0, hits.grade.astype(np.float64)) - 1.0) / 2.0 ** max_grade
+    max_grade = _check_max_grade(ranked, metric)
+    query, rank, grade, i = ranked.hits
+    stop = (np.power(2.0, grade.astype(np.float64)) - 1.0) / 2.0 ** max_grade
     reach = np.ones(len(stop))  # prod_{j < i} (1 - R_j)
-    for i in range(2, int(hits.index.max(initial=0)) + 1):
-        now = np.flatnonzero(hits.index == i)
+    for n in range(2, int(i.max(initial=0)) + 1):
+        now = np.flatnonzero(i == n)
         reach[now] = reach[now - 1] * (1.0 - stop[now - 1])
-    terms = np.where(used, reach * stop / hits.rank, 0.0)
-    return hits.per_query_sum(hits.query, terms)
+    return ranked.per_query(query, np.where(_in_top(rank, metric.k), reach * stop / rank, 0.0))
 
 
 def _rbp_weights(ranks, p):
@@ -244,25 +315,15 @@ def _rbp_weights(ranks, p):
     return (1.0 - p) * np.power(p, ranks - 1.0)
 
 
-def _rbp(hits, metric, conv):
-    """cwl-eval's RBP: binary gain (grade >= 1), or grade / max_grade."""
-    weights = _rbp_weights(hits.rank, metric["p"])
+def rbp(ranked, metric, conv):
+    """cwl-eval's RBP: binary gain (relevant from the level up), or grade / max_grade."""
+    query, rank, grade, _ = ranked.hits
+    weights = _rbp_weights(rank, metric["p"])
     if metric["gain"] == "graded":
-        weights = weights * (hits.grade / _check_max_grade(hits, metric))
-    return hits.per_query_sum(hits.query, weights)
+        weights = weights * (grade / _check_max_grade(ranked, metric))
+    return ranked.per_query(query, weights)
 
 
-def _rbp_residual(hits, metric, conv):
+def rbp_residual(ranked, metric, conv):
     """1 - the weight of the judged ranks: the unjudged ranks and those beyond the ranking."""
-    ranked = hits.judged
-    return 1.0 - hits.per_query_sum(ranked.query, _rbp_weights(ranked.rank, metric["p"]))
-
-
-KERNELS = {
-    "P": _precision, "recall": _recall, "f1": _f1, "hit_rate": _hit_rate,
-    "mrr": _reciprocal_rank, "map": _average_precision, "dcg": _dcg, "ndcg": _ndcg,
-    "rprec": _r_precision, "iprec": _interpolated_precision, "11pt": _eleven_point,
-    "bpref": _bpref, "judged": _judged, "err": _err, "rbp": _rbp,
-    "rbp_residual": _rbp_residual,
-}
-"""The kernel of each metric family of :data:`~ragmetrics_edu.retrieval.batch.registry.METRICS`."""
+    return 1.0 - ranked.per_query(ranked.query, _rbp_weights(ranked.rank, metric["p"]))

@@ -1,18 +1,22 @@
-"""The metric names :func:`~ragmetrics_edu.retrieval.batch.evaluate` understands, and their parser.
+"""The retrieval metrics the package knows: one declaration each, and everything read from them.
+
+A metric family is declared once, as a :class:`Declaration`: its name, its
+cut-off rule, its typed parameters and their bounds, the readable
+one-query function that defines it, how that function is called on one
+ranked query, its batch kernel, the reference library's name for it, and
+the presets whose libraries compute it.  :data:`DECLARATIONS` lists them,
+and everything else is read from that list: the tables :data:`METRICS`,
+:data:`PARAMETERS`, :data:`PRESET_FAMILIES` and :data:`GRADED_FAMILIES`,
+the parser :func:`parse_metric` and its messages, :func:`known_metrics`
+(the command line's help), the kernel :func:`~ragmetrics_edu.evaluate`
+calls, the readable function
+:func:`~ragmetrics_edu.retrieval.conventions.evaluate_as` calls, and the
+metric families of each preset.  Adding a metric is one declaration here,
+its readable function, its kernel and its tests (``docs/architecture.md``).
 
 A name is a family, optional named parameters and an optional cut-off:
 ``"ndcg@10"``, ``"map"``, ``"iprec@0.5"``, ``"rbp(p=0.9)"``,
-``"err(max_grade=3)@20"``.  :data:`METRICS` says, for each family, whether
-it takes a cut-off, what it measures and the reference library's name for
-it; :data:`PARAMETERS` the named parameters and their defaults.
-:func:`parse_metric` turns a name into a :class:`Metric`, or raises an
-error that lists the known names.
-
-This module is the one registry of the package: :func:`~ragmetrics_edu.evaluate`,
-:func:`~ragmetrics_edu.retrieval.conventions.evaluate_as` (which scores the
-families of :data:`PRESET_FAMILIES` under any preset) and the command line
-all read their metric names, missing-query policies (:data:`MISSING_POLICIES`)
-and gains (:data:`GAINS`) from here.
+``"err(max_grade=3)@20"``.
 
 Examples
 --------
@@ -24,72 +28,245 @@ Examples
 Traceback (most recent call last):
 ...
 ValueError: metric 'rbp(p=.5,p=.6)': the parameter p is given twice
+>>> DECLARED["map"].reference, DECLARED["map"].function.__name__
+('map / map_cut_k', 'average_precision')
 """
 
 import dataclasses
 import re
 
 from ..._validation import check_choice, check_k_text, describe, shorten
-from ..user_models import RBP_GAINS
+from ..graded import GAINS, dcg_at_k, ndcg_at_k
+from ..incomplete import bpref, judged_at_k
+from ..order_aware import (average_precision, eleven_point_average_precision,
+                           interpolated_precision, r_precision, reciprocal_rank)
+from ..order_unaware import f1_at_k, hit_rate_at_k, precision_at_k, recall_at_k
+from ..user_models import (MAX_GRADE_LIMIT, RBP_GAINS, check_max_grade, check_persistence,
+                           err_at_k, rank_biased_precision, rbp_residual)
+from . import kernels
 
-__all__ = ["METRICS", "PARAMETERS", "PRESET_FAMILIES", "MISSING_POLICIES", "GAINS",
-           "GRADED_FAMILIES", "LEVEL_SCOPES", "WITHOUT_RELEVANT", "Metric", "parse_metric",
-           "check_metrics", "known_metrics", "uses_relevance_level"]
+__all__ = ["Declaration", "Parameter", "DECLARATIONS", "DECLARED", "METRICS", "PARAMETERS",
+           "PRESET_FAMILIES", "MISSING_POLICIES", "GAINS", "GRADED_FAMILIES", "LEVEL_SCOPES",
+           "WITHOUT_RELEVANT", "Metric", "parse_metric", "check_metrics", "known_metrics",
+           "uses_relevance_level", "families_of", "declare", "undeclare"]
 
-METRICS = {
-    # name: (cut-off "required" / "optional" / "none" / "level", what it is,
-    #        the reference's name)
-    "P": ("required", "precision at k", "P_k"),
-    "recall": ("required", "recall at k", "recall_k"),
-    "f1": ("required", "harmonic mean of P@k and recall@k", None),
-    "hit_rate": ("required", "1 if a relevant document is in the top k", "success_k"),
-    "mrr": ("optional", "reciprocal rank of the first relevant document", "recip_rank"),
-    "map": ("optional", "average precision", "map / map_cut_k"),
-    "ndcg": ("optional", "normalized discounted cumulative gain", "ndcg / ndcg_cut_k"),
-    "dcg": ("required", "discounted cumulative gain at k", None),
-    "rprec": ("none", "R-precision: precision at rank R", "Rprec"),
-    "iprec": ("level", "interpolated precision at a recall level in [0, 1]",
-              "iprec_at_recall_0.50 (for iprec@0.5)"),
-    "11pt": ("none", "11-point interpolated average precision", "11pt_avg"),
-    "bpref": ("none", "binary preference: relevant above judged non-relevant", "bpref"),
-    "judged": ("optional", "fraction of the top k that has a judgement",
-               "ir_measures Judged@k"),
-    "err": ("optional", "expected reciprocal rank (Chapelle et al. 2009)",
-            "gdeval err@k (ir_measures ERR@k)"),
-    "rbp": ("none", "rank-biased precision (Moffat & Zobel 2008)",
-            "cwl-eval RBP (ir_measures RBP(p=0.8, rel=1))"),
-    "rbp_residual": ("none", "weight of the ranks RBP could not judge",
-                     "cwl-eval's RBP residual"),
-}
-"""The metric families :func:`evaluate` knows, by the name written before ``@``."""
+CUTS = ("required", "optional", "none", "level")
+"""A family's cut-off: ``"P@10"`` needs one, ``"map"`` / ``"map@10"`` may take one,
+``"rprec"`` takes none, ``"iprec@0.5"`` takes a recall level in [0, 1]."""
 
-PARAMETERS = {
-    "err": {"max_grade": 4},
-    "rbp": {"p": 0.8, "gain": "binary", "max_grade": 4},
-    "rbp_residual": {"p": 0.8},
-}
+
+@dataclasses.dataclass(frozen=True)
+class Parameter:
+    """A named parameter of a family, its type and its bounds: ``p`` of ``"rbp(p=0.9)"``.
+
+    A number (``check`` is the readable module's own check of its bounds,
+    called with the value and the family's name, raising a ``ValueError``
+    that states them) or a word among ``choices``.
+    """
+
+    name: str
+    default: object
+    check: object = None
+    choices: tuple = ()
+
+    def read(self, text, base, metric):
+        """The value ``text`` spells, checked; a ValueError naming ``metric`` if it is wrong."""
+        if self.choices:
+            check_choice(text, self.choices, name=f"the {self.name} of {shorten(metric)}")
+            return text
+        value = _parse_number(text, self.name, metric)
+        try:
+            return self.check(value, base)
+        except ValueError as error:
+            raise ValueError(f"{error} in metric {shorten(metric)}") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class Declaration:
+    """One retrieval metric family, declared once.
+
+    Attributes
+    ----------
+    name : str
+        What is written before ``@`` or ``(``: ``"ndcg"``.
+    cut : {"required", "optional", "none", "level"}
+        Its cut-off rule (:data:`CUTS`).
+    about : str
+        What it measures, in a few words (the help and the messages).
+    reference : str or None
+        The reference library's name for it (trec_eval's ``ndcg_cut_k``).
+    function : callable
+        The readable one-query function that defines it (the lesson's).
+    score : callable
+        ``score(query, metric, conventions)``: ``function`` called on one
+        query ranked by :func:`~ragmetrics_edu.retrieval.conventions.rank`
+        (a :class:`~ragmetrics_edu.retrieval.conventions.RankedQuery`),
+        with the parsed metric and the conventions.
+    kernel : callable
+        ``kernel(ranked, metric, conventions)``: the same number for every
+        query at once (:mod:`~ragmetrics_edu.retrieval.batch.kernels`).
+    parameters : tuple of Parameter
+        Its named parameters, with their defaults.
+    graded : bool
+        Its value comes from the grades themselves (DCG, nDCG, ERR): the
+        relevance level (trec_eval's ``-l``) does not apply to it.
+    judged : bool
+        Its kernel reads every judged document, not only the relevant ones
+        (bpref, judged@k): the others are then ranked too.
+    presets : tuple of str
+        The presets whose library computes it, besides trec_eval's (which
+        compute every family); a family listed under ``"sklearn"`` takes
+        tied scores averaged (its readable function has ``scores=``), and
+        those of ``"ranx"`` are :data:`PRESET_FAMILIES`.
+    """
+
+    name: str
+    cut: str
+    about: str
+    reference: object
+    function: object
+    score: object
+    kernel: object
+    parameters: tuple = ()
+    graded: bool = False
+    judged: bool = False
+    presets: tuple = ()
+
+
+_P = Parameter("p", 0.8, check=check_persistence)
+_MAX_GRADE = Parameter("max_grade", 4,
+                       check=lambda g, base: check_max_grade(g, base, limit=MAX_GRADE_LIMIT))
+_EVERY_LIBRARY = ("ranx", "seeds")  # their libraries compute the families with a preset each
+
+DECLARATIONS = [
+    Declaration("P", "required", "precision at k", "P_k", precision_at_k,
+                lambda q, m, c: precision_at_k(q.relevant, m.k, scores=q.scores,
+                                               denominator=c.precision_denominator),
+                kernels.precision, presets=_EVERY_LIBRARY),
+    Declaration("recall", "required", "recall at k", "recall_k", recall_at_k,
+                lambda q, m, c: recall_at_k(q.relevant, m.k, q.n_relevant, scores=q.scores),
+                kernels.recall, presets=_EVERY_LIBRARY),
+    Declaration("f1", "required", "harmonic mean of P@k and recall@k", None, f1_at_k,
+                lambda q, m, c: f1_at_k(q.relevant, m.k, q.n_relevant, scores=q.scores,
+                                        denominator=c.precision_denominator),
+                kernels.f1, presets=_EVERY_LIBRARY),
+    Declaration("hit_rate", "required", "1 if a relevant document is in the top k", "success_k",
+                hit_rate_at_k, lambda q, m, c: hit_rate_at_k(q.relevant, m.k, scores=q.scores),
+                kernels.hit_rate, presets=_EVERY_LIBRARY),
+    Declaration("mrr", "optional", "reciprocal rank of the first relevant document",
+                "recip_rank", reciprocal_rank,
+                lambda q, m, c: reciprocal_rank(q.relevant, m.k, scores=q.scores),
+                kernels.reciprocal_rank, presets=_EVERY_LIBRARY),
+    Declaration("map", "optional", "average precision", "map / map_cut_k", average_precision,
+                lambda q, m, c: average_precision(q.relevant, q.n_relevant, m.k, scores=q.scores,
+                                                  denominator=c.ap_denominator),
+                kernels.average_precision, presets=(*_EVERY_LIBRARY, "sklearn", "ragas")),
+    Declaration("ndcg", "optional", "normalized discounted cumulative gain", "ndcg / ndcg_cut_k",
+                ndcg_at_k,
+                lambda q, m, c: ndcg_at_k(q.grades, m.k, c.gain, ideal=q.ideal, scores=q.scores),
+                kernels.ndcg, graded=True, presets=(*_EVERY_LIBRARY, "sklearn", "gdeval")),
+    Declaration("dcg", "required", "discounted cumulative gain at k", None, dcg_at_k,
+                lambda q, m, c: dcg_at_k(q.grades, m.k, c.gain, scores=q.scores),
+                kernels.dcg, graded=True, presets=(*_EVERY_LIBRARY, "sklearn")),
+    Declaration("rprec", "none", "R-precision: precision at rank R", "Rprec", r_precision,
+                lambda q, m, c: r_precision(q.relevant, q.n_relevant), kernels.r_precision),
+    Declaration("iprec", "level", "interpolated precision at a recall level in [0, 1]",
+                "iprec_at_recall_0.50 (for iprec@0.5)", interpolated_precision,
+                lambda q, m, c: interpolated_precision(q.relevant, q.n_relevant, m.k,
+                                                       convention=q.pr_convention),
+                kernels.interpolated_precision),
+    Declaration("11pt", "none", "11-point interpolated average precision", "11pt_avg",
+                eleven_point_average_precision,
+                lambda q, m, c: eleven_point_average_precision(q.relevant, q.n_relevant,
+                                                               convention=q.pr_convention),
+                kernels.eleven_point),
+    Declaration("bpref", "none", "binary preference: relevant above judged non-relevant",
+                "bpref", bpref,
+                lambda q, m, c: bpref(q.judged_at_level, q.n_relevant, q.n_nonrelevant),
+                kernels.bpref, judged=True),
+    Declaration("judged", "optional", "fraction of the top k that has a judgement",
+                "ir_measures Judged@k", judged_at_k,
+                lambda q, m, c: judged_at_k(q.judged, m.k), kernels.judged, judged=True),
+    Declaration("err", "optional", "expected reciprocal rank (Chapelle et al. 2009)",
+                "gdeval err@k (ir_measures ERR@k)", err_at_k,
+                lambda q, m, c: err_at_k(q.judged, m.k, max_grade=m["max_grade"]),
+                kernels.err, parameters=(_MAX_GRADE,), graded=True, presets=("gdeval",)),
+    Declaration("rbp", "none", "rank-biased precision (Moffat & Zobel 2008)",
+                "cwl-eval RBP (ir_measures RBP(p=0.8, rel=1))", rank_biased_precision,
+                lambda q, m, c: rank_biased_precision(
+                    q.judged if m["gain"] == "graded" else q.judged_at_level, m["p"],
+                    gain=m["gain"], max_grade=m["max_grade"]),
+                kernels.rbp,
+                parameters=(_P, Parameter("gain", "binary", choices=RBP_GAINS), _MAX_GRADE)),
+    Declaration("rbp_residual", "none", "weight of the ranks RBP could not judge",
+                "cwl-eval's RBP residual", rbp_residual,
+                lambda q, m, c: rbp_residual(q.judged, m["p"]), kernels.rbp_residual,
+                parameters=(Parameter("p", 0.8, check=check_persistence),), judged=True),
+]
+"""Every metric family :func:`~ragmetrics_edu.evaluate` knows, declared once."""
+
+DECLARED = {}
+"""The declarations by name."""
+
+METRICS = {}
+"""The families by the name written before ``@``: (cut-off rule, what it is, the reference's name)."""
+
+PARAMETERS = {}
 """The named parameters of a family and their defaults: ``"rbp(p=0.9)"``, ``"err(max_grade=3)@20"``."""
 
-NEEDS_JUDGED = {"bpref", "judged", "rbp_residual"}
-"""Families that need the ranks of every judged document, not only the relevant ones."""
+WHEN_DECLARED = []
+"""What else follows a declaration: ``follow(declaration, added)`` (the presets of
+:mod:`~ragmetrics_edu.retrieval.conventions` add the family or drop it)."""
 
-PRESET_FAMILIES = ("P", "recall", "f1", "hit_rate", "mrr", "map", "ndcg", "dcg")
-"""The families :func:`~ragmetrics_edu.retrieval.conventions.evaluate_as` scores under any preset
-(the readable single-query functions); a preset's ``metrics`` is a subset of them."""
 
-MISSING_POLICIES = ("ignore", "zero")
-"""What :func:`evaluate` does with judged queries missing from the run: leave them out of
-the means (trec_eval) or score them 0 (``trec_eval -c``)."""
+def declare(declaration):
+    """Add a metric family to the registry: its tables, its parser, the presets that compute it.
 
-GAINS = ("linear", "exponential")
-"""Gain of a grade ``g`` in DCG: ``g`` (trec_eval) or ``2**g - 1`` (Burges et al.)."""
+    The built-in families are declared so at import; a notebook or a test
+    adds one of its own the same way (``docs/architecture.md``), and
+    :func:`undeclare` takes it back.
+    """
+    if declaration.name in DECLARED or not re.fullmatch(r"\w+", declaration.name):
+        raise ValueError(f"a metric family needs a new name made of letters, digits and '_', "
+                         f"got {declaration.name!r}")
+    check_choice(declaration.cut, CUTS, name="cut")
+    if declaration not in DECLARATIONS:
+        DECLARATIONS.append(declaration)
+    DECLARED[declaration.name] = declaration
+    METRICS[declaration.name] = (declaration.cut, declaration.about, declaration.reference)
+    if declaration.parameters:
+        PARAMETERS[declaration.name] = {p.name: p.default for p in declaration.parameters}
+    for follow in WHEN_DECLARED:
+        follow(declaration, True)
 
-GRADED_FAMILIES = ("dcg", "ndcg", "err")
+
+def undeclare(name):
+    """Take a family added by :func:`declare` out of the registry again."""
+    declaration = DECLARED.pop(name)
+    DECLARATIONS.remove(declaration)
+    METRICS.pop(name)
+    PARAMETERS.pop(name, None)
+    for follow in WHEN_DECLARED:
+        follow(declaration, False)
+
+
+for _declaration in list(DECLARATIONS):
+    declare(_declaration)
+
+PRESET_FAMILIES = tuple(d.name for d in DECLARATIONS if "ranx" in d.presets)
+"""The families :func:`~ragmetrics_edu.retrieval.conventions.evaluate_as` scores under any preset,
+tied scores averaged included (their readable functions take every convention)."""
+
+GRADED_FAMILIES = tuple(d.name for d in DECLARATIONS if d.graded)
 """Families whose value is built from the grades themselves (and ``rbp`` with
 ``gain=graded``).  trec_eval's relevance level (``-l``) does not apply to
 them: ``m_ndcg.c`` takes the gain of a document from its grade and never reads
 the level.  Every other family sees a document as relevant or not, relevant
 from the relevance level up (``P``, ``recall``, ``map``, ``mrr``, ``bpref``, ...)."""
+
+MISSING_POLICIES = ("ignore", "zero")
+"""What :func:`evaluate` does with judged queries missing from the run: leave them out of
+the means (trec_eval) or score them 0 (``trec_eval -c``)."""
 
 LEVEL_SCOPES = ("binary", "all")
 """Which measures a relevance level applies to: the binary ones only (trec_eval
@@ -102,6 +279,19 @@ WITHOUT_RELEVANT = ("zero", "skip")
 query counted in the means (``"zero"``: trec_eval, ranx), or the query left out
 of the scores and the means (``"skip"``: gdeval, which only scores the topics
 with a grade above 0)."""
+
+
+def families_of(preset):
+    """The families a named preset's library computes (trec_eval's: every one).
+
+    Examples
+    --------
+    >>> families_of("sklearn")
+    ('map', 'ndcg', 'dcg')
+    """
+    if preset.startswith("trec_eval"):
+        return tuple(DECLARED)
+    return tuple(d.name for d in DECLARATIONS if preset in d.presets)
 
 
 def uses_relevance_level(metric, scope="binary"):
@@ -120,15 +310,15 @@ def uses_relevance_level(metric, scope="binary"):
     """
     if scope == "all":
         return True
-    if metric.base == "rbp":
+    if "gain" in dict(metric.params):
         return metric["gain"] == "binary"
-    return metric.base not in GRADED_FAMILIES
+    return not DECLARED[metric.base].graded
 
 
 def known_metrics(families=None):
     """The metric name patterns, each written once, for error messages and help texts.
 
-    ``families`` limits them to some families (default: all of :data:`METRICS`).
+    ``families`` limits them to some families (default: every declared one).
 
     Examples
     --------
@@ -136,16 +326,16 @@ def known_metrics(families=None):
     'P@k, map, map@k, err, err@k, err(max_grade=4), err(max_grade=4)@k'
     """
     names = []
-    for base, (cut, _, _) in METRICS.items():
-        if families is not None and base not in families:
+    for d in DECLARATIONS:
+        if families is not None and d.name not in families:
             continue
-        heads = [base]
-        if base in PARAMETERS:
-            defaults = ", ".join(f"{key}={value}" for key, value in PARAMETERS[base].items())
-            heads.append(f"{base}({defaults})")
+        heads = [d.name]
+        if d.parameters:
+            defaults = ", ".join(f"{p.name}={p.default}" for p in d.parameters)
+            heads.append(f"{d.name}({defaults})")
         for head in heads:
             names += {"required": [f"{head}@k"], "optional": [head, f"{head}@k"],
-                      "none": [head], "level": [f"{head}@r (r in [0, 1])"]}[cut]
+                      "none": [head], "level": [f"{head}@r (r in [0, 1])"]}[d.cut]
     return ", ".join(names)
 
 
@@ -160,6 +350,11 @@ class Metric:
 
     def __getitem__(self, key):
         return dict(self.params)[key]
+
+    @property
+    def declaration(self):
+        """The :class:`Declaration` of its family."""
+        return DECLARED[self.base]
 
 
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
@@ -176,42 +371,23 @@ def _parse_number(text, what, name):
     return float(text)
 
 
-def _parse_parameters(text, base, name):
-    """The ``key=value`` pairs written between parentheses, checked, with the defaults."""
-    values = dict(PARAMETERS[base])
+def _parse_parameters(text, declaration, name):
+    """The ``key=value`` pairs written between parentheses, each read by its declaration."""
+    declared = {p.name: p for p in declaration.parameters}
+    values = {p.name: p.default for p in declaration.parameters}
     given = set()
     for item in text.split(","):
         key, equals, value = (part.strip() for part in item.partition("="))
-        if not equals or key not in values:
-            known = ", ".join(f"{k}=..." for k in values)
+        if not equals or key not in declared:
+            known = ", ".join(f"{k}=..." for k in declared)
             raise ValueError(
-                f"metric {shorten(name)}: {base} takes the parameters {known}, "
+                f"metric {shorten(name)}: {declaration.name} takes the parameters {known}, "
                 f"got {shorten(item.strip())}"
             )
         if key in given:  # "rbp(p=.5,p=.6)": which one was meant?
             raise ValueError(f"metric {shorten(name)}: the parameter {key} is given twice")
         given.add(key)
-        if key == "gain":
-            check_choice(value, RBP_GAINS, name=f"the gain of {shorten(name)}")
-            values[key] = value
-        else:
-            values[key] = _parse_number(value, key, name)
-    if "p" in values and not 0.0 < values["p"] < 1.0:
-        raise ValueError(
-            f"{base}: the persistence p must be strictly between 0 and 1, got "
-            f"p={values['p']!r} in metric {shorten(name)}"
-        )
-    if "max_grade" in values:
-        if not values["max_grade"] > 0:
-            raise ValueError(
-                f"{base}: max_grade must be a positive number, got "
-                f"{values['max_grade']!r} in metric {shorten(name)}"
-            )
-        if values["max_grade"] > 1023:  # 2**max_grade must be a finite float
-            raise ValueError(
-                f"{base}: max_grade must be at most 1023 (2**max_grade must fit in a "
-                f"float), got {values['max_grade']!r} in metric {shorten(name)}"
-            )
+        values[key] = declared[key].read(value, declaration.name, name)
     return tuple(values.items())
 
 
@@ -226,7 +402,7 @@ def parse_metric(name, families=None, *, who=None):
         raise TypeError(f"metric names must be strings, got {describe(name)}")
     head, at, k_text = name.partition("@")
     base, parenthesis, inside = head.partition("(")
-    if base not in METRICS:
+    if base not in DECLARED:
         raise ValueError(
             f"unknown metric {shorten(name)}; the known metrics are: "
             f"{known_metrics(families)} (k a positive integer, e.g. 'ndcg@10')"
@@ -236,9 +412,10 @@ def parse_metric(name, families=None, *, who=None):
             f"{who or 'this evaluator'} does not compute {base!r}; it knows "
             f"{known_metrics(families)}, got {shorten(name)}"
         )
-    params = tuple(PARAMETERS.get(base, {}).items())
+    declaration = DECLARED[base]
+    params = tuple((p.name, p.default) for p in declaration.parameters)
     if parenthesis:
-        if base not in PARAMETERS:
+        if not declaration.parameters:
             raise ValueError(
                 f"metric {shorten(name)}: {base} takes no parameters (only "
                 f"{', '.join(PARAMETERS)} do)"
@@ -247,9 +424,8 @@ def parse_metric(name, families=None, *, who=None):
             raise ValueError(
                 f"metric {shorten(name)}: the parameters must end with ')', e.g. 'rbp(p=0.9)'"
             )
-        params = _parse_parameters(inside[:-1], base, name)
-    cut = METRICS[base][0]
-    if cut == "level":  # "iprec@0.5": a recall level
+        params = _parse_parameters(inside[:-1], declaration, name)
+    if declaration.cut == "level":  # "iprec@0.5": a recall level
         if not at:
             raise ValueError(f"metric {shorten(name)} needs a recall level, e.g. '{base}@0.5'")
         level = _parse_number(k_text, "the recall level", name)
@@ -260,12 +436,12 @@ def parse_metric(name, families=None, *, who=None):
             )
         return Metric(name, base, level, params)
     if not at:
-        if cut == "required":
+        if declaration.cut == "required":
             raise ValueError(
                 f"metric {shorten(name)} needs a cut-off k, e.g. '{base}@10'"
             )
         return Metric(name, base, None, params)
-    if cut == "none":
+    if declaration.cut == "none":
         raise ValueError(f"metric {shorten(name)} takes no cut-off, write '{base}'")
     # "P@10": the cut-off must be written as a positive integer
     return Metric(name, base, check_k_text(k_text, metric=name, name="the cut-off k"), params)
@@ -293,4 +469,3 @@ def check_metrics(metrics, families=None, *, who=None):
             f"{known_metrics(families)}"
         )
     return parsed
-
