@@ -127,6 +127,51 @@ class _UsageError(Exception):
     """An error in the user's input: printed without a traceback, exit 2."""
 
 
+class _OutputFailed(Exception):
+    """Writing to standard output failed (a full disk, a descriptor opened for reading)."""
+
+    def __init__(self, error):
+        super().__init__(error.strerror or str(error))
+
+
+class _Output:
+    """Standard output for the commands: a failed write raises :class:`_OutputFailed`.
+
+    A closed pipe stays a ``BrokenPipeError`` (a reader that went away, as
+    ``| head`` does, is not an error); any other ``OSError`` of a write would
+    otherwise be taken for an error reading an input file.
+    """
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputFailed(exc) from None
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputFailed(exc) from None
+
+
+def _say(message):
+    """Print ``message`` on standard error; nowhere if standard error is closed.
+
+    ``print(file=None)`` would write to standard output, mixing the message
+    into the results (``2>&-`` makes ``sys.stderr`` None).
+    """
+    if sys.stderr is not None:
+        print(message, file=sys.stderr)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but errors raise instead of exiting (so ``main`` returns 2)."""
 
@@ -227,7 +272,7 @@ def _evaluate_report(qrels_path, run_path, metrics, missing, conventions=None,
     if conventions == "ranx":
         note = _ranx_tie_note(read_run(run_path), run_path)
         if note:
-            print(note, file=sys.stderr)
+            _say(note)
     return report
 
 
@@ -410,8 +455,10 @@ def main(argv=None):
     -------
     int
         0 on success; 2 for a usage error, an unknown metric, or a missing or
-        malformed file (the message goes to stderr, without a traceback);
-        141 when the output pipe was closed (nothing printed).
+        malformed file, or results that could not be written (the message
+        goes to stderr, without a traceback; nowhere, never to stdout, when
+        stderr is closed); 141 when the output pipe was closed (nothing
+        printed).
     """
     parser = _build_parser()
     try:
@@ -422,20 +469,25 @@ def main(argv=None):
         if sys.stdout is None:  # started with stdout closed (`>&-`): Python sets it to None
             raise _UsageError("standard output is closed: the results have nowhere to go")
         command = _cmd_evaluate if args.command == "evaluate" else _cmd_compare
-        status = command(args, sys.stdout)
-        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        out = _Output(sys.stdout)
+        status = command(args, out)
+        out.flush()  # a closed pipe or a full disk shows here, not at exit
         return status
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT_SIGPIPE
+    except _OutputFailed as exc:
+        _quiet_stdout()  # what is still buffered goes nowhere, not to a second failure at exit
+        _say(f"{PROG}: error: cannot write the results to standard output: {exc}")
+        return 2
     except _UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        _say(f"{PROG}: error: {exc}")
         return 2
     except (ValueError, OSError) as exc:
         message = str(exc)
         if isinstance(exc, OSError) and exc.filename is not None:
             message = f"{exc.filename}: {exc.strerror or exc}"
-        print(f"{PROG}: error: {message}", file=sys.stderr)
+        _say(f"{PROG}: error: {message}")
         return 2
 
 

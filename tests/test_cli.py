@@ -642,3 +642,43 @@ def test_l_and_M_refuse_what_is_not_a_positive_integer(capsys, files, bad):
         status = main(["evaluate", str(files["qrels"]), str(files["bm25"]), option, bad])
         err = capsys.readouterr().err
         assert status == 2 and "must be an integer from 1 to" in err, (option, err)
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+@pytest.mark.parametrize("target, reason", [("/dev/full", "No space left on device")])
+def test_results_that_cannot_be_written_exit_2_naming_standard_output(files, command, target,
+                                                                      reason):
+    """A full disk printed Python's 'Exception ignored ... OSError' at exit and exited 120;
+    the message now says what failed, and the status is the usual 2."""
+    if not os.path.exists(target):
+        pytest.skip(f"{target} is not on this system")
+    argv = ([str(files["qrels"]), str(files["bm25"])] if command == "evaluate"
+            else [str(files["qrels"]), str(files["bm25"]), str(files["weak"]), "--metric", "map"])
+    with open(target, "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "ragmetrics_edu", command, *argv],
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr == ("ragmetrics-edu: error: cannot write the results to standard "
+                           f"output: {reason}\n")
+
+
+def test_a_standard_output_opened_for_reading_exits_2_without_a_traceback(files):
+    with open(os.devnull) as read_only:   # as the shell's 1</dev/null does
+        proc = subprocess.run([sys.executable, "-m", "ragmetrics_edu", "evaluate",
+                               str(files["qrels"]), str(files["bm25"])],
+                              stdout=read_only, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("ragmetrics-edu: error: cannot write the results to "
+                                  "standard output: ")
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+
+
+def test_with_standard_error_closed_an_error_never_reaches_standard_output(files, tmp_path):
+    """`2>&-` made Python's sys.stderr None, and print(file=None) wrote the error message
+    into the results on standard output."""
+    proc = subprocess.run([sys.executable, "-m", "ragmetrics_edu", "evaluate",
+                           str(tmp_path / "missing.txt"), str(files["bm25"])],
+                          stdout=subprocess.PIPE, text=True, timeout=120,
+                          preexec_fn=lambda: os.close(2))   # as the shell's 2>&- does
+    assert proc.returncode == 2
+    assert proc.stdout == ""
