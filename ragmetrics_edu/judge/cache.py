@@ -64,6 +64,7 @@ import warnings
 from pathlib import Path
 
 from .base import CacheMissError, as_judge, judge_identity
+from .openai_compat import _refuse_userinfo, _without_userinfo
 
 __all__ = ["CachedJudge", "cache_key"]
 
@@ -175,6 +176,8 @@ class CachedJudge:
             )
         if server is not None and not isinstance(server, str):
             raise TypeError(f"server must be a string (a base_url) or None, got {server!r}")
+        _refuse_userinfo(server, "server")
+        _refuse_userinfo(inner_server, "the inner judge's base_url")
         self.model = model if model is not None else inner_model
         if self.model is None:
             raise ValueError("a replay-only CachedJudge needs model= (the name the replies were recorded with)")
@@ -276,7 +279,7 @@ class CachedJudge:
                     f"{self.path.name} recorded model {self.model!r} with {len(params)} sets of "
                     f"parameters ({listed}); pass parameters= to say which replies to replay"
                 )
-            servers = ", ".join(sorted(repr(srv) for srv, _ in sets))
+            servers = ", ".join(sorted(repr(_shown(srv)) for srv, _ in sets))
             raise ValueError(
                 f"{self.path.name} recorded model {self.model!r} from {len(sets)} servers "
                 f"({servers}); pass server= to say which replies to replay"
@@ -364,7 +367,7 @@ class CachedJudge:
                     f"parameters ({listed}), not with {_canonical(self.parameters)}: "
                     "pass parameters= to replay those")
         if others:
-            listed = ", ".join(sorted(repr(srv) for srv, _ in others))
+            listed = ", ".join(sorted(repr(_shown(srv)) for srv, _ in others))
             return (f"; note: the file has replies of {self.model!r} from other servers "
                     f"({listed}), not from {self.server!r}: pass server= to replay those")
         if self._recorded and self.model not in self._recorded:
@@ -399,6 +402,11 @@ class CachedJudge:
             while written < len(data):  # a short write (rare on a local disk): finish the line
                 written += f.write(data[written:])
             os.fsync(f.fileno())
+
+
+def _shown(server):
+    """A recorded server as a message shows it: credentials in it (an old file) as ``***``."""
+    return _without_userinfo(server) if isinstance(server, str) else server
 
 
 def _entry(line):

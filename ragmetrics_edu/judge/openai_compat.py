@@ -32,6 +32,10 @@ Where the key may go
   a GET). This judge follows none: a redirect raises
   :class:`JudgeHTTPError` saying where the server pointed, and you set
   ``base_url`` to that address yourself.
+* **No credentials in the address.** A ``base_url`` carrying a user name or
+  password (``http://user:secret@host/v1``) is refused (:class:`ValueError`,
+  showing the address with ``***@``): it would show in the ``repr``, in
+  every error and in every cache entry's ``"server"``.
 * **No proxy for this machine.** A proxy set in the environment
   (``http_proxy``, ``https_proxy``) would receive plain-HTTP requests, key
   included, even for a server on 127.0.0.1. For a loopback ``base_url``
@@ -47,13 +51,39 @@ redirect's address or a reply. A text *quotes* the key when it holds
   ``\\/``, ``\\x2f``, ``+`` for a space), or
 * any 12 consecutive characters of it (:data:`KEY_RUN`; the whole key if it
   is shorter: an 80% prefix of a real key is a quote), in the text as it is
-  or as a reader recovers it: HTML entities (``&#47;``, ``&sol;``,
-  ``html.escape``), JSON or ``repr`` escapes and percent-encoding undone, up
-  to four layers deep (JSON inside JSON), white space and line breaks left
-  out (a key split in two); or
+  or as a reader recovers it:
+
+  - escapes undone, up to four layers deep (JSON inside JSON, HTML inside
+    percent-encoding): HTML entities (``&#47;``, ``&sol;``,
+    ``html.escape``); backslash escapes (JSON's and ``repr``'s, ``\\U0000002f``,
+    octal ``\\057``, JavaScript's ``\\u{2f}``); percent-encoding, where a
+    percent-encoding or an ``&amp;`` repeated any number of times
+    (``%25252F``) counts as one layer; also quoted-printable (``=2F``), the
+    strings of a JSON text joined (a key cut into fields), a list of decimal
+    codes (``115,107,45``), and UTF-8 read as Latin-1 (a header);
+  - white space, control characters (a NUL between the characters of a
+    UTF-16 or UTF-32 body read as UTF-8) and Unicode format characters
+    (category Cf: zero-width space and joiner, soft hyphen, byte order mark)
+    left out, and U+FFFD (bytes that are not UTF-8);
+  - and, for a key of 12 characters or more, in NFKC (fullwidth letters
+    read as ASCII) and case-folded (the key upper- or lower-cased), also
+    reversed or in rot13; or
+* for a key of 12 characters or more, any 12 consecutive letters and digits
+  of it (case-folded) in the text's letters and digits alone, HTML tags
+  left out: a key cut into short pieces joined by separators
+  (``sk-Leak/7Qz - +9Wm=2Xv``, ``<i>sk-Le</i><i>ak/7Q</i>``, a path); or
+  the hexadecimal of 12 consecutive characters of it (either case, any
+  separators); or any 16 characters of the key's base32 encoding standing
+  for 10 of its bytes; or
 * any 12 characters of the key's base64 encoding that stand for 9 of its
   bytes, in either alphabet (the base64 of the key, or of
   ``Bearer <key>`` as in an ``Authorization`` header).
+
+Not read: an encoding applied twice on purpose (base64 of the key's
+hexadecimal, of its base64 or of its UTF-16), a key cut into pieces
+shorter than what the forms above join, or arithmetic on it: a server
+that means to smuggle the key out can always do so; the rules catch every
+echo a faulty server makes and every form a reader decodes at a glance.
 
 An error message shows a server's text with each whole echo of the key
 replaced by ``***``; a text that still quotes the key after that is not
@@ -108,6 +138,7 @@ a ``RecursionError``, ``ValueError`` or ``UnicodeEncodeError``.
 import base64
 import datetime
 import email.utils
+import functools
 import html
 import http.client
 import ipaddress
@@ -118,6 +149,7 @@ import re
 import socket
 import threading
 import time
+import unicodedata
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -330,73 +362,207 @@ KEY_RUN = 12
 _ECHO_CHARS = 16   # the most characters one character of the key takes in an echo read here
 _LAYERS = 4        # escapes undone in turn (JSON inside HTML inside percent-encoding...)
 
-_BACKSLASH = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(.))", re.DOTALL)
+_BACKSLASH = re.compile(
+    r"\\(?:u\{([0-9a-fA-F]{1,6})\}|U([0-9a-fA-F]{8})|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})"
+    r"|([0-7]{1,3})|(.))", re.DOTALL)
 _BACKSLASH_LETTERS = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+_DEEP_PERCENT = re.compile(r"%(?:25)+(?=[0-9a-fA-F]{2})")   # %252F: "%2F" encoded again
+_DEEP_AMP = re.compile(r"&(?:amp;)+")                        # &amp;amp;#47;: "&#47;" escaped again
+_QUOTED_PRINTABLE = re.compile(r"=(?:\r?\n|([0-9A-Fa-f]{2}))")
+_TAG = re.compile(r"<[^<>]{0,64}>")
+_NOT_ALNUM = re.compile(r"[\W_]+")
+_INTEGER = re.compile(r"\d{1,7}")
 
 
 def _unbackslash(text):
-    """``text`` with one level of JSON's and ``repr``'s backslash escapes undone."""
+    """``text`` with one level of backslash escapes undone: JSON's and ``repr``'s
+    (``\\u002f``, ``\\x2f``, ``\\/``), ``\\U0000002f``, octal ``\\057`` and
+    JavaScript's ``\\u{2f}``."""
     def one(m):
-        if m.group(1):
-            return chr(int(m.group(1), 16))
-        if m.group(2):
-            return chr(int(m.group(2), 16))
-        return _BACKSLASH_LETTERS.get(m.group(3), m.group(3))
-    return _BACKSLASH.sub(one, text)
+        for group in (1, 2, 3, 4):
+            if m.group(group):
+                code = int(m.group(group), 16)
+                return chr(code) if code < 0x110000 else ""
+        if m.group(5):
+            return chr(int(m.group(5), 8))
+        return _BACKSLASH_LETTERS.get(m.group(6), m.group(6))
+    return _BACKSLASH.sub(one, text) if "\\" in text else text
 
 
 def _unescape(text):
-    """One layer of HTML entities, backslash escapes and percent-encoding undone."""
-    return urllib.parse.unquote(_unbackslash(html.unescape(text)), errors="replace")
+    """One layer of HTML entities, backslash escapes and percent-encoding undone.
+
+    A percent-encoding or an ``&amp;`` repeated any number of times
+    (``%25252F``, ``&amp;amp;#47;``) is undone as one layer.
+    """
+    if "&" in text:
+        text = html.unescape(_DEEP_AMP.sub("&", text))
+    text = _unbackslash(text)
+    if "%" in text:
+        text = urllib.parse.unquote(_DEEP_PERCENT.sub("%", text), errors="replace")
+    return text
+
+
+@functools.lru_cache(maxsize=1)
+def _invisible():
+    """A pattern of white space, control and format characters (NUL, zero-width space,
+    soft hyphen, byte order mark...) and U+FFFD (what bytes that are not UTF-8 become)."""
+    chars = [chr(c) for c in range(0x110000)
+             if not 0xD800 <= c <= 0xDFFF
+             and (chr(c).isspace() or unicodedata.category(chr(c)) in ("Cc", "Cf"))]
+    return re.compile("[" + re.escape("".join(chars)) + "\ufffd]+")
+
+
+def _compact(text):
+    """``text`` without white space, control and format characters, nor U+FFFD."""
+    return text if text.isascii() and text.isprintable() and " " not in text \
+        else _invisible().sub("", text)
+
+
+def _folded(text):
+    """``text`` in NFKC (fullwidth letters become ASCII), case-folded, compacted."""
+    return _compact(unicodedata.normalize("NFKC", text).casefold())
+
+
+def _code_list(text):
+    """The characters whose decimal code points ``text`` lists (``115,107,45``)."""
+    return "".join(chr(c) for c in map(int, _INTEGER.findall(text))
+                   if c < 0x110000 and not 0xD800 <= c <= 0xDFFF)
+
+
+def _json_strings(text):
+    """The strings of ``text`` read as JSON, joined in order; "" when it is not JSON."""
+    stripped = text.strip()
+    if not stripped.startswith(("{", "[")):
+        return ""
+    try:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return ""
+    out, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return "".join(out)
+
+
+def _sources(text):
+    """The texts a reader recovers from ``text`` before normalising it: the text and each
+    layer of escapes undone (up to :data:`_LAYERS`), the same from the strings of the text
+    read as JSON, the text with quoted-printable escapes undone, and the characters of the
+    decimal codes it lists."""
+    out = []
+
+    def add(start):
+        layer = start
+        for _ in range(_LAYERS + 1):
+            if layer and layer not in out:
+                out.append(layer)
+            undone = _unescape(layer)
+            if undone == layer:
+                break
+            layer = undone
+
+    add(text)
+    add(_json_strings(text))
+    if "=" in text:
+        add(_QUOTED_PRINTABLE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) else "", text))
+    if not text.isascii() and max(text) < "\u0100":   # UTF-8 read as Latin-1 (a header)
+        add(text.encode("latin-1").decode("utf-8", "replace"))
+    codes = _code_list(text)
+    if len(codes) >= KEY_RUN and codes not in out:
+        out.append(codes)
+    return out
 
 
 def _readings(text):
-    """The texts a reader recovers from ``text``: itself and each layer of escapes undone
-    (up to :data:`_LAYERS`), each also without its white space."""
-    layers = [text]
-    for _ in range(_LAYERS):
-        undone = _unescape(layers[-1])
-        if undone == layers[-1]:
-            break
-        layers.append(undone)
-    views = []
-    for layer in layers:
-        for view in (layer, "".join(layer.split())):
-            if view not in views:
-                views.append(view)
+    """``{"exact": [...], "folded": [...], "skeleton": [...]}``: the views searched.
+
+    *exact*: each source (:func:`_sources`) as it is and compacted (without
+    white space, control and format characters); *folded*: compacted, in NFKC
+    and case-folded; *skeleton*: its letters and digits alone, case-folded
+    (also with HTML tags left out), the pieces of a key cut apart joined again.
+    """
+    views = {"exact": [], "folded": [], "skeleton": []}
+
+    def add(kind, view):
+        if view and view not in views[kind]:
+            views[kind].append(view)
+
+    for source in _sources(text):
+        add("exact", source)
+        compact = _compact(source)
+        add("exact", compact)
+        folded = _folded(compact)
+        add("folded", folded)
+        add("skeleton", _NOT_ALNUM.sub("", folded))
+        if "<" in source:
+            add("skeleton", _NOT_ALNUM.sub("", _folded(_TAG.sub("", source))))
     return views
 
 
-def _needles(key):
-    """What a quote of the key looks like, by length: ``{length: set of strings}``.
+_ROT13 = str.maketrans("abcdefghijklmnopqrstuvwxyz", "nopqrstuvwxyzabcdefghijklm")
 
-    Every :data:`KEY_RUN` consecutive characters of the key, white space left
-    out (the whole key if shorter); and, for base64 (the key's, or
-    ``Bearer <key>``'s), every 12 consecutive characters of the key's base64
-    encoding that stand for 9 whole bytes of it, at each of the three
-    alignments of the key in the encoded bytes, in both alphabets (``+/`` and
-    ``-_``).
+
+def _windows(encode, raw, group, chars, width):
+    """Every ``width`` characters of ``encode`` (base64 or base32: ``group`` characters for
+    ``chars`` bytes) of ``raw`` that stand for whole bytes of it, at each alignment."""
+    out = set()
+    for shift in range(chars):   # the key's first byte at each offset of a group
+        encoded = encode(b"\0" * shift + raw).decode("ascii")
+        first = group if shift else 0
+        last = group * ((shift + len(raw)) // chars)
+        inner = encoded[first:last]
+        if len(inner) < width:
+            continue
+        out.update(inner[i:i + width] for i in range(0, len(inner) - width + 1, group))
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _needles(key):
+    """What a quote of the key looks like, by view and length: ``{(view, length): set}``.
+
+    *exact* views: every :data:`KEY_RUN` consecutive characters of the key,
+    white space left out (the whole key if shorter); every 12 characters of
+    its base64 encoding (of the key, or of ``Bearer <key>``) standing for 9
+    whole bytes, at each alignment, in both alphabets. For a key of at least
+    :data:`KEY_RUN` characters also, in the *folded* views, every run
+    case-folded, reversed and in rot13; in the *skeleton* views, every 12
+    consecutive letters and digits of the key (case-folded), the hexadecimal
+    of every run, and every 16 characters of the key's base32 encoding that
+    stand for 10 whole bytes, case-folded.
     """
     bare = "".join(key.split())
     n = min(KEY_RUN, len(bare))
     out = {}
     if n:
-        out.setdefault(n, set()).update(bare[i:i + n] for i in range(len(bare) - n + 1))
+        out.setdefault(("exact", n), set()).update(bare[i:i + n] for i in range(len(bare) - n + 1))
     raw = key.encode("utf-8")
     urlsafe = str.maketrans("+/", "-_")
-    for shift in range(3):   # the key's first byte at offset 0, 1 or 2 of a 3-byte group
-        encoded = base64.b64encode(b"\0" * shift + raw).decode("ascii")
-        # groups of 4 characters that encode 3 bytes of the key only
-        first = 4 if shift else 0
-        last = 4 * ((shift + len(raw)) // 3)
-        inner = encoded[first:last]
-        width = min(12, len(inner))
-        if width < 8:   # fewer than 6 bytes of the key: not a quote
-            continue
-        for i in range(0, len(inner) - width + 1, 4):
-            window = inner[i:i + width]
-            out.setdefault(width, set()).update((window, window.translate(urlsafe)))
-    return out
+    b64 = _windows(base64.b64encode, raw, 4, 3, 12)
+    if b64:
+        out.setdefault(("exact", 12), set()).update(b64 | {w.translate(urlsafe) for w in b64})
+    if len(bare) < KEY_RUN:
+        return out
+    runs = [bare[i:i + KEY_RUN].casefold() for i in range(len(bare) - KEY_RUN + 1)]
+    out[("folded", KEY_RUN)] = {form for run in runs
+                                for form in (run, run[::-1], run.translate(_ROT13))}
+    skeleton = _NOT_ALNUM.sub("", bare.casefold())
+    if len(skeleton) >= KEY_RUN:
+        out[("skeleton", KEY_RUN)] = {skeleton[i:i + KEY_RUN]
+                                      for i in range(len(skeleton) - KEY_RUN + 1)}
+    out[("skeleton", 2 * KEY_RUN)] = {key[i:i + KEY_RUN].encode("utf-8").hex()
+                                      for i in range(len(key) - KEY_RUN + 1)}
+    b32 = _windows(base64.b32encode, raw, 8, 5, 16)
+    if b32:
+        out[("skeleton", 16)] = {w.casefold() for w in b32}
+    return {where: frozenset(group) for where, group in out.items()}
 
 
 _HASH_BASE = np.uint64(0x100000001B3)   # FNV's prime: any odd 64-bit number would do
@@ -438,8 +604,9 @@ def _quotes_key(text, key):
     if _key_pattern(key).search(text):
         return True
     needles = _needles(key)
+    readings = _readings(text)
     return any(_holds(reading, group, width)
-               for reading in _readings(text) for width, group in needles.items())
+               for (view, width), group in needles.items() for reading in readings[view])
 
 
 def _key_pattern(key):
@@ -457,6 +624,34 @@ def _key_pattern(key):
             forms.append(re.escape("+"))  # form encoding
         parts.append("(?:" + "|".join(forms) + ")")
     return re.compile("".join(parts))
+
+
+def _without_userinfo(url):
+    """``url`` with a ``user:password@`` part replaced by ``***@``.
+
+    Examples
+    --------
+    >>> _without_userinfo("http://user:secret@localhost:8080/v1")
+    'http://***@localhost:8080/v1'
+    >>> _without_userinfo("http://localhost:8080/v1")
+    'http://localhost:8080/v1'
+    """
+    scheme, sep, rest = url.partition("://")
+    authority_end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    authority = rest[:authority_end]
+    if "@" not in authority:
+        return url
+    return scheme + sep + "***@" + authority.rpartition("@")[2] + rest[authority_end:]
+
+
+def _refuse_userinfo(url, name):
+    """Refuse a URL carrying credentials (``http://user:secret@host``): every message, repr
+    and cache entry would show them. The message shows the URL without them."""
+    if isinstance(url, str) and _without_userinfo(url) != url:
+        raise ValueError(
+            f"{name} must not carry a user name or password (user:password@ before the host), "
+            f"got {_without_userinfo(url)!r}: it would show in messages and cache files; put "
+            "the key in the environment variable named by api_key_env instead")
 
 
 def _positive_number(value, name, allow_zero=False):
@@ -556,6 +751,7 @@ class OpenAICompatibleJudge:
     ):
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
+        _refuse_userinfo(base_url, "base_url")
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"model must be a non-empty string, got {model!r}")
         if not isinstance(api_key_env, str) or not api_key_env:
