@@ -144,6 +144,7 @@ import http.client
 import ipaddress
 import json
 import math
+import numbers
 import os
 import re
 import socket
@@ -654,13 +655,57 @@ def _refuse_userinfo(url, name):
             "the key in the environment variable named by api_key_env instead")
 
 
-def _positive_number(value, name, allow_zero=False):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+MAX_SECONDS = 1e6
+"""The longest ``timeout``, ``deadline`` or wait accepted, in seconds (11.6 days): longer
+ones cannot be given to a timer or a socket."""
+
+
+def _is_number(value):
+    return (isinstance(value, numbers.Real)
+            and not isinstance(value, (bool, np.bool_)))
+
+
+def _positive_number(value, name, allow_zero=False, maximum=None):
+    """``value`` as a float: a finite number (NumPy's included), positive or non-negative,
+    at most ``maximum``; else an error naming ``name`` and the value."""
+    if not _is_number(value):
         raise TypeError(f"{name} must be a number, got {value!r}")
-    if value < 0 or (value == 0 and not allow_zero):
+    number = float(value)
+    if math.isnan(number):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if number < 0 or (number == 0 and not allow_zero):
         kind = "non-negative" if allow_zero else "positive"
         raise ValueError(f"{name} must be {kind}, got {value!r}")
-    return float(value)
+    if math.isinf(number) or (maximum is not None and number > maximum):
+        bound = "finite" if maximum is None else f"at most {maximum:g} seconds"
+        raise ValueError(f"{name} must be {bound}, got {value!r}")
+    return number
+
+
+def _integer(value, name, minimum, optional=False):
+    """``value`` as an int (NumPy's integers included) of at least ``minimum``."""
+    if (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+            and int(value) >= minimum):
+        return int(value)
+    kind = "a non-negative integer" if minimum == 0 else "a positive integer"
+    raise ValueError(f"{name} must be {kind}{' or None' if optional else ''}, got {value!r}")
+
+
+def _json_body(extra_body):
+    """``extra_body`` checked to be sent as JSON: a dict of strings to JSON values, without
+    NaN or infinity (which no JSON reader takes); else an error naming the field."""
+    if not isinstance(extra_body, dict):
+        raise TypeError(f"extra_body must be a dict or None, got {extra_body!r}")
+    for field, value in extra_body.items():
+        if not isinstance(field, str):
+            raise TypeError(f"extra_body's fields must be strings, got {field!r}")
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ValueError(
+                f"extra_body[{field!r}] cannot be sent as JSON ({exc}), got {value!r}: "
+                "use numbers (finite), strings, booleans, None, lists and dicts") from None
+    return dict(extra_body)
 
 
 class OpenAICompatibleJudge:
@@ -678,7 +723,10 @@ class OpenAICompatibleJudge:
         time. The key itself is never passed to, nor kept by, this object.
     timeout : float, default 60.0
         Seconds one try may take, from connecting to the last byte of the
-        reply, however slowly the server sends it.
+        reply, however slowly the server sends it; at most
+        :data:`MAX_SECONDS` (as are ``deadline``, ``backoff_base`` and
+        ``backoff_max``). NumPy numbers are accepted here and in every
+        numeric argument.
     deadline : float, optional
         Seconds one call of :meth:`complete` may take in all: every try and
         every wait before a retry count against it (see Notes). Default
@@ -699,7 +747,9 @@ class OpenAICompatibleJudge:
     backoff_max : float, default 30.0
         Longest wait, also the cap on ``Retry-After``.
     extra_body : dict, optional
-        Further JSON fields for the request (``{"seed": 0}``, ``{"top_p": 1}``).
+        Further JSON fields for the request (``{"seed": 0}``, ``{"top_p": 1}``);
+        checked at construction: a value JSON cannot carry (NaN, infinity, a
+        set) raises :class:`ValueError` naming the field.
     require_key : bool, default False
         Raise :class:`JudgeConfigError` if the variable is unset (for hosted
         APIs) instead of sending no ``Authorization`` header (local servers).
@@ -756,31 +806,26 @@ class OpenAICompatibleJudge:
             raise ValueError(f"model must be a non-empty string, got {model!r}")
         if not isinstance(api_key_env, str) or not api_key_env:
             raise ValueError(f"api_key_env must name an environment variable, got {api_key_env!r}")
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise ValueError(f"max_retries must be a non-negative integer, got {max_retries!r}")
-        if max_tokens is not None and (
-            isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1
-        ):
-            raise ValueError(f"max_tokens must be a positive integer or None, got {max_tokens!r}")
-        if extra_body is not None and not isinstance(extra_body, dict):
-            raise TypeError(f"extra_body must be a dict or None, got {extra_body!r}")
+        max_retries = _integer(max_retries, "max_retries", 0)
+        if max_tokens is not None:
+            max_tokens = _integer(max_tokens, "max_tokens", 1, optional=True)
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api_key_env = api_key_env
-        self.timeout = _positive_number(timeout, "timeout")
+        self.timeout = _positive_number(timeout, "timeout", maximum=MAX_SECONDS)
         self.max_retries = max_retries
         self.temperature = _positive_number(temperature, "temperature", allow_zero=True)
         self.max_tokens = max_tokens
         self.system_prompt = system_prompt
-        self.backoff_base = _positive_number(backoff_base, "backoff_base", allow_zero=True)
-        self.backoff_max = _positive_number(backoff_max, "backoff_max", allow_zero=True)
-        self.extra_body = dict(extra_body or {})
+        self.backoff_base = _positive_number(backoff_base, "backoff_base", allow_zero=True,
+                                             maximum=MAX_SECONDS)
+        self.backoff_max = _positive_number(backoff_max, "backoff_max", allow_zero=True,
+                                            maximum=MAX_SECONDS)
+        self.extra_body = {} if extra_body is None else _json_body(extra_body)
         self.require_key = bool(require_key)
-        self.deadline = None if deadline is None else _positive_number(deadline, "deadline")
-        if (isinstance(max_reply_bytes, bool) or not isinstance(max_reply_bytes, int)
-                or max_reply_bytes < 1):
-            raise ValueError(f"max_reply_bytes must be a positive integer, got {max_reply_bytes!r}")
-        self.max_reply_bytes = max_reply_bytes
+        self.deadline = (None if deadline is None
+                         else _positive_number(deadline, "deadline", maximum=MAX_SECONDS))
+        self.max_reply_bytes = _integer(max_reply_bytes, "max_reply_bytes", 1)
         self._sleep = time.sleep  # replaceable in tests
 
     # -- what shapes the reply (cache keys) -----------------------------------
