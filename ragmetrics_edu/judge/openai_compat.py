@@ -372,7 +372,7 @@ _DEEP_AMP = re.compile(r"&(?:amp;)+")                        # &amp;amp;#47;: "&
 _QUOTED_PRINTABLE = re.compile(r"=(?:\r?\n|([0-9A-Fa-f]{2}))")
 _TAG = re.compile(r"<[^<>]{0,64}>")
 _NOT_ALNUM = re.compile(r"[\W_]+")
-_INTEGER = re.compile(r"\d{1,7}")
+_INTEGER = re.compile(r"(?<!\d)\d{1,7}(?!\d)")
 
 
 def _unbackslash(text):
@@ -400,35 +400,92 @@ def _unescape(text):
         text = html.unescape(_DEEP_AMP.sub("&", text))
     text = _unbackslash(text)
     if "%" in text:
-        text = urllib.parse.unquote(_DEEP_PERCENT.sub("%", text), errors="replace")
+        text = _unpercent(_DEEP_PERCENT.sub("%", text))
     return text
 
 
-@functools.lru_cache(maxsize=1)
-def _invisible():
-    """A pattern of white space, control and format characters (NUL, zero-width space,
-    soft hyphen, byte order mark...) and U+FFFD (what bytes that are not UTF-8 become)."""
-    chars = [chr(c) for c in range(0x110000)
-             if not 0xD800 <= c <= 0xDFFF
-             and (chr(c).isspace() or unicodedata.category(chr(c)) in ("Cc", "Cf"))]
-    return re.compile("[" + re.escape("".join(chars)) + "\ufffd]+")
+_HEX_VALUE = np.full(256, 255, dtype=np.uint8)
+_HEX_VALUE[np.frombuffer(b"0123456789", dtype=np.uint8)] = np.arange(10)
+_HEX_VALUE[np.frombuffer(b"abcdef", dtype=np.uint8)] = np.arange(10, 16)
+_HEX_VALUE[np.frombuffer(b"ABCDEF", dtype=np.uint8)] = np.arange(10, 16)
+
+
+def _unpercent(text):
+    """``urllib.parse.unquote(text, errors="replace")``, vectorised (NumPy): ``%XX`` escapes
+    decoded as bytes, the result read as UTF-8; millions of escapes take a fraction of a second.
+
+    Examples
+    --------
+    >>> _unpercent("a%2Fb%e2%82%ac%zz%4")
+    'a/b€%zz%4'
+    """
+    raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    if len(raw) < 3:
+        return text
+    high, low = _HEX_VALUE[raw[1:-1]], _HEX_VALUE[raw[2:]]
+    at = np.flatnonzero((raw[:-2] == ord("%")) & (high < 16) & (low < 16))
+    if not len(at):
+        return text
+    # escapes never overlap: the two characters after a "%" are hex digits, not "%"
+    out = raw.copy()
+    out[at] = high[at] * 16 + low[at]
+    keep = np.ones(len(raw), dtype=bool)
+    keep[at + 1] = False
+    keep[at + 2] = False
+    return out[keep].tobytes().decode("utf-8", "replace")
+
+
+# white space, control characters (Cc) and format characters (Cf: zero-width space and
+# joiner, soft hyphen, byte order mark, bidirectional marks, tags...) and U+FFFD, what
+# bytes that are not UTF-8 become; the Cf ranges are Unicode's (a test checks them)
+_FORMAT_RANGES = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f")
+_INVISIBLE = re.compile("[\\s\x00-\x1f\x7f-\x9f" + _FORMAT_RANGES + "\ufffd]+")
+_ASCII_INVISIBLE = bytes(range(0x21)) + b"\x7f"
+_ASCII_NOT_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())
 
 
 def _compact(text):
     """``text`` without white space, control and format characters, nor U+FFFD."""
-    return text if text.isascii() and text.isprintable() and " " not in text \
-        else _invisible().sub("", text)
+    if text.isascii():   # the common case, at C speed
+        return text.encode("ascii").translate(None, _ASCII_INVISIBLE).decode("ascii")
+    return _INVISIBLE.sub("", text)
 
 
 def _folded(text):
     """``text`` in NFKC (fullwidth letters become ASCII), case-folded, compacted."""
+    if text.isascii():
+        return _compact(text.lower())   # NFKC leaves ASCII alone; casefold is lower
     return _compact(unicodedata.normalize("NFKC", text).casefold())
 
 
+def _skeleton(text):
+    """``text``'s letters and digits alone."""
+    if text.isascii():
+        return text.encode("ascii").translate(None, _ASCII_NOT_ALNUM).decode("ascii")
+    return _NOT_ALNUM.sub("", text)
+
+
 def _code_list(text):
-    """The characters whose decimal code points ``text`` lists (``115,107,45``)."""
-    return "".join(chr(c) for c in map(int, _INTEGER.findall(text))
-                   if c < 0x110000 and not 0xD800 <= c <= 0xDFFF)
+    """The characters whose decimal code points ``text`` lists (``115,107,45``).
+
+    Examples
+    --------
+    >>> _code_list("[115, 107, 45, 76, 101, 97, 107, 47, 55, 81, 122, 43] and 55296 "
+    ...            "(a surrogate) and 99999999")
+    'sk-Leak/7Qz+'
+    >>> _code_list("1, 2, 3")   # fewer codes than KEY_RUN: nothing to search
+    ''
+    """
+    numbers_ = _INTEGER.findall(text)
+    if len(numbers_) < KEY_RUN:
+        return ""
+    codes = np.array(numbers_, dtype=np.int64)
+    codes = codes[(codes < 0x110000) & ((codes < 0xD800) | (codes > 0xDFFF))]
+    return codes.astype("<u4").tobytes().decode("utf-32-le")
 
 
 def _json_strings(text):
@@ -501,9 +558,9 @@ def _readings(text):
         add("exact", compact)
         folded = _folded(compact)
         add("folded", folded)
-        add("skeleton", _NOT_ALNUM.sub("", folded))
+        add("skeleton", _skeleton(folded))
         if "<" in source:
-            add("skeleton", _NOT_ALNUM.sub("", _folded(_TAG.sub("", source))))
+            add("skeleton", _skeleton(_folded(_TAG.sub("", source))))
     return views
 
 
@@ -566,35 +623,74 @@ def _needles(key):
     return {where: frozenset(group) for where, group in out.items()}
 
 
-_HASH_BASE = np.uint64(0x100000001B3)   # FNV's prime: any odd 64-bit number would do
+_HASH_BASE = 0x100000001B3   # FNV's prime: any odd 64-bit number would do
+_HASH_INVERSE = pow(_HASH_BASE, -1, 1 << 64)   # odd, so invertible modulo 2**64
+_CHUNK = 1 << 18             # characters hashed at a time: bounded memory, whatever the text
+_FILTER_BITS = 20            # a table of 2**20 flags screens the window hashes
 
 
-def _holds(text, needles, width):
-    """Whether ``text`` holds one of ``needles`` (each ``width`` characters).
+@functools.lru_cache(maxsize=1)
+def _powers():
+    """``B**i`` and ``B**-i`` modulo 2**64 for ``i < _CHUNK + 64`` (NumPy uint64)."""
+    n = _CHUNK + 64
+    with np.errstate(over="ignore"):   # products wrap modulo 2**64, as meant
+        up = np.cumprod(np.full(n, _HASH_BASE, dtype=np.uint64))
+        down = np.cumprod(np.full(n, _HASH_INVERSE, dtype=np.uint64))
+    one = np.ones(1, dtype=np.uint64)
+    return np.concatenate([one, up[:-1]]), np.concatenate([one, down[:-1]])
+
+
+def _window_hashes(codes, width, up, down):
+    """The hash ``sum_t codes[i+t] * B**-t`` (mod 2**64) of every ``width`` codes at once:
+    from one prefix sum, so one pass serves every width."""
+    prefix = np.zeros(len(codes) + 1, dtype=np.uint64)
+    np.cumsum(codes * down[:len(codes)], out=prefix[1:])
+    count = len(codes) - width + 1
+    return (prefix[width:width + count] - prefix[:count]) * up[:count]
+
+
+@functools.lru_cache(maxsize=32)
+def _needle_table(needles, width):
+    """The hashes of ``needles`` (sorted) and a table of their top bits, for :func:`_holds`."""
+    up, down = _powers()
+    hashes = np.array(sorted({int(_window_hashes(_codes(n), width, up, down)[0])
+                              for n in needles}), dtype=np.uint64)
+    table = np.zeros(1 << _FILTER_BITS, dtype=bool)
+    table[hashes >> np.uint64(64 - _FILTER_BITS)] = True
+    return hashes, table
+
+
+def _codes(text):
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64)
+
+
+def _holds(text, needles, width, direct=None):
+    """Whether ``text`` holds one of ``needles`` (a frozenset of ``width``-character strings).
 
     A short text is searched needle by needle; a long one (a reply can be
-    10 MiB) by a rolling hash of all its ``width``-character windows at once
-    (NumPy), each hit then compared exactly: linear in the text, whatever the
-    number of needles.
+    10 MiB) by a polynomial hash of all its ``width``-character windows,
+    computed in chunks of :data:`_CHUNK` characters (memory bounded whatever
+    the text), screened by a table of flags and compared exactly: linear in
+    the text, whatever the number of needles.
     """
     if len(text) < width:
         return False
-    if len(text) * len(needles) < 1 << 22:
+    if direct is None:
+        direct = len(text) * len(needles) < 1 << 22
+    if direct:
         return any(needle in text for needle in needles)
-    def hashes(string):
-        """The hash of every ``width`` characters of ``string``, wrapping modulo 2**64."""
-        codes = np.frombuffer(string.encode("utf-32-le", "surrogatepass"),
-                              dtype=np.uint32).astype(np.uint64)
-        count = len(codes) - width + 1
-        h = codes[:count].copy()
-        for t in range(1, width):
-            h *= _HASH_BASE
-            h += codes[t:t + count]
-        return h
-
-    wanted = np.unique(np.concatenate([hashes(needle) for needle in needles]))
-    hits = np.flatnonzero(np.isin(hashes(text), wanted, assume_unique=False))
-    return any(text[i:i + width] in needles for i in hits.tolist())
+    up, down = _powers()
+    wanted, table = _needle_table(needles, width)
+    shift = np.uint64(64 - _FILTER_BITS)
+    for start in range(0, len(text) - width + 1, _CHUNK):
+        piece = text[start:start + _CHUNK + width - 1]
+        hashes = _window_hashes(_codes(piece), width, up, down)
+        candidates = np.flatnonzero(table[hashes >> shift])
+        if len(candidates):
+            hits = candidates[np.isin(hashes[candidates], wanted)]
+            if any(piece[i:i + width] in needles for i in hits.tolist()):
+                return True
+    return False
 
 
 def _quotes_key(text, key):
