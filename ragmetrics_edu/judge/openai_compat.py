@@ -366,6 +366,7 @@ _LAYERS = 4        # escapes undone in turn (JSON inside HTML inside percent-enc
 _BACKSLASH = re.compile(
     r"\\(?:u\{([0-9a-fA-F]{1,6})\}|U([0-9a-fA-F]{8})|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})"
     r"|([0-7]{1,3})|(.))", re.DOTALL)
+_SIMPLE_BACKSLASH = re.compile(r"\\([^uUx0-7ntrbf\\])", re.DOTALL)
 _BACKSLASH_LETTERS = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
 _DEEP_PERCENT = re.compile(r"%(?:25)+(?=[0-9a-fA-F]{2})")   # %252F: "%2F" encoded again
 _DEEP_AMP = re.compile(r"&(?:amp;)+")                        # &amp;amp;#47;: "&#47;" escaped again
@@ -387,7 +388,19 @@ def _unbackslash(text):
         if m.group(5):
             return chr(int(m.group(5), 8))
         return _BACKSLASH_LETTERS.get(m.group(6), m.group(6))
-    return _BACKSLASH.sub(one, text) if "\\" in text else text
+    if "\\" not in text:
+        return text
+    # escaped backslashes first (str.replace pairs them from the left, as the pattern
+    # does), then escapes of one character by a template, both at C speed; what is
+    # left for the Python callback are the escapes that take a number
+    keep = next((ch for ch in ("\ue000", "\ue001", "\ue002") if ch not in text), None)
+    if keep is None:   # a text holding all three private-use characters: the plain way
+        return _BACKSLASH.sub(one, text)
+    text = text.replace("\\\\", keep)
+    text = _SIMPLE_BACKSLASH.sub(r"\1", text)
+    if "\\" in text:
+        text = _BACKSLASH.sub(one, text)
+    return text.replace(keep, "\\")
 
 
 def _unescape(text):

@@ -58,3 +58,29 @@ def test_the_chunked_hash_search_is_a_substring_search(monkeypatch, width):
         monkeypatch.undo()
         oc._powers.cache_clear()
         oc._needle_table.cache_clear()
+
+
+def _unbackslash_reference(text):
+    """One left-to-right pass of the escape pattern, each match decoded in Python."""
+    letters = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+
+    def one(m):
+        for group in (1, 2, 3, 4):
+            if m.group(group):
+                code = int(m.group(group), 16)
+                return chr(code) if code < 0x110000 else ""
+        if m.group(5):
+            return chr(int(m.group(5), 8))
+        return letters.get(m.group(6), m.group(6))
+    return oc._BACKSLASH.sub(one, text)
+
+
+def test_unbackslash_is_one_pass_of_the_escape_pattern():
+    rng = random.Random(23)
+    alphabet = ["\\", "\\\\", "u", "0041", "x2f", "U0001F600", "u{73}", "163", "8", "n", "t",
+                "/", '"', "a", "\u00e9", "\ue000", "{", "}", "ffff", "U0011ffff"]
+    for _ in range(20000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        assert oc._unbackslash(text) == _unbackslash_reference(text), text
+    crowded = "\ue000\ue001\ue002\\\\u0041\\/"
+    assert oc._unbackslash(crowded) == _unbackslash_reference(crowded)
