@@ -247,3 +247,40 @@ def test_a_base_url_carrying_a_password_is_refused_without_showing_it(url, tmp_p
 def test_an_at_sign_after_the_host_is_not_userinfo():
     judge = OpenAICompatibleJudge("http://127.0.0.1:9/v1/@models?x=a@b", "m")
     assert judge.base_url == "http://127.0.0.1:9/v1/@models?x=a@b"
+
+
+@pytest.fixture(scope="module")
+def redirector():
+    from tests.judge.test_judge_http import ScriptedServer
+    s = ScriptedServer()
+    yield s
+    s.close()
+
+
+def _locations(key):
+    return {
+        "pieces-of-11-in-the-path": ("http://evil/" + "/".join(_pieces(key, 11)), None),
+        "utf-16-bytes": ("http://evil/?k=" + key.encode("utf-16-le").decode("latin-1"),
+                         _utf("utf-16-le")),
+        "zero-width-utf-8": ("http://evil/" + "\u200b".join(key).encode().decode("latin-1"),
+                             None),
+        "hex": ("http://evil/?k=" + key.encode().hex(), lambda s: s.encode().hex()),
+        "upper": ("http://evil/?k=" + key.upper(), str.upper),
+    }
+
+
+@pytest.mark.parametrize("key_name", sorted(KEYS))
+@pytest.mark.parametrize("form", sorted(_locations("x" * 20)))
+def test_a_redirect_address_never_shows_the_key(redirector, monkeypatch, key_name, form):
+    key = KEYS[key_name]
+    location, encode = _locations(key)[form]
+    if any(ch in location for ch in "\r\n"):
+        pytest.skip("not a header value")
+    bad = _bad(key, key, encode)
+    monkeypatch.setenv(ENV, key)
+    redirector.script = [(302, {}, {"Location": location})]
+    judge = OpenAICompatibleJudge(redirector.base_url, "m", api_key_env=ENV, timeout=5.0,
+                                  max_retries=0)
+    with pytest.raises(JudgeError, match="HTTP 302") as info:
+        judge.complete("hello")
+    assert _leaks(texts_of(info.value), bad) == []
