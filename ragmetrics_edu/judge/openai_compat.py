@@ -595,7 +595,6 @@ def _windows(encode, raw, group, chars, width):
     return out
 
 
-@functools.lru_cache(maxsize=8)
 def _needles(key):
     """What a quote of the key looks like, by view and length: ``{(view, length): set}``.
 
@@ -662,9 +661,10 @@ def _window_hashes(codes, width, up, down):
     return (prefix[width:width + count] - prefix[:count]) * up[:count]
 
 
-@functools.lru_cache(maxsize=32)
 def _needle_table(needles, width):
-    """The hashes of ``needles`` (sorted) and a table of their top bits, for :func:`_holds`."""
+    """The hashes of ``needles`` (sorted) and a table of their top bits, for :func:`_holds`.
+
+    Not cached: nothing made from the key outlives the call that needs it."""
     up, down = _powers()
     hashes = np.array(sorted({int(_window_hashes(_codes(n), width, up, down)[0])
                               for n in needles}), dtype=np.uint64)

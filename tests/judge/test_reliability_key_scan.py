@@ -43,7 +43,6 @@ def test_unpercent_is_unquote():
 def test_the_chunked_hash_search_is_a_substring_search(monkeypatch, width):
     monkeypatch.setattr(oc, "_CHUNK", 64)   # many chunk borders in a short text
     oc._powers.cache_clear()
-    oc._needle_table.cache_clear()
     try:
         rng = random.Random(width)
         for _ in range(300):
@@ -57,8 +56,7 @@ def test_the_chunked_hash_search_is_a_substring_search(monkeypatch, width):
     finally:
         monkeypatch.undo()
         oc._powers.cache_clear()
-        oc._needle_table.cache_clear()
-
+    
 
 def _unbackslash_reference(text):
     """One left-to-right pass of the escape pattern, each match decoded in Python."""
