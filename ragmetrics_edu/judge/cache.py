@@ -34,6 +34,16 @@ miss, replays an entry recorded without a server (with a warning, once:
 the file cannot say which server gave it); entries it records from then
 on carry its server.
 
+Only its own files
+------------------
+A file none of whose lines is (or begins as) an entry this class writes
+(another program's JSONL, a CSV) raises :class:`ValueError` naming the file
+and its first line, and is never modified: a torn last line is repaired only
+in a file that is recognisably a cache. A path that is not a regular file
+(a directory, ``/dev/zero``, a named pipe) is refused before it is opened,
+and lines are read one at a time, each at most :data:`MAX_LINE_BYTES` (a
+longer line is skipped, with the damaged lines below).
+
 A file that survives a crash
 ----------------------------
 Each entry is one line written by one ``write`` call, then flushed and
@@ -60,10 +70,12 @@ JSON cannot tell them apart).
 import hashlib
 import json
 import os
+import stat
 import warnings
 from pathlib import Path
 
 from .base import CacheMissError, as_judge, judge_identity
+from .openai_compat import _refuse_userinfo, _without_userinfo
 
 __all__ = ["CachedJudge", "cache_key"]
 
@@ -175,6 +187,8 @@ class CachedJudge:
             )
         if server is not None and not isinstance(server, str):
             raise TypeError(f"server must be a string (a base_url) or None, got {server!r}")
+        _refuse_userinfo(server, "server")
+        _refuse_userinfo(inner_server, "the inner judge's base_url")
         self.model = model if model is not None else inner_model
         if self.model is None:
             raise ValueError("a replay-only CachedJudge needs model= (the name the replies were recorded with)")
@@ -193,38 +207,78 @@ class CachedJudge:
     # -- reading the file ------------------------------------------------------
 
     def _load(self):
-        """Read every entry; set a torn last line aside, skip other bad lines (module docstring)."""
+        """Read every entry; set a torn last line aside, skip other bad lines (module docstring).
+
+        The file is read line by line, each line at most :data:`MAX_LINE_BYTES`
+        (a longer one is skipped unread), so neither a huge file nor a device
+        fills the memory; a path that is not a regular file (a directory,
+        ``/dev/zero``, a named pipe) is refused before it is opened.
+        """
         replies, recorded, skipped, refused = {}, {}, [], []
         if not self.path.exists():
             return replies, recorded
-        data = self.path.read_bytes()
-        lines = data.split(b"\n")  # the last piece is b"" when the file ends with a newline
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            entry = _entry(line)
-            if entry is None:
-                if number == len(lines):  # no newline after it: a write cut short
-                    self._set_aside_torn(data, line, number, len(replies))
+        if not self.path.is_file():
+            raise ValueError(f"{self.path} is {_file_kind(self.path)}, not a cache file: "
+                             "pass the path of a JSONL file (created on the first reply)")
+        first = None     # the first line that is not blank
+        ours = False     # whether a line is, or begins as, an entry CachedJudge wrote
+        torn = None      # (number, line, offset) of a last line without a newline
+        with open(self.path, "rb") as f:
+            number, offset = 0, 0
+            while True:
+                line = f.readline(MAX_LINE_BYTES + 1)
+                if not line:
                     break
-                skipped.append(number)  # torn by a failed write, or edited: said below
-                continue
-            why = _not_text(entry)
-            if why is not None:  # a whole entry, but no reply to give: never a success
-                refused.append((number, why))
-                continue
-            replies[entry["key"]] = entry["reply"]
-            if "model" in entry:  # entries always have it; hand-made ones may not
-                params = entry.get("parameters") or {}
-                server = entry.get("server")
-                identity = (server, _canonical(params))
-                recorded.setdefault(entry["model"], {})[identity] = (server, params)
+                number += 1
+                start, offset = offset, offset + len(line)
+                if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                    first = number if first is None else first
+                    ours = ours or line.startswith(_ENTRY_START)
+                    while line and not line.endswith(b"\n"):   # skip the rest of the line
+                        line = f.readline(1 << 20)
+                        offset += len(line)
+                    skipped.append(number)
+                    continue
+                whole = line.endswith(b"\n")
+                line = line.rstrip(b"\n")
+                if not line.strip():
+                    continue
+                first = number if first is None else first
+                ours = ours or line.startswith(_ENTRY_START)
+                entry = _entry(line)
+                if entry is None:
+                    if not whole:  # no newline after it: a write cut short, or not ours
+                        torn = (number, line, start)
+                        break
+                    skipped.append(number)  # torn by a failed write, or edited: said below
+                    continue
+                why = _not_text(entry)
+                if why is not None:  # a whole entry, but no reply to give: never a success
+                    ours = True
+                    refused.append((number, why))
+                    continue
+                ours = True
+                replies[entry["key"]] = entry["reply"]
+                if "model" in entry:  # entries always have it; hand-made ones may not
+                    params = entry.get("parameters") or {}
+                    server = entry.get("server")
+                    identity = (server, _canonical(params))
+                    recorded.setdefault(entry["model"], {})[identity] = (server, params)
+        if not ours and first is not None:
+            # no line is (or begins as) a cache entry: another program's file; never modify it
+            raise ValueError(
+                f"{self.path}, line {first}: not a cache entry (expected a JSON object with "
+                '"key" and "reply", as CachedJudge writes), and no line of the file is one: '
+                "this is not a reply cache; pass another path (the file is left as it is)")
+        if torn is not None:
+            self._set_aside_torn(torn[1], torn[0], torn[2], len(replies))
         if skipped:
             where = ", ".join(str(n) for n in skipped[:10]) + (", ..." if len(skipped) > 10 else "")
             warnings.warn(
                 f"{self.path}, line{'s' if len(skipped) > 1 else ''} {where}: not a cache entry "
-                f'(expected a JSON object with "key" and "reply"; a write cut short, or an '
-                f"edit); {len(skipped)} line{'s' if len(skipped) > 1 else ''} skipped, the "
+                f'(expected a JSON object with "key" and "reply" of at most {MAX_LINE_BYTES} '
+                f"bytes; a write cut short, or an edit); {len(skipped)} "
+                f"line{'s' if len(skipped) > 1 else ''} skipped, the "
                 f"{len(replies)} entries of the other lines are kept",
                 RuntimeWarning, stacklevel=3,
             )
@@ -237,7 +291,7 @@ class CachedJudge:
             )
         return replies, recorded
 
-    def _set_aside_torn(self, data, line, number, kept):
+    def _set_aside_torn(self, line, number, start, kept):
         """Append the torn last line to ``<name>.torn`` and cut it from the cache file."""
         sidecar = self.path.with_name(self.path.name + ".torn")
         try:
@@ -246,7 +300,7 @@ class CachedJudge:
                 f.flush()
                 os.fsync(f.fileno())
             with open(self.path, "r+b") as f:
-                f.truncate(len(data) - len(line))
+                f.truncate(start)
                 f.flush()
                 os.fsync(f.fileno())
             done = f"set aside in {sidecar.name}"
@@ -276,7 +330,7 @@ class CachedJudge:
                     f"{self.path.name} recorded model {self.model!r} with {len(params)} sets of "
                     f"parameters ({listed}); pass parameters= to say which replies to replay"
                 )
-            servers = ", ".join(sorted(repr(srv) for srv, _ in sets))
+            servers = ", ".join(sorted(repr(_shown(srv)) for srv, _ in sets))
             raise ValueError(
                 f"{self.path.name} recorded model {self.model!r} from {len(sets)} servers "
                 f"({servers}); pass server= to say which replies to replay"
@@ -364,7 +418,7 @@ class CachedJudge:
                     f"parameters ({listed}), not with {_canonical(self.parameters)}: "
                     "pass parameters= to replay those")
         if others:
-            listed = ", ".join(sorted(repr(srv) for srv, _ in others))
+            listed = ", ".join(sorted(repr(_shown(srv)) for srv, _ in others))
             return (f"; note: the file has replies of {self.model!r} from other servers "
                     f"({listed}), not from {self.server!r}: pass server= to replay those")
         if self._recorded and self.model not in self._recorded:
@@ -399,6 +453,28 @@ class CachedJudge:
             while written < len(data):  # a short write (rare on a local disk): finish the line
                 written += f.write(data[written:])
             os.fsync(f.fileno())
+
+
+MAX_LINE_BYTES = 256 * 2**20
+"""The longest line read from a cache file (a reply of 10 MiB, escaped, fits many times)."""
+
+_ENTRY_START = b'{"key": "'   # how every line CachedJudge writes begins (keys sorted)
+
+
+def _file_kind(path):
+    """What ``path`` is when it is not a regular file: "a directory", "a named pipe"..."""
+    mode = path.stat().st_mode
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def _shown(server):
+    """A recorded server as a message shows it: credentials in it (an old file) as ``***``."""
+    return _without_userinfo(server) if isinstance(server, str) else server
 
 
 def _entry(line):

@@ -32,6 +32,10 @@ Where the key may go
   a GET). This judge follows none: a redirect raises
   :class:`JudgeHTTPError` saying where the server pointed, and you set
   ``base_url`` to that address yourself.
+* **No credentials in the address.** A ``base_url`` carrying a user name or
+  password (``http://user:secret@host/v1``) is refused (:class:`ValueError`,
+  showing the address with ``***@``): it would show in the ``repr``, in
+  every error and in every cache entry's ``"server"``.
 * **No proxy for this machine.** A proxy set in the environment
   (``http_proxy``, ``https_proxy``) would receive plain-HTTP requests, key
   included, even for a server on 127.0.0.1. For a loopback ``base_url``
@@ -47,13 +51,39 @@ redirect's address or a reply. A text *quotes* the key when it holds
   ``\\/``, ``\\x2f``, ``+`` for a space), or
 * any 12 consecutive characters of it (:data:`KEY_RUN`; the whole key if it
   is shorter: an 80% prefix of a real key is a quote), in the text as it is
-  or as a reader recovers it: HTML entities (``&#47;``, ``&sol;``,
-  ``html.escape``), JSON or ``repr`` escapes and percent-encoding undone, up
-  to four layers deep (JSON inside JSON), white space and line breaks left
-  out (a key split in two); or
+  or as a reader recovers it:
+
+  - escapes undone, up to four layers deep (JSON inside JSON, HTML inside
+    percent-encoding): HTML entities (``&#47;``, ``&sol;``,
+    ``html.escape``); backslash escapes (JSON's and ``repr``'s, ``\\U0000002f``,
+    octal ``\\057``, JavaScript's ``\\u{2f}``); percent-encoding, where a
+    percent-encoding or an ``&amp;`` repeated any number of times
+    (``%25252F``) counts as one layer; also quoted-printable (``=2F``), the
+    strings of a JSON text joined (a key cut into fields), a list of decimal
+    codes (``115,107,45``), and UTF-8 read as Latin-1 (a header);
+  - white space, control characters (a NUL between the characters of a
+    UTF-16 or UTF-32 body read as UTF-8) and Unicode format characters
+    (category Cf: zero-width space and joiner, soft hyphen, byte order mark)
+    left out, and U+FFFD (bytes that are not UTF-8);
+  - and, for a key of 12 characters or more, in NFKC (fullwidth letters
+    read as ASCII) and case-folded (the key upper- or lower-cased), also
+    reversed or in rot13; or
+* for a key of 12 characters or more, any 12 consecutive letters and digits
+  of it (case-folded) in the text's letters and digits alone, HTML tags
+  left out: a key cut into short pieces joined by separators
+  (``sk-Leak/7Qz - +9Wm=2Xv``, ``<i>sk-Le</i><i>ak/7Q</i>``, a path); or
+  the hexadecimal of 12 consecutive characters of it (either case, any
+  separators); or any 16 characters of the key's base32 encoding standing
+  for 10 of its bytes; or
 * any 12 characters of the key's base64 encoding that stand for 9 of its
   bytes, in either alphabet (the base64 of the key, or of
   ``Bearer <key>`` as in an ``Authorization`` header).
+
+Not read: an encoding applied twice on purpose (base64 of the key's
+hexadecimal, of its base64 or of its UTF-16), a key cut into pieces
+shorter than what the forms above join, or arithmetic on it: a server
+that means to smuggle the key out can always do so; the rules catch every
+echo a faulty server makes and every form a reader decodes at a glance.
 
 An error message shows a server's text with each whole echo of the key
 replaced by ``***``; a text that still quotes the key after that is not
@@ -108,16 +138,19 @@ a ``RecursionError``, ``ValueError`` or ``UnicodeEncodeError``.
 import base64
 import datetime
 import email.utils
+import functools
 import html
 import http.client
 import ipaddress
 import json
 import math
+import numbers
 import os
 import re
 import socket
 import threading
 import time
+import unicodedata
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -330,104 +363,347 @@ KEY_RUN = 12
 _ECHO_CHARS = 16   # the most characters one character of the key takes in an echo read here
 _LAYERS = 4        # escapes undone in turn (JSON inside HTML inside percent-encoding...)
 
-_BACKSLASH = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(.))", re.DOTALL)
+_BACKSLASH = re.compile(
+    r"\\(?:u\{([0-9a-fA-F]{1,6})\}|U([0-9a-fA-F]{8})|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})"
+    r"|([0-7]{1,3})|(.))", re.DOTALL)
+_SIMPLE_BACKSLASH = re.compile(r"\\([^uUx0-7ntrbf\\])", re.DOTALL)
 _BACKSLASH_LETTERS = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+_DEEP_PERCENT = re.compile(r"%(?:25)+(?=[0-9a-fA-F]{2})")   # %252F: "%2F" encoded again
+_DEEP_AMP = re.compile(r"&(?:amp;)+")                        # &amp;amp;#47;: "&#47;" escaped again
+_QUOTED_PRINTABLE = re.compile(r"=(?:\r?\n|([0-9A-Fa-f]{2}))")
+_TAG = re.compile(r"<[^<>]{0,64}>")
+_NOT_ALNUM = re.compile(r"[\W_]+")
+_INTEGER = re.compile(r"(?<!\d)\d{1,7}(?!\d)")
 
 
 def _unbackslash(text):
-    """``text`` with one level of JSON's and ``repr``'s backslash escapes undone."""
+    """``text`` with one level of backslash escapes undone: JSON's and ``repr``'s
+    (``\\u002f``, ``\\x2f``, ``\\/``), ``\\U0000002f``, octal ``\\057`` and
+    JavaScript's ``\\u{2f}``."""
     def one(m):
-        if m.group(1):
-            return chr(int(m.group(1), 16))
-        if m.group(2):
-            return chr(int(m.group(2), 16))
-        return _BACKSLASH_LETTERS.get(m.group(3), m.group(3))
-    return _BACKSLASH.sub(one, text)
+        for group in (1, 2, 3, 4):
+            if m.group(group):
+                code = int(m.group(group), 16)
+                return chr(code) if code < 0x110000 else ""
+        if m.group(5):
+            return chr(int(m.group(5), 8))
+        return _BACKSLASH_LETTERS.get(m.group(6), m.group(6))
+    if "\\" not in text:
+        return text
+    # escaped backslashes first (str.replace pairs them from the left, as the pattern
+    # does), then escapes of one character by a template, both at C speed; what is
+    # left for the Python callback are the escapes that take a number
+    keep = next((ch for ch in ("\ue000", "\ue001", "\ue002") if ch not in text), None)
+    if keep is None:   # a text holding all three private-use characters: the plain way
+        return _BACKSLASH.sub(one, text)
+    text = text.replace("\\\\", keep)
+    text = _SIMPLE_BACKSLASH.sub(r"\1", text)
+    if "\\" in text:
+        text = _BACKSLASH.sub(one, text)
+    return text.replace(keep, "\\")
 
 
 def _unescape(text):
-    """One layer of HTML entities, backslash escapes and percent-encoding undone."""
-    return urllib.parse.unquote(_unbackslash(html.unescape(text)), errors="replace")
+    """One layer of HTML entities, backslash escapes and percent-encoding undone.
+
+    A percent-encoding or an ``&amp;`` repeated any number of times
+    (``%25252F``, ``&amp;amp;#47;``) is undone as one layer.
+    """
+    if "&" in text:
+        text = html.unescape(_DEEP_AMP.sub("&", text))
+    text = _unbackslash(text)
+    if "%" in text:
+        text = _unpercent(_DEEP_PERCENT.sub("%", text))
+    return text
+
+
+_HEX_VALUE = np.full(256, 255, dtype=np.uint8)
+_HEX_VALUE[np.frombuffer(b"0123456789", dtype=np.uint8)] = np.arange(10)
+_HEX_VALUE[np.frombuffer(b"abcdef", dtype=np.uint8)] = np.arange(10, 16)
+_HEX_VALUE[np.frombuffer(b"ABCDEF", dtype=np.uint8)] = np.arange(10, 16)
+
+
+def _unpercent(text):
+    """``urllib.parse.unquote(text, errors="replace")``, vectorised (NumPy): ``%XX`` escapes
+    decoded as bytes, the result read as UTF-8; millions of escapes take a fraction of a second.
+
+    Examples
+    --------
+    >>> _unpercent("a%2Fb%e2%82%ac%zz%4")
+    'a/b€%zz%4'
+    """
+    raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    if len(raw) < 3:
+        return text
+    high, low = _HEX_VALUE[raw[1:-1]], _HEX_VALUE[raw[2:]]
+    at = np.flatnonzero((raw[:-2] == ord("%")) & (high < 16) & (low < 16))
+    if not len(at):
+        return text
+    # escapes never overlap: the two characters after a "%" are hex digits, not "%"
+    out = raw.copy()
+    out[at] = high[at] * 16 + low[at]
+    keep = np.ones(len(raw), dtype=bool)
+    keep[at + 1] = False
+    keep[at + 2] = False
+    return out[keep].tobytes().decode("utf-8", "replace")
+
+
+# white space, control characters (Cc) and format characters (Cf: zero-width space and
+# joiner, soft hyphen, byte order mark, bidirectional marks, tags...) and U+FFFD, what
+# bytes that are not UTF-8 become; the Cf ranges are Unicode's (a test checks them)
+_FORMAT_RANGES = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f")
+_INVISIBLE = re.compile("[\\s\x00-\x1f\x7f-\x9f" + _FORMAT_RANGES + "\ufffd]+")
+_ASCII_INVISIBLE = bytes(range(0x21)) + b"\x7f"
+_ASCII_NOT_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())
+
+
+def _compact(text):
+    """``text`` without white space, control and format characters, nor U+FFFD."""
+    if text.isascii():   # the common case, at C speed
+        return text.encode("ascii").translate(None, _ASCII_INVISIBLE).decode("ascii")
+    return _INVISIBLE.sub("", text)
+
+
+def _folded(text):
+    """``text`` in NFKC (fullwidth letters become ASCII), case-folded, compacted."""
+    if text.isascii():
+        return _compact(text.lower())   # NFKC leaves ASCII alone; casefold is lower
+    return _compact(unicodedata.normalize("NFKC", text).casefold())
+
+
+def _skeleton(text):
+    """``text``'s letters and digits alone."""
+    if text.isascii():
+        return text.encode("ascii").translate(None, _ASCII_NOT_ALNUM).decode("ascii")
+    return _NOT_ALNUM.sub("", text)
+
+
+def _code_list(text):
+    """The characters whose decimal code points ``text`` lists (``115,107,45``).
+
+    Examples
+    --------
+    >>> _code_list("[115, 107, 45, 76, 101, 97, 107, 47, 55, 81, 122, 43] and 55296 "
+    ...            "(a surrogate) and 99999999")
+    'sk-Leak/7Qz+'
+    >>> _code_list("1, 2, 3")   # fewer codes than KEY_RUN: nothing to search
+    ''
+    """
+    numbers_ = _INTEGER.findall(text)
+    if len(numbers_) < KEY_RUN:
+        return ""
+    codes = np.array(numbers_, dtype=np.int64)
+    codes = codes[(codes < 0x110000) & ((codes < 0xD800) | (codes > 0xDFFF))]
+    return codes.astype("<u4").tobytes().decode("utf-32-le")
+
+
+def _json_strings(text):
+    """The strings of ``text`` read as JSON, joined in order; "" when it is not JSON."""
+    stripped = text.strip()
+    if not stripped.startswith(("{", "[")):
+        return ""
+    try:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return ""
+    out, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return "".join(out)
+
+
+def _sources(text):
+    """The texts a reader recovers from ``text`` before normalising it: the text and each
+    layer of escapes undone (up to :data:`_LAYERS`), the same from the strings of the text
+    read as JSON, the text with quoted-printable escapes undone, and the characters of the
+    decimal codes it lists."""
+    out = []
+
+    def add(start):
+        layer = start
+        for _ in range(_LAYERS + 1):
+            if layer and layer not in out:
+                out.append(layer)
+            undone = _unescape(layer)
+            if undone == layer:
+                break
+            layer = undone
+
+    add(text)
+    add(_json_strings(text))
+    if "=" in text:
+        add(_QUOTED_PRINTABLE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) else "", text))
+    if not text.isascii() and max(text) < "\u0100":   # UTF-8 read as Latin-1 (a header)
+        add(text.encode("latin-1").decode("utf-8", "replace"))
+    codes = _code_list(text)
+    if len(codes) >= KEY_RUN and codes not in out:
+        out.append(codes)
+    return out
 
 
 def _readings(text):
-    """The texts a reader recovers from ``text``: itself and each layer of escapes undone
-    (up to :data:`_LAYERS`), each also without its white space."""
-    layers = [text]
-    for _ in range(_LAYERS):
-        undone = _unescape(layers[-1])
-        if undone == layers[-1]:
-            break
-        layers.append(undone)
-    views = []
-    for layer in layers:
-        for view in (layer, "".join(layer.split())):
-            if view not in views:
-                views.append(view)
+    """``{"exact": [...], "folded": [...], "skeleton": [...]}``: the views searched.
+
+    *exact*: each source (:func:`_sources`) as it is and compacted (without
+    white space, control and format characters); *folded*: compacted, in NFKC
+    and case-folded; *skeleton*: its letters and digits alone, case-folded
+    (also with HTML tags left out), the pieces of a key cut apart joined again.
+    """
+    views = {"exact": [], "folded": [], "skeleton": []}
+
+    def add(kind, view):
+        if view and view not in views[kind]:
+            views[kind].append(view)
+
+    for source in _sources(text):
+        add("exact", source)
+        compact = _compact(source)
+        add("exact", compact)
+        folded = _folded(compact)
+        add("folded", folded)
+        add("skeleton", _skeleton(folded))
+        if "<" in source:
+            add("skeleton", _skeleton(_folded(_TAG.sub("", source))))
     return views
 
 
-def _needles(key):
-    """What a quote of the key looks like, by length: ``{length: set of strings}``.
+_ROT13 = str.maketrans("abcdefghijklmnopqrstuvwxyz", "nopqrstuvwxyzabcdefghijklm")
 
-    Every :data:`KEY_RUN` consecutive characters of the key, white space left
-    out (the whole key if shorter); and, for base64 (the key's, or
-    ``Bearer <key>``'s), every 12 consecutive characters of the key's base64
-    encoding that stand for 9 whole bytes of it, at each of the three
-    alignments of the key in the encoded bytes, in both alphabets (``+/`` and
-    ``-_``).
+
+def _windows(encode, raw, group, chars, width):
+    """Every ``width`` characters of ``encode`` (base64 or base32: ``group`` characters for
+    ``chars`` bytes) of ``raw`` that stand for whole bytes of it, at each alignment."""
+    out = set()
+    for shift in range(chars):   # the key's first byte at each offset of a group
+        encoded = encode(b"\0" * shift + raw).decode("ascii")
+        first = group if shift else 0
+        last = group * ((shift + len(raw)) // chars)
+        inner = encoded[first:last]
+        if len(inner) < width:
+            continue
+        out.update(inner[i:i + width] for i in range(0, len(inner) - width + 1, group))
+    return out
+
+
+def _needles(key):
+    """What a quote of the key looks like, by view and length: ``{(view, length): set}``.
+
+    *exact* views: every :data:`KEY_RUN` consecutive characters of the key,
+    white space left out (the whole key if shorter); every 12 characters of
+    its base64 encoding (of the key, or of ``Bearer <key>``) standing for 9
+    whole bytes, at each alignment, in both alphabets. For a key of at least
+    :data:`KEY_RUN` characters also, in the *folded* views, every run
+    case-folded, reversed and in rot13; in the *skeleton* views, every 12
+    consecutive letters and digits of the key (case-folded), the hexadecimal
+    of every run, and every 16 characters of the key's base32 encoding that
+    stand for 10 whole bytes, case-folded.
     """
     bare = "".join(key.split())
     n = min(KEY_RUN, len(bare))
     out = {}
     if n:
-        out.setdefault(n, set()).update(bare[i:i + n] for i in range(len(bare) - n + 1))
+        out.setdefault(("exact", n), set()).update(bare[i:i + n] for i in range(len(bare) - n + 1))
     raw = key.encode("utf-8")
     urlsafe = str.maketrans("+/", "-_")
-    for shift in range(3):   # the key's first byte at offset 0, 1 or 2 of a 3-byte group
-        encoded = base64.b64encode(b"\0" * shift + raw).decode("ascii")
-        # groups of 4 characters that encode 3 bytes of the key only
-        first = 4 if shift else 0
-        last = 4 * ((shift + len(raw)) // 3)
-        inner = encoded[first:last]
-        width = min(12, len(inner))
-        if width < 8:   # fewer than 6 bytes of the key: not a quote
-            continue
-        for i in range(0, len(inner) - width + 1, 4):
-            window = inner[i:i + width]
-            out.setdefault(width, set()).update((window, window.translate(urlsafe)))
-    return out
+    b64 = _windows(base64.b64encode, raw, 4, 3, 12)
+    if b64:
+        out.setdefault(("exact", 12), set()).update(b64 | {w.translate(urlsafe) for w in b64})
+    if len(bare) < KEY_RUN:
+        return out
+    runs = [bare[i:i + KEY_RUN].casefold() for i in range(len(bare) - KEY_RUN + 1)]
+    out[("folded", KEY_RUN)] = {form for run in runs
+                                for form in (run, run[::-1], run.translate(_ROT13))}
+    skeleton = _NOT_ALNUM.sub("", bare.casefold())
+    if len(skeleton) >= KEY_RUN:
+        out[("skeleton", KEY_RUN)] = {skeleton[i:i + KEY_RUN]
+                                      for i in range(len(skeleton) - KEY_RUN + 1)}
+    out[("skeleton", 2 * KEY_RUN)] = {key[i:i + KEY_RUN].encode("utf-8").hex()
+                                      for i in range(len(key) - KEY_RUN + 1)}
+    b32 = _windows(base64.b32encode, raw, 8, 5, 16)
+    if b32:
+        out[("skeleton", 16)] = {w.casefold() for w in b32}
+    return {where: frozenset(group) for where, group in out.items()}
 
 
-_HASH_BASE = np.uint64(0x100000001B3)   # FNV's prime: any odd 64-bit number would do
+_HASH_BASE = 0x100000001B3   # FNV's prime: any odd 64-bit number would do
+_HASH_INVERSE = pow(_HASH_BASE, -1, 1 << 64)   # odd, so invertible modulo 2**64
+_CHUNK = 1 << 18             # characters hashed at a time: bounded memory, whatever the text
+_FILTER_BITS = 20            # a table of 2**20 flags screens the window hashes
 
 
-def _holds(text, needles, width):
-    """Whether ``text`` holds one of ``needles`` (each ``width`` characters).
+@functools.lru_cache(maxsize=1)
+def _powers():
+    """``B**i`` and ``B**-i`` modulo 2**64 for ``i < _CHUNK + 64`` (NumPy uint64)."""
+    n = _CHUNK + 64
+    with np.errstate(over="ignore"):   # products wrap modulo 2**64, as meant
+        up = np.cumprod(np.full(n, _HASH_BASE, dtype=np.uint64))
+        down = np.cumprod(np.full(n, _HASH_INVERSE, dtype=np.uint64))
+    one = np.ones(1, dtype=np.uint64)
+    return np.concatenate([one, up[:-1]]), np.concatenate([one, down[:-1]])
+
+
+def _window_hashes(codes, width, up, down):
+    """The hash ``sum_t codes[i+t] * B**-t`` (mod 2**64) of every ``width`` codes at once:
+    from one prefix sum, so one pass serves every width."""
+    prefix = np.zeros(len(codes) + 1, dtype=np.uint64)
+    np.cumsum(codes * down[:len(codes)], out=prefix[1:])
+    count = len(codes) - width + 1
+    return (prefix[width:width + count] - prefix[:count]) * up[:count]
+
+
+def _needle_table(needles, width):
+    """The hashes of ``needles`` (sorted) and a table of their top bits, for :func:`_holds`.
+
+    Not cached: nothing made from the key outlives the call that needs it."""
+    up, down = _powers()
+    hashes = np.array(sorted({int(_window_hashes(_codes(n), width, up, down)[0])
+                              for n in needles}), dtype=np.uint64)
+    table = np.zeros(1 << _FILTER_BITS, dtype=bool)
+    table[hashes >> np.uint64(64 - _FILTER_BITS)] = True
+    return hashes, table
+
+
+def _codes(text):
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64)
+
+
+def _holds(text, needles, width, direct=None):
+    """Whether ``text`` holds one of ``needles`` (a frozenset of ``width``-character strings).
 
     A short text is searched needle by needle; a long one (a reply can be
-    10 MiB) by a rolling hash of all its ``width``-character windows at once
-    (NumPy), each hit then compared exactly: linear in the text, whatever the
-    number of needles.
+    10 MiB) by a polynomial hash of all its ``width``-character windows,
+    computed in chunks of :data:`_CHUNK` characters (memory bounded whatever
+    the text), screened by a table of flags and compared exactly: linear in
+    the text, whatever the number of needles.
     """
     if len(text) < width:
         return False
-    if len(text) * len(needles) < 1 << 22:
+    if direct is None:
+        direct = len(text) * len(needles) < 1 << 22
+    if direct:
         return any(needle in text for needle in needles)
-    def hashes(string):
-        """The hash of every ``width`` characters of ``string``, wrapping modulo 2**64."""
-        codes = np.frombuffer(string.encode("utf-32-le", "surrogatepass"),
-                              dtype=np.uint32).astype(np.uint64)
-        count = len(codes) - width + 1
-        h = codes[:count].copy()
-        for t in range(1, width):
-            h *= _HASH_BASE
-            h += codes[t:t + count]
-        return h
-
-    wanted = np.unique(np.concatenate([hashes(needle) for needle in needles]))
-    hits = np.flatnonzero(np.isin(hashes(text), wanted, assume_unique=False))
-    return any(text[i:i + width] in needles for i in hits.tolist())
+    up, down = _powers()
+    wanted, table = _needle_table(needles, width)
+    shift = np.uint64(64 - _FILTER_BITS)
+    for start in range(0, len(text) - width + 1, _CHUNK):
+        piece = text[start:start + _CHUNK + width - 1]
+        hashes = _window_hashes(_codes(piece), width, up, down)
+        candidates = np.flatnonzero(table[hashes >> shift])
+        if len(candidates):
+            hits = candidates[np.isin(hashes[candidates], wanted)]
+            if any(piece[i:i + width] in needles for i in hits.tolist()):
+                return True
+    return False
 
 
 def _quotes_key(text, key):
@@ -438,8 +714,9 @@ def _quotes_key(text, key):
     if _key_pattern(key).search(text):
         return True
     needles = _needles(key)
+    readings = _readings(text)
     return any(_holds(reading, group, width)
-               for reading in _readings(text) for width, group in needles.items())
+               for (view, width), group in needles.items() for reading in readings[view])
 
 
 def _key_pattern(key):
@@ -459,13 +736,85 @@ def _key_pattern(key):
     return re.compile("".join(parts))
 
 
-def _positive_number(value, name, allow_zero=False):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+def _without_userinfo(url):
+    """``url`` with a ``user:password@`` part replaced by ``***@``.
+
+    Examples
+    --------
+    >>> _without_userinfo("http://user:secret@localhost:8080/v1")
+    'http://***@localhost:8080/v1'
+    >>> _without_userinfo("http://localhost:8080/v1")
+    'http://localhost:8080/v1'
+    """
+    scheme, sep, rest = url.partition("://")
+    authority_end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    authority = rest[:authority_end]
+    if "@" not in authority:
+        return url
+    return scheme + sep + "***@" + authority.rpartition("@")[2] + rest[authority_end:]
+
+
+def _refuse_userinfo(url, name):
+    """Refuse a URL carrying credentials (``http://user:secret@host``): every message, repr
+    and cache entry would show them. The message shows the URL without them."""
+    if isinstance(url, str) and _without_userinfo(url) != url:
+        raise ValueError(
+            f"{name} must not carry a user name or password (user:password@ before the host), "
+            f"got {_without_userinfo(url)!r}: it would show in messages and cache files; put "
+            "the key in the environment variable named by api_key_env instead")
+
+
+MAX_SECONDS = 1e6
+"""The longest ``timeout``, ``deadline`` or wait accepted, in seconds (11.6 days): longer
+ones cannot be given to a timer or a socket."""
+
+
+def _is_number(value):
+    return (isinstance(value, numbers.Real)
+            and not isinstance(value, (bool, np.bool_)))
+
+
+def _positive_number(value, name, allow_zero=False, maximum=None):
+    """``value`` as a float: a finite number (NumPy's included), positive or non-negative,
+    at most ``maximum``; else an error naming ``name`` and the value."""
+    if not _is_number(value):
         raise TypeError(f"{name} must be a number, got {value!r}")
-    if value < 0 or (value == 0 and not allow_zero):
+    number = float(value)
+    if math.isnan(number):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if number < 0 or (number == 0 and not allow_zero):
         kind = "non-negative" if allow_zero else "positive"
         raise ValueError(f"{name} must be {kind}, got {value!r}")
-    return float(value)
+    if math.isinf(number) or (maximum is not None and number > maximum):
+        bound = "finite" if maximum is None else f"at most {maximum:g} seconds"
+        raise ValueError(f"{name} must be {bound}, got {value!r}")
+    return number
+
+
+def _integer(value, name, minimum, optional=False):
+    """``value`` as an int (NumPy's integers included) of at least ``minimum``."""
+    if (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+            and int(value) >= minimum):
+        return int(value)
+    kind = "a non-negative integer" if minimum == 0 else "a positive integer"
+    raise ValueError(f"{name} must be {kind}{' or None' if optional else ''}, got {value!r}")
+
+
+def _json_body(extra_body):
+    """``extra_body`` checked to be sent as JSON: a dict of strings to JSON values, without
+    NaN or infinity (which no JSON reader takes); else an error naming the field."""
+    if not isinstance(extra_body, dict):
+        raise TypeError(f"extra_body must be a dict or None, got {extra_body!r}")
+    for field, value in extra_body.items():
+        if not isinstance(field, str):
+            raise TypeError(f"extra_body's fields must be strings, got {field!r}")
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ValueError(
+                f"extra_body[{field!r}] cannot be sent as JSON ({exc}), got {value!r}: "
+                "use numbers (finite), strings, booleans, None, lists and dicts") from None
+    return dict(extra_body)
 
 
 class OpenAICompatibleJudge:
@@ -483,7 +832,10 @@ class OpenAICompatibleJudge:
         time. The key itself is never passed to, nor kept by, this object.
     timeout : float, default 60.0
         Seconds one try may take, from connecting to the last byte of the
-        reply, however slowly the server sends it.
+        reply, however slowly the server sends it; at most
+        :data:`MAX_SECONDS` (as are ``deadline``, ``backoff_base`` and
+        ``backoff_max``). NumPy numbers are accepted here and in every
+        numeric argument.
     deadline : float, optional
         Seconds one call of :meth:`complete` may take in all: every try and
         every wait before a retry count against it (see Notes). Default
@@ -504,7 +856,9 @@ class OpenAICompatibleJudge:
     backoff_max : float, default 30.0
         Longest wait, also the cap on ``Retry-After``.
     extra_body : dict, optional
-        Further JSON fields for the request (``{"seed": 0}``, ``{"top_p": 1}``).
+        Further JSON fields for the request (``{"seed": 0}``, ``{"top_p": 1}``);
+        checked at construction: a value JSON cannot carry (NaN, infinity, a
+        set) raises :class:`ValueError` naming the field.
     require_key : bool, default False
         Raise :class:`JudgeConfigError` if the variable is unset (for hosted
         APIs) instead of sending no ``Authorization`` header (local servers).
@@ -556,35 +910,31 @@ class OpenAICompatibleJudge:
     ):
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
+        _refuse_userinfo(base_url, "base_url")
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"model must be a non-empty string, got {model!r}")
         if not isinstance(api_key_env, str) or not api_key_env:
             raise ValueError(f"api_key_env must name an environment variable, got {api_key_env!r}")
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise ValueError(f"max_retries must be a non-negative integer, got {max_retries!r}")
-        if max_tokens is not None and (
-            isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1
-        ):
-            raise ValueError(f"max_tokens must be a positive integer or None, got {max_tokens!r}")
-        if extra_body is not None and not isinstance(extra_body, dict):
-            raise TypeError(f"extra_body must be a dict or None, got {extra_body!r}")
+        max_retries = _integer(max_retries, "max_retries", 0)
+        if max_tokens is not None:
+            max_tokens = _integer(max_tokens, "max_tokens", 1, optional=True)
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api_key_env = api_key_env
-        self.timeout = _positive_number(timeout, "timeout")
+        self.timeout = _positive_number(timeout, "timeout", maximum=MAX_SECONDS)
         self.max_retries = max_retries
         self.temperature = _positive_number(temperature, "temperature", allow_zero=True)
         self.max_tokens = max_tokens
         self.system_prompt = system_prompt
-        self.backoff_base = _positive_number(backoff_base, "backoff_base", allow_zero=True)
-        self.backoff_max = _positive_number(backoff_max, "backoff_max", allow_zero=True)
-        self.extra_body = dict(extra_body or {})
+        self.backoff_base = _positive_number(backoff_base, "backoff_base", allow_zero=True,
+                                             maximum=MAX_SECONDS)
+        self.backoff_max = _positive_number(backoff_max, "backoff_max", allow_zero=True,
+                                            maximum=MAX_SECONDS)
+        self.extra_body = {} if extra_body is None else _json_body(extra_body)
         self.require_key = bool(require_key)
-        self.deadline = None if deadline is None else _positive_number(deadline, "deadline")
-        if (isinstance(max_reply_bytes, bool) or not isinstance(max_reply_bytes, int)
-                or max_reply_bytes < 1):
-            raise ValueError(f"max_reply_bytes must be a positive integer, got {max_reply_bytes!r}")
-        self.max_reply_bytes = max_reply_bytes
+        self.deadline = (None if deadline is None
+                         else _positive_number(deadline, "deadline", maximum=MAX_SECONDS))
+        self.max_reply_bytes = _integer(max_reply_bytes, "max_reply_bytes", 1)
         self._sleep = time.sleep  # replaceable in tests
 
     # -- what shapes the reply (cache keys) -----------------------------------
