@@ -128,8 +128,19 @@ def test_the_headline_intervals_and_their_printed_digits():
     assert _two(min(lows)) == "0.29" and _two(max(lows)) == "0.32"   # 1,000: the seed shows
     _in(L12, "reaches a binary kappa of 0.43, with an interval over queries from 0.31 to 0.53",
         "0.03 [0.01, 0.07]", "the lower end moves between 0.29 and 0.32", "0.43 [0.31, 0.53] at the binary cut")
-    _in(L08, "from 0.31 to 0.53", "0.03, with an interval from 0.01 to 0.07",
-        "0.43 [0.31, 0.53] with NIST's assessors, the weakest 0.03 [0.01, 0.07]")
+    _in(L08, "from 0.31 to 0.53", "its binary kappa is 0.03, with an interval from 0.01 to 0.07",
+        "reaches 0.43 [0.31, 0.53]; the weakest 0.03 [0.01, 0.07] at TREC's cut")
+
+
+def test_the_weakest_judge_cut_at_1_in_08():
+    """08: the weakest judge never gives a 2, so at TREC's cut it calls almost nothing relevant
+    (0.03); with its own 1s counted relevant (the assessors' cut stays at 2) its kappa is 0.22."""
+    keep = _measured(WORST)
+    grades = JUDGES[WORST][keep]
+    assert np.bincount(grades.astype(int), minlength=4).tolist() == [3122, 1211, 0, 90]
+    value = sklearn_metrics.cohen_kappa_score(HB[keep], grades >= 1)
+    assert _two(value) == "0.22"
+    _in(L08, "but 0.22 with its own scale cut at 1")
 
 
 def test_four_grades_against_the_binary_cut():
