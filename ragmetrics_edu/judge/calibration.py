@@ -40,7 +40,7 @@ import statistics
 
 import numpy as np
 
-from .._validation import check_choice
+from .._validation import check_choice, check_min_alpha, upper_normal_quantile
 
 __all__ = [
     "ALTERNATIVES",
@@ -94,7 +94,7 @@ def _labelled(Y, Yhat, min_len=1):
 def _check_alpha(alpha):
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
         raise ValueError(f"alpha must be a number strictly between 0 and 1, got {_cut(alpha)}")
-    return float(alpha)
+    return check_min_alpha(float(alpha))
 
 
 def _check_lam(lam):
@@ -107,11 +107,10 @@ def _check_lam(lam):
 
 def _z_interval(mean, std_error, alpha, alternative):
     """The normal interval of ``mean``: two-sided, or one-sided ("larger": a lower bound)."""
-    normal = statistics.NormalDist()
     if alternative == "two-sided":
-        z = normal.inv_cdf(1.0 - alpha / 2.0)
+        z = upper_normal_quantile(alpha / 2.0)
         return float(mean - z * std_error), float(mean + z * std_error)
-    z = normal.inv_cdf(1.0 - alpha)
+    z = upper_normal_quantile(alpha)
     if alternative == "larger":
         return float(mean - z * std_error), math.inf
     return -math.inf, float(mean + z * std_error)
