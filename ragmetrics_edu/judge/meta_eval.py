@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_bootstrap, check_choice
+from .._validation import check_bootstrap, check_choice, check_group_labels
 from ._bootstrap import bootstrap_method, interval_text, percentile_bounds
 from .agreement import check_label_pairs, kendall_tau, spearman
 
@@ -176,11 +176,7 @@ def _numbers(a, b, name_a, name_b):
 
 def index_groups(groups, n):
     """``(list of index arrays, one per group)`` from one group label per item."""
-    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__"):
-        raise TypeError(f"groups must be a sequence of one label per item, got {groups!r}")
-    groups = list(groups)
-    if len(groups) != n:
-        raise ValueError(f"groups must give one label per item: got {len(groups)} labels for {n} items")
+    groups = check_group_labels(groups, n)
     members = {}
     for i, g in enumerate(groups):
         members.setdefault(g, []).append(i)
