@@ -248,6 +248,8 @@ def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000,
     check_choice(weights, (None, "linear", "quadratic"), name="weights")
     confidence, n_resamples, seed = check_bootstrap(confidence, n_resamples, seed)
     a, b = check_label_pairs(a, b)
+    if labels is not None and not isinstance(labels, (str, bytes)) and not hasattr(labels, "__len__"):
+        labels = list(labels)      # an iterator is read once, here: cohen_kappa would consume it
     value = cohen_kappa(a, b, weights=weights, labels=labels)  # checks labels too
     if labels is None:
         labels = sorted(set(a) | set(b))

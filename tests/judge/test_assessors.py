@@ -408,3 +408,9 @@ def test_the_resampled_taus_do_not_depend_on_the_chunk(monkeypatch):
     whole = assessors._resampled_taus(x, y, 50, 3)
     monkeypatch.setattr(assessors, "RESAMPLE_BLOCK", 30)     # 3 rows a chunk
     assert np.array_equal(assessors._resampled_taus(x, y, 50, 3), whole, equal_nan=True)
+
+
+def test_labels_may_be_an_iterator():
+    """Before: cohen_kappa consumed the generator and kappa_ci raised KeyError 0."""
+    k = kappa_ci([0, 1, 1], [0, 1, 0], labels=(x for x in [0, 1]), n_resamples=20)
+    assert k.value == kappa_ci([0, 1, 1], [0, 1, 0], labels=[0, 1], n_resamples=20).value
