@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_bootstrap, check_choice
+from .._validation import check_bootstrap, check_choice, check_real
 from ._bootstrap import bootstrap_method, group_counts, interval_text, percentile_bounds
 from .agreement import check_label_pairs, cohen_kappa, kappa_weights
 from .meta_eval import index_groups
@@ -427,7 +427,12 @@ def _score_table(scores, name, metric=None):
     for s, row in zip(systems, rows):
         if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
             raise TypeError(f"{name}[{s!r}] must be per-query scores, got {repr(row)[:80]}")
-        values = np.asarray(row, dtype=np.float64)
+        try:
+            values = np.asarray(row, dtype=np.float64)
+        except OverflowError:          # an integer beyond a float's range (10**400)
+            for q, v in enumerate(row):
+                check_real(v, name=f"{name}[{s!r}]", where=f" (query {q})")
+            raise
         if values.ndim != 1 or not np.all(np.isfinite(values)):
             raise ValueError(f"{name}[{s!r}] must be a flat sequence of finite scores, "
                              f"got {repr(row)[:80]}")

@@ -414,3 +414,12 @@ def test_labels_may_be_an_iterator():
     """Before: cohen_kappa consumed the generator and kappa_ci raised KeyError 0."""
     k = kappa_ci([0, 1, 1], [0, 1, 0], labels=(x for x in [0, 1]), n_resamples=20)
     assert k.value == kappa_ci([0, 1, 1], [0, 1, 0], labels=[0, 1], n_resamples=20).value
+
+
+def test_huge_scores_are_ranked_or_named():
+    """Before: OverflowError "intermediate overflow in fsum", and "int too large" naming nothing."""
+    r = system_ranking_tau({"a": [1e308, 1e308], "b": [1.0, 2.0]},
+                           {"a": [1.0, 3.0], "b": [1.0, 2.0]}, n_resamples=10)
+    assert r.tau == 1.0 and r.mean_a[0] == 1e308
+    with pytest.raises(ValueError, match=r"scores_a\['a'\].*query 0"):
+        system_ranking_tau({"a": [10**400, 1], "b": [1.0, 2.0]}, {"a": [1.0, 3.0], "b": [1.0, 2.0]})
