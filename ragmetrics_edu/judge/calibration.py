@@ -166,6 +166,10 @@ def _tuned_lambda(y, yhat, yhat_u):
         # the judge says one thing everywhere: every lambda gives the same estimate. Tested
         # as such, not by a zero variance: 0.3 ten times has a NumPy variance of 3e-33
         return 0.0
+    if np.all(y == y[0]):
+        # the people give one label: their covariance with the judge is exactly 0 (NumPy's is
+        # a rounding, 7e-33 for 0.1 seven times), so lambda is 0
+        return 0.0
     # lambda is a ratio of the people's scale to the judge's: each is divided by a power of
     # two (exactly) first, so that no product or square overflows or underflows
     ey, eh = _exponent(y), _exponent(judge)
