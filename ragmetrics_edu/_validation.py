@@ -473,6 +473,83 @@ def check_simulated(count, *, name, per=1, what=""):
     return count
 
 
+def check_group_labels(groups, n, *, name="groups", per="item"):
+    """Return ``groups``, one hashable label per ``per`` (``n`` of them), as a list, or raise.
+
+    Whole groups are resampled, so a label must be usable as a dict key (a
+    list is not: the message names its position) and equal to itself: NaN
+    is not, so every NaN would make a group of its own (six NaN labels, six
+    groups).
+
+    >>> check_group_labels([1, 1, float("nan"), 2], 4)
+    Traceback (most recent call last):
+    ...
+    ValueError: groups[2] is NaN: a group label must be a value (NaN is not equal to itself, so each NaN would be a group of its own)
+    >>> check_group_labels([[1], [1]], 2)
+    Traceback (most recent call last):
+    ...
+    TypeError: groups[0] must be a hashable label (a query id: a string or a number), got [1] (a list)
+    """
+    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__"):
+        raise TypeError(f"{name} must be a sequence of one label per {per}, got {describe(groups)}")
+    labels = groups.tolist() if isinstance(groups, np.ndarray) else list(groups)
+    if len(labels) != n:
+        raise ValueError(f"{name} must give one label per {per}: got {len(labels)} labels for "
+                         f"{n} {per}s")
+    for i, g in enumerate(labels):
+        try:
+            hash(g)
+        except TypeError:
+            raise TypeError(f"{name}[{i}] must be a hashable label (a query id: a string or a "
+                            f"number), got {describe(g)} (a {type(g).__name__})") from None
+        if g != g:
+            raise ValueError(f"{name}[{i}] is NaN: a group label must be a value (NaN is not "
+                             "equal to itself, so each NaN would be a group of its own)")
+    return labels
+
+
+MIN_ALPHA = 1e-300
+"""The smallest error level (``alpha``, or ``1 - confidence``) of a normal interval or test.
+
+Its two-sided quantile is about 37 standard deviations; below about 1e-308
+``alpha / 2`` is no longer a normal float, and at 5e-324 it is 0."""
+
+
+def check_min_alpha(alpha, *, name="alpha", what=None):
+    """Return ``alpha`` (already a probability in (0, 1)) if it is at least :data:`MIN_ALPHA`.
+
+    ``what`` is the text shown for the value (``"1 - confidence = 1e-320"``).
+
+    >>> check_min_alpha(1e-320)
+    Traceback (most recent call last):
+    ...
+    ValueError: alpha must be at least 1e-300 (MIN_ALPHA: its normal quantile, about 37 standard deviations, is the farthest computed), got 1e-320
+    """
+    if alpha < MIN_ALPHA:
+        raise ValueError(f"{name} must be at least {MIN_ALPHA:g} (MIN_ALPHA: its normal quantile, "
+                         f"about 37 standard deviations, is the farthest computed), got "
+                         f"{describe(alpha) if what is None else what}")
+    return alpha
+
+
+def upper_normal_quantile(tail):
+    r"""The :math:`z` with :math:`P(Z > z) =` ``tail`` for a standard normal :math:`Z`.
+
+    ``NormalDist().inv_cdf(1 - tail)`` while ``1 - tail`` keeps the digits
+    of the tail (``tail`` of 1e-8 or more: the usual levels give exactly the
+    numbers they always gave), else ``-inv_cdf(tail)`` from the tail itself:
+    ``1 - 5e-18`` is 1.0, whose quantile is infinite (``StatisticsError``).
+
+    >>> round(upper_normal_quantile(0.025), 4), round(upper_normal_quantile(5e-18), 4)
+    (1.96, 8.5739)
+    """
+    from statistics import NormalDist
+
+    if tail >= 1e-8:
+        return NormalDist().inv_cdf(1.0 - tail)
+    return -NormalDist().inv_cdf(tail)
+
+
 def check_score_or_nan(value, *, name):
     """Return ``value`` as a float if it is a score in [0, 1] or NaN (leave the item out), else raise.
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_choice, check_k
+from .._validation import check_choice, check_k, describe
 from .text import (
     rouge_tokenize, rouge_tokenize_stemmed, tokenizer_name, whitespace_tokenize,
 )
@@ -164,8 +164,17 @@ def reference_items(references):
     return references.tolist() if isinstance(references, np.ndarray) else list(references)
 
 
+MAX_ORDER = 100
+"""The largest ``max_n`` of BLEU: its orders are counted one by one, as chrF's are bounded."""
+
+
 def check_max_n(max_n):
-    return check_k(max_n, name="max_n")
+    max_n = check_k(max_n, name="max_n")
+    if max_n > MAX_ORDER:
+        raise ValueError(f"max_n must be at most {MAX_ORDER} (MAX_ORDER: BLEU uses 4 orders; "
+                         f"each order is a pass over every text and a precision), got "
+                         f"{describe(max_n)}")
+    return max_n
 
 
 def _check_length(x, name):

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_bootstrap, check_choice
+from .._validation import check_bootstrap, check_choice, check_real
 from ._bootstrap import bootstrap_method, group_counts, interval_text, percentile_bounds
 from .agreement import check_label_pairs, cohen_kappa, kappa_weights
 from .meta_eval import index_groups
@@ -248,6 +248,8 @@ def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000,
     check_choice(weights, (None, "linear", "quadratic"), name="weights")
     confidence, n_resamples, seed = check_bootstrap(confidence, n_resamples, seed)
     a, b = check_label_pairs(a, b)
+    if labels is not None and not isinstance(labels, (str, bytes)) and not hasattr(labels, "__len__"):
+        labels = list(labels)      # an iterator is read once, here: cohen_kappa would consume it
     value = cohen_kappa(a, b, weights=weights, labels=labels)  # checks labels too
     if labels is None:
         labels = sorted(set(a) | set(b))
@@ -270,32 +272,55 @@ def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000,
 
 # ----------------------------------------------------------------- rankings
 
+TIE_TOLERANCE = 1e-12
+"""Relative tolerance within which two systems' means tie (see :func:`system_ranking_tau`)."""
+
+_SCALE_ABOVE = 2.0 ** 900
+
+
+def _scaled(table):
+    """``(table * 2**-e, e)``: scores too large to sum without overflow scaled by a power of two.
+
+    Scaling by a power of two is exact, so signs and ties are unchanged;
+    tables whose scores are below 2**900 (all the usual ones) are left as they are.
+    """
+    top = float(np.abs(table).max())
+    if top < _SCALE_ABOVE:
+        return table, 0
+    e = math.frexp(top)[1] + 1 + math.frexp(float(table.shape[1]))[1]
+    return np.ldexp(table, -e), e
+
+
+def _tie_tolerance(n_queries):
+    """The relative tolerance on sums of ``n_queries`` scores: :data:`TIE_TOLERANCE`, or more
+    than the floating-point error of such sums when there are many queries."""
+    return max(TIE_TOLERANCE, 16.0 * (n_queries + 2) * np.finfo(np.float64).eps)
+
+
 def _means(table):
-    """Each row's mean, from its correctly rounded sum (``math.fsum``).
+    """Each row's mean, from its correctly rounded sum (``math.fsum``)."""
+    scaled, e = _scaled(table)
+    return np.ldexp(np.array([math.fsum(row) for row in scaled.tolist()]) / table.shape[1], e)
 
-    Rows with equal exact means get equal floats, whatever the order of
-    their scores: ``(0.1 + 0.2 + 0.3) / 3`` and ``(0.3 + 0.2 + 0.1) / 3``
-    differ in plain floating point, not here.
+
+def _order_signs(table, means=None):
+    r"""``sign(mean_i - mean_j)`` of every pair of rows, with ties within the tolerance.
+
+    Rows :math:`i, j` tie when :math:`|\sum_q x_{iq} - \sum_q x_{jq}| \le
+    t\,(\sum_q |x_{iq}| + \sum_q |x_{jq}|)` (:math:`t` of :func:`_tie_tolerance`),
+    the sums taken exactly (``math.fsum``).
     """
-    return np.array([math.fsum(row) for row in table.tolist()]) / table.shape[1]
-
-
-def _order_signs(table, means):
-    r"""``sign(mean_i - mean_j)`` of every pair of rows, exact.
-
-    Exact means that are equal give equal floats (:func:`_means`) and
-    distinct floats are ordered as the exact means are; only two distinct
-    exact means may round to one float (they differ by less than a
-    rounding), so a tie of the floats is settled by the sign of the exact
-    sum :math:`\sum_q x_{iq} - \sum_q x_{jq}`, which ``math.fsum`` gives
-    without error (every row has as many scores).
-    """
-    signs = np.sign(means[:, None] - means[None, :])
-    rows = table.tolist()
-    for i, j in zip(*np.nonzero(np.triu(signs == 0, 1))):
-        difference = math.fsum(rows[i] + [-v for v in rows[j]])
-        signs[i, j] = np.sign(difference)
-        signs[j, i] = -signs[i, j]
+    scaled, _ = _scaled(table)
+    rows = scaled.tolist()
+    tol = _tie_tolerance(table.shape[1])
+    n = len(rows)
+    signs = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            difference = math.fsum(rows[i] + [-v for v in rows[j]])
+            size = math.fsum([abs(v) for v in rows[i]] + [abs(v) for v in rows[j]])
+            signs[i, j] = 0.0 if abs(difference) <= tol * size else math.copysign(1.0, difference)
+            signs[j, i] = -signs[i, j]
     return signs
 
 
@@ -313,28 +338,24 @@ def _tau_from_signs(sa, sb):
     return float(np.clip(float(both.sum()) / denom, -1.0, 1.0))
 
 
-def _resampled_signs(counts, picks, table, upper):
-    r"""``sign(mean_i - mean_j)`` of every pair of systems on every resample, exact: ``(b, P)``.
+def _resampled_signs(counts, table, upper):
+    r"""``sign(mean_i - mean_j)`` of every pair of systems on every resample: ``(b, P)``.
 
     A resample's sums are ``counts @ table.T`` (a query drawn twice counts
-    twice).  A float sum of :math:`Q` terms is off by at most about
-    :math:`Q\,\epsilon \sum |x|`; where two sums differ by more than twice that,
-    the sign of their float difference is the exact one.  The few pairs closer
-    than that (ties, and near-ties) get the exact sign from ``math.fsum`` of
-    the resampled scores, as :func:`_order_signs` does on one table.
+    twice); two systems tie when their sums differ by at most the tolerance
+    of :func:`_order_signs` times the sum of their absolute scores.  The
+    floating-point error of these sums is far below that tolerance
+    (:func:`_tie_tolerance` grows with the number of queries), so the
+    signs are those of the exact sums, ties included, without a loop over
+    tied pairs.
     """
-    sums = counts @ table.T
-    bound = counts @ np.abs(table).T
+    scaled, _ = _scaled(table)
+    sums = counts @ scaled.T
+    bound = counts @ np.abs(scaled).T
     i, j = upper
     diff = sums[:, i] - sums[:, j]
-    slack = 4.0 * (table.shape[1] + 2) * np.finfo(np.float64).eps * (bound[:, i] + bound[:, j])
-    signs = np.sign(diff)
-    rows = table.tolist()
-    for r, p in zip(*np.nonzero(np.abs(diff) <= slack)):
-        drawn = picks[r]
-        signs[r, p] = np.sign(math.fsum([rows[i[p]][q] for q in drawn]
-                                        + [-rows[j[p]][q] for q in drawn]))
-    return signs
+    tol = _tie_tolerance(table.shape[1])
+    return np.where(np.abs(diff) <= tol * (bound[:, i] + bound[:, j]), 0.0, np.sign(diff))
 
 
 def _resampled_taus(x, y, n_resamples, seed):
@@ -355,8 +376,8 @@ def _resampled_taus(x, y, n_resamples, seed):
         cells = picks + n_queries * np.arange(b)[:, None]
         counts = np.bincount(cells.ravel(), minlength=b * n_queries).reshape(b, n_queries)
         counts = counts.astype(np.float64)
-        sx = _resampled_signs(counts, picks, x, upper)
-        sy = _resampled_signs(counts, picks, y, upper)
+        sx = _resampled_signs(counts, x, upper)
+        sy = _resampled_signs(counts, y, upper)
         both = sx * sy
         untied = (both != 0).sum(axis=1)
         t_a = ((sx == 0) & (sy != 0)).sum(axis=1)
@@ -406,7 +427,12 @@ def _score_table(scores, name, metric=None):
     for s, row in zip(systems, rows):
         if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
             raise TypeError(f"{name}[{s!r}] must be per-query scores, got {repr(row)[:80]}")
-        values = np.asarray(row, dtype=np.float64)
+        try:
+            values = np.asarray(row, dtype=np.float64)
+        except OverflowError:          # an integer beyond a float's range (10**400)
+            for q, v in enumerate(row):
+                check_real(v, name=f"{name}[{s!r}]", where=f" (query {q})")
+            raise
         if values.ndim != 1 or not np.all(np.isfinite(values)):
             raise ValueError(f"{name}[{s!r}] must be a flat sequence of finite scores, "
                              f"got {repr(row)[:80]}")
@@ -470,13 +496,18 @@ def system_ranking_tau(scores_a, scores_b, metric=None, confidence=0.95, n_resam
     Notes
     -----
     ``tau`` equals ``scipy.stats.kendalltau`` of the systems' exact mean
-    scores: two systems whose scores have equal exact means tie, whatever
-    the order in which their scores are added (a mean is computed from the
-    correctly rounded sum, ``math.fsum``, and two means that round to one
-    float are told apart by the exact sign of their difference). Plain
-    floating-point means would order ``(0.1 + 0.2 + 0.3) / 3`` above
-    ``(0.3 + 0.2 + 0.1) / 3``, and count a pair of equal systems as
-    concordant or swapped by the accident of summation order.
+    scores, with a stated tolerance: two systems **tie** when their sums of
+    scores (one per query, the same queries) differ by at most
+    ``TIE_TOLERANCE`` (1e-12) times the sum of their absolute scores (a
+    larger tolerance, 16 (Q + 2) times the machine epsilon, with more than
+    about 2800 queries). The sums are taken exactly (``math.fsum``). So
+    scores that are decimals (0.1 + 0.5 and 0.3 + 0.3) tie as their
+    decimal means do, whatever their binary rounding and the order of the
+    additions; plain floating-point means would order
+    ``(0.1 + 0.2 + 0.3) / 3`` above ``(0.3 + 0.2 + 0.1) / 3`` and count a
+    pair of equal systems as concordant or swapped by accident. Means
+    that truly differ by less than the tolerance are counted as tied.
+    Every resample uses the same rule.
     A tau of 0.9 between two rankings is the usual threshold below which
     the two are taken to be different (Voorhees 2000); with ten systems one
     swapped pair already costs 0.04. Resamples where tau is undefined (all
@@ -525,7 +556,7 @@ def system_ranking_tau(scores_a, scores_b, metric=None, confidence=0.95, n_resam
     if len(systems) < 2:
         raise ValueError(f"scores_a must hold at least 2 systems to rank, got {len(systems)}")
     mean_a, mean_b = _means(x), _means(y)
-    sign_a, sign_b = _order_signs(x, mean_a), _order_signs(y, mean_b)
+    sign_a, sign_b = _order_signs(x), _order_signs(y)
     tau = _tau_from_signs(sign_a, sign_b)
     discordant = tuple(
         (s, t) if sign_a[i, j] > 0 else (t, s)

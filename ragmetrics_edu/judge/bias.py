@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import describe
 from .base import as_judge, judge_identity
 from .pairwise import compare
 from .rubric import get_rubric, grade
@@ -52,6 +53,10 @@ NEUTRAL_PADDING = (
 )
 
 
+MAX_PADDING = 1000
+"""The most neutral sentences :func:`pad_answer` adds (and :func:`verbosity_bias` asks for)."""
+
+
 def pad_answer(answer, n_sentences=2, padding=NEUTRAL_PADDING):
     """The answer followed by ``n_sentences`` neutral sentences.
 
@@ -69,7 +74,10 @@ def pad_answer(answer, n_sentences=2, padding=NEUTRAL_PADDING):
         raise TypeError(f"answer must be a string, got {answer!r}")
     if isinstance(n_sentences, bool) or not isinstance(n_sentences, (int, np.integer)) \
             or n_sentences < 1:
-        raise ValueError(f"n_sentences must be a positive integer, got {n_sentences!r}")
+        raise ValueError(f"n_sentences must be a positive integer, got {describe(n_sentences)}")
+    if n_sentences > MAX_PADDING:
+        raise ValueError(f"n_sentences must be at most {MAX_PADDING} (MAX_PADDING: a judge's "
+                         f"context holds a few thousand words), got {describe(n_sentences)}")
     if isinstance(padding, str) or not padding or not all(isinstance(p, str) and p.strip()
                                                            for p in padding):
         raise ValueError(f"padding must be a non-empty sequence of non-blank sentences, got {padding!r}")

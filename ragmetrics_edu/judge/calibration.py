@@ -40,7 +40,7 @@ import statistics
 
 import numpy as np
 
-from .._validation import check_choice
+from .._validation import check_choice, check_min_alpha, upper_normal_quantile
 
 __all__ = [
     "ALTERNATIVES",
@@ -94,7 +94,7 @@ def _labelled(Y, Yhat, min_len=1):
 def _check_alpha(alpha):
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
         raise ValueError(f"alpha must be a number strictly between 0 and 1, got {_cut(alpha)}")
-    return float(alpha)
+    return check_min_alpha(float(alpha))
 
 
 def _check_lam(lam):
@@ -107,11 +107,10 @@ def _check_lam(lam):
 
 def _z_interval(mean, std_error, alpha, alternative):
     """The normal interval of ``mean``: two-sided, or one-sided ("larger": a lower bound)."""
-    normal = statistics.NormalDist()
     if alternative == "two-sided":
-        z = normal.inv_cdf(1.0 - alpha / 2.0)
+        z = upper_normal_quantile(alpha / 2.0)
         return float(mean - z * std_error), float(mean + z * std_error)
-    z = normal.inv_cdf(1.0 - alpha)
+    z = upper_normal_quantile(alpha)
     if alternative == "larger":
         return float(mean - z * std_error), math.inf
     return -math.inf, float(mean + z * std_error)
@@ -166,6 +165,10 @@ def _tuned_lambda(y, yhat, yhat_u):
     if np.all(judge == judge[0]):
         # the judge says one thing everywhere: every lambda gives the same estimate. Tested
         # as such, not by a zero variance: 0.3 ten times has a NumPy variance of 3e-33
+        return 0.0
+    if np.all(y == y[0]):
+        # the people give one label: their covariance with the judge is exactly 0 (NumPy's is
+        # a rounding, 7e-33 for 0.1 seven times), so lambda is 0
         return 0.0
     # lambda is a ratio of the people's scale to the judge's: each is divided by a power of
     # two (exactly) first, so that no product or square overflows or underflows

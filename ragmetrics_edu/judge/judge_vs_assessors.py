@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_bootstrap, check_choice
+from .._validation import check_bootstrap, check_choice, check_group_labels
 from ._bootstrap import bootstrap_method, group_counts, percentile_bounds
 from .agreement import cohen_kappa, kappa_weights
 from .assessors import AgreementInterval
@@ -237,13 +237,7 @@ def _flatten(human, judge, groups):
     if not h:
         raise ValueError("human and judge must not be empty")
     if groups is not None:
-        if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__"):
-            raise TypeError(f"groups must be a sequence of one label per pair, got "
-                            f"{repr(groups)[:80]}")
-        groups = list(groups)
-        if len(groups) != len(h):
-            raise ValueError(f"groups must give one label per pair: got {len(groups)} labels "
-                             f"for {len(h)} pairs")
+        groups = check_group_labels(groups, len(h), per="pair")
     return h, j, None, groups
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_bootstrap, check_choice
+from .._validation import check_bootstrap, check_choice, check_group_labels
 from ._bootstrap import bootstrap_method, interval_text, percentile_bounds
 from .agreement import check_label_pairs, kendall_tau, spearman
 
@@ -176,11 +176,7 @@ def _numbers(a, b, name_a, name_b):
 
 def index_groups(groups, n):
     """``(list of index arrays, one per group)`` from one group label per item."""
-    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__"):
-        raise TypeError(f"groups must be a sequence of one label per item, got {groups!r}")
-    groups = list(groups)
-    if len(groups) != n:
-        raise ValueError(f"groups must give one label per item: got {len(groups)} labels for {n} items")
+    groups = check_group_labels(groups, n)
     members = {}
     for i, g in enumerate(groups):
         members.setdefault(g, []).append(i)
@@ -189,40 +185,54 @@ def index_groups(groups, n):
     return [np.asarray(v, dtype=np.int64) for v in members.values()]
 
 
+RESAMPLE_BLOCK = 1 << 22
+"""Indices drawn at once (4 Mi, 32 MB): resamples come in chunks of rows of at most this many."""
+
+
+def _pick_chunks(units, n_resamples, seed):
+    """``default_rng(seed).integers(0, units, (n_resamples, units))``, a chunk of rows at a time.
+
+    The same draws whatever the chunk size (the generator's stream is consumed
+    in the same order), without the whole ``n_resamples x units`` matrix:
+    a million resamples of 3000 items would be 22 GiB at once.
+    """
+    rng = np.random.default_rng(seed)
+    rows = max(1, RESAMPLE_BLOCK // max(1, units))
+    for start in range(0, n_resamples, rows):
+        yield rng.integers(0, units, size=(min(rows, n_resamples - start), units))
+
+
 def resample_indices(n, n_resamples, seed, groups):
-    """The item indices of every resample: one list of index arrays.
+    """The item indices of every resample, one index array at a time (a generator).
 
     With ``groups``, each resample draws as many groups as there are, with
     replacement, and keeps all their items (its size varies).
     """
-    rng = np.random.default_rng(seed)
-    if groups is None:
-        return list(rng.integers(0, n, size=(n_resamples, n)))
-    picks = rng.integers(0, len(groups), size=(n_resamples, len(groups)))
-    return [np.concatenate([groups[g] for g in row]) for row in picks]
+    units = n if groups is None else len(groups)
+    for chunk in _pick_chunks(units, n_resamples, seed):
+        for row in chunk:
+            yield row if groups is None else np.concatenate([groups[g] for g in row])
 
 
 class _Resamples:
     """The draws of one bootstrap, and each correlation computed on them.
 
-    ``picks[b]`` are the units resample ``b`` draws: item indices, or group
-    numbers with ``groups`` (the draws of :func:`resample_indices`).  A rank
-    correlation is computed on each resample's items; Pearson's, with groups,
-    from each group's sums of :math:`1, x, y, x^2, y^2, xy` weighted by how
-    many times the resample drew the group: matrix products, no loop.
+    The units each resample draws are item indices, or group numbers with
+    ``groups`` (the draws of :func:`resample_indices`), drawn again from the
+    seed, a chunk at a time, for every correlation: the same draws each time,
+    and never the whole matrix of them.  A rank correlation is computed on each
+    resample's items; Pearson's, with groups, from each group's sums of
+    :math:`1, x, y, x^2, y^2, xy` weighted by how many times the resample drew
+    the group: matrix products, no loop.
     """
 
     def __init__(self, n, n_resamples, seed, groups):
-        units = n if groups is None else len(groups)
-        self.picks = np.random.default_rng(seed).integers(0, units, size=(n_resamples, units))
-        self.groups = groups
-        self._indices = None
+        if seed is None:        # fresh entropy, fixed once: every correlation sees the same draws
+            seed = np.random.SeedSequence().entropy
+        self.n, self.n_resamples, self.seed, self.groups = n, n_resamples, seed, groups
 
     def indices(self):
-        if self._indices is None:
-            self._indices = (list(self.picks) if self.groups is None else
-                             [np.concatenate([self.groups[g] for g in row]) for row in self.picks])
-        return self._indices
+        return resample_indices(self.n, self.n_resamples, self.seed, self.groups)
 
     def correlations(self, method, x, y):
         """``(B,)`` the correlation of each resample, ``nan`` where undefined."""
@@ -232,7 +242,7 @@ class _Resamples:
         return np.array([fn(x[idx], y[idx]) for idx in self.indices()], dtype=np.float64)
 
     def _pearson_by_group(self, x, y):
-        groups, picks = self.groups, self.picks
+        groups = self.groups
         n_groups = len(groups)
         code = np.empty(len(x), dtype=np.int64)
         for g, members in enumerate(groups):
@@ -242,9 +252,7 @@ class _Resamples:
                             for w in (np.ones_like(dx), dx, dy, dx * dx, dy * dy, dx * dy)],
                            axis=1)
         out = []
-        step = max(1, (1 << 22) // n_groups)
-        for start in range(0, len(picks), step):
-            rows = picks[start:start + step]
+        for rows in _pick_chunks(n_groups, self.n_resamples, self.seed):
             cells = rows + n_groups * np.arange(len(rows))[:, None]
             counts = np.bincount(cells.ravel(), minlength=len(rows) * n_groups)
             sums = counts.reshape(len(rows), n_groups).astype(np.float64) @ moments

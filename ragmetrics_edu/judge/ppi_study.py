@@ -38,7 +38,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .._validation import check_seed
+from .._validation import check_min_alpha, check_seed, upper_normal_quantile
 
 __all__ = ["PPIRepeated", "ppi_repeated", "ppi_variance_ratio"]
 
@@ -185,6 +185,7 @@ def ppi_repeated(Y, Yhat, n, *, repeats=200, alpha=0.1, lam=1, seed=0):
                          f"{total} items, got {repeats!r}")
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
         raise ValueError(f"alpha must be a number strictly between 0 and 1, got {alpha!r}")
+    check_min_alpha(alpha)
     lam_fixed = _check_lam(lam)
     seed = check_seed(seed)
     N = total - n
@@ -208,7 +209,7 @@ def ppi_repeated(Y, Yhat, n, *, repeats=200, alpha=0.1, lam=1, seed=0):
     rectifier = y - lam_[:, None] * yhat
     estimate = lam_ * mean_u + rectifier.mean(axis=1)
     se = np.sqrt(lam_ ** 2 * var_u / N + rectifier.var(axis=1) / n)
-    z = NormalDist().inv_cdf(1 - alpha / 2)
+    z = upper_normal_quantile(alpha / 2)
     centre, spread = y.mean(axis=1), z * y.std(axis=1) / math.sqrt(n)
     return PPIRepeated(truth=float(y_all.mean()), n=n, N=N, low=estimate - z * se,
                        high=estimate + z * se, lam=lam_, classical_low=centre - spread,

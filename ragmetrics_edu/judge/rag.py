@@ -729,6 +729,10 @@ def judged_faithfulness(judge, answer, chunks, claims=None, empty_score=math.nan
                         empty_score=empty_score)
 
 
+MAX_QUESTIONS = 1000
+"""The most questions :func:`judged_answer_relevancy` asks a judge for (one call each)."""
+
+
 def judged_answer_relevancy(judge, question, answer, n_questions=3, embed=None,
                             template=QUESTION_GENERATION_TEMPLATE, noncommittal_rule="all"):
     """ragas answer relevancy: the judge writes questions, embeddings compare them.
@@ -759,6 +763,9 @@ def judged_answer_relevancy(judge, question, answer, n_questions=3, embed=None,
     check_choice(noncommittal_rule, NONCOMMITTAL_RULES, name="noncommittal_rule")
     judge = as_judge(judge)
     n_questions = check_k(n_questions, name="n_questions")
+    if n_questions > MAX_QUESTIONS:
+        raise ValueError(f"n_questions must be at most {MAX_QUESTIONS} (MAX_QUESTIONS: one judge "
+                         f"call per question; RAGAS generates 3), got {n_questions:,}")
     prompt = build_question_generation_prompt(answer, template)
     parsed = [parse_generated_question(judge.complete(prompt)) for _ in range(n_questions)]
     if embed is None:

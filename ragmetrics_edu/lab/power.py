@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_bootstrap, check_choice, check_k, check_resamples, check_seed
+from .._validation import (check_bootstrap, check_choice, check_k, check_resamples, check_seed,
+                           check_simulated)
 from .significance import RESAMPLE_BLOCK, check_pairs, check_values, interval_text, t_two_sided_p
 
 __all__ = [
@@ -473,6 +474,8 @@ def queries_needed(a, b, power=0.8, alpha=0.05, n_simulations=2000, seed=0,
     max_queries = check_k(max_queries, name="max_queries")
     if max_queries < 2:
         raise ValueError(f"max_queries must be at least 2 (a t-test needs 2), got {max_queries}")
+    # each simulated power draws n_simulations experiments of up to max_queries queries
+    check_simulated(max_queries, name="max_queries", per=n_simulations, what="n_simulations")
     d = b - a
     mean = float(d.mean())
     d_z = _d_z(mean, float(d.std(ddof=1)))

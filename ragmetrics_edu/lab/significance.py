@@ -224,7 +224,19 @@ def check_pairs(a, b, *, min_len):
         raise ValueError(
             f"a and b must be paired (same length), got {len(a)} and {len(b)}"
         )
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = np.abs(b - a)
+    if not np.all(d <= MAX_DIFFERENCE):
+        i = int(np.flatnonzero(~(d <= MAX_DIFFERENCE))[0])
+        raise ValueError(
+            f"b - a must stay within {MAX_DIFFERENCE:g} (MAX_DIFFERENCE: the squares of the "
+            f"differences must not overflow), got b[{i}] - a[{i}] = {b[i]!r} - {a[i]!r}"
+        )
     return a, b
+
+
+MAX_DIFFERENCE = 1e150
+"""The largest ``|b - a|`` of a paired test: sums of squared differences stay finite."""
 
 
 # ----------------------------------------------------------------- bootstrap

@@ -33,7 +33,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .._validation import check_choice
+from .._validation import check_choice, check_min_alpha, upper_normal_quantile
 from .._validation import (INT64_MAX, check_count, check_flag, check_probability, check_simulated,
                            rng_from)
 
@@ -59,7 +59,8 @@ def check_alpha_power(alpha, power):
     that power: a power of ``alpha`` or less asks for no users (statsmodels'
     solver returns ``nan`` below ``alpha``).
     """
-    alpha = check_probability(alpha, name="alpha", open_low=True, open_high=True)
+    alpha = check_min_alpha(check_probability(alpha, name="alpha", open_low=True,
+                                              open_high=True))
     power = check_probability(power, name="power", open_low=True, open_high=True)
     if power <= alpha:
         raise ValueError(
@@ -132,7 +133,7 @@ def one_sample_size(effect, alpha=0.05, power=0.8):
     e = abs(float(effect))
     if e == 0.0 or not math.isfinite(e):
         raise ValueError(f"effect must be a finite non-zero number, got {effect!r}")
-    return _users(_two_tailed_shift(_NORMAL.inv_cdf(1.0 - alpha / 2.0), power) / e, "effect",
+    return _users(_two_tailed_shift(upper_normal_quantile(alpha / 2.0), power) / e, "effect",
                   f"effect={effect!r}")
 
 
@@ -226,7 +227,7 @@ def ab_sample_size(p_a, p_b, alpha=0.05, power=0.8, *, method="arcsine", round_u
     if p_a == p_b:
         raise ValueError(
             f"p_a and p_b must differ (no difference needs infinitely many users), got {pair}")
-    z = _NORMAL.inv_cdf(1.0 - alpha / 2.0)
+    z = upper_normal_quantile(alpha / 2.0)
     if method == "pooled":
         p_bar = (p_a + p_b) / 2.0
         spread = z * math.sqrt(2.0 * p_bar * (1.0 - p_bar)) + _NORMAL.inv_cdf(power) * math.sqrt(
@@ -336,7 +337,7 @@ def two_proportion_z_test(clicks_a, n_a, clicks_b, n_b, confidence=0.95):
     else:
         statistic = diff / se_null
         pvalue = 2.0 * _normal_sf(abs(statistic))
-    z = _NORMAL.inv_cdf(1.0 - (1.0 - confidence) / 2.0)
+    z = upper_normal_quantile((1.0 - confidence) / 2.0)
     half = z * math.sqrt(p_a * (1.0 - p_a) / n_a + p_b * (1.0 - p_b) / n_b)
     return ZTest(p_a=p_a, p_b=p_b, difference=diff, statistic=statistic, pvalue=pvalue,
                  ci_low=diff - half, ci_high=diff + half, confidence=confidence)

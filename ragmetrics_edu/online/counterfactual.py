@@ -133,6 +133,10 @@ def naive_estimate(clicks, logged_ranking, new_ranking, weights, depth=None):
     return float((c * per_click).sum(axis=1).mean())
 
 
+MIN_PROPENSITY = 1e-300
+"""The smallest propensity IPS divides by: its weight 1/p stays below 1e300."""
+
+
 def ips_estimate(clicks, logged_ranking, new_ranking, propensities, weights=None,
                  depth=None, missing="error"):
     r"""The new ranking's value by inverse propensity scoring (Joachims et al. 2017).
@@ -197,6 +201,13 @@ def ips_estimate(clicks, logged_ranking, new_ranking, propensities, weights=None
         raise ValueError(
             f"propensities must be above 0 for IPS (a click at a rank never examined "
             f"cannot be weighted by 1/0), got propensities[{zero[0]}] = 0.0"
+        )
+    tiny = np.flatnonzero(p < MIN_PROPENSITY)
+    if len(tiny):
+        raise ValueError(
+            f"propensities must be at least {MIN_PROPENSITY:g} (MIN_PROPENSITY: a weight 1/p "
+            f"beyond 1e300 overflows the estimate), got propensities[{tiny[0]}] = "
+            f"{p[tiny[0]]!r}"
         )
     new_depth = len(list(new_ranking)) if depth is None else depth
     if weights is None:

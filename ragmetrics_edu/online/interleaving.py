@@ -432,6 +432,10 @@ def interleaving_outcomes(run_a, run_b, qrels, model=None, n_per_query=100, seed
                               why=" (MAX_RESAMPLES, a bound on time)")
     run_a, run_b = ranked_run(run_a, "run_a"), ranked_run(run_b, "run_b")
     qids = check_runs(run_a, run_b, qrels, depth)
+    if len(qids) * n_per_query > MAX_RESAMPLES:        # the total, not only each query's
+        raise ValueError(f"queries x n_per_query must be at most {MAX_RESAMPLES:,} (MAX_RESAMPLES, "
+                         f"a bound on time: one interleaving per impression), got "
+                         f"{len(qids):,} x {n_per_query:,}")
     interleave = team_draft_interleave if method == "team_draft" else balanced_interleave
     rng = rng_from(seed)
     out = {}

@@ -44,6 +44,8 @@ def check_clicks(clicks, name="clicks"):
         )
     if arr.shape[0] == 0:
         raise ValueError(f"{name} must hold at least one session (impression), got 0")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} must hold at least one rank per session, got shape {arr.shape}")
     if arr.dtype != bool:
         if not np.issubdtype(arr.dtype, np.number) or not np.isin(arr, (0, 1)).all():
             raise ValueError(f"{name} must hold 0/1 or booleans, got dtype {arr.dtype}")

@@ -158,3 +158,10 @@ def test_one_sided_bounds_at_extreme_magnitudes():
     minus_inf, high1 = ppi_mean_ci(y, yhat, yhat_u, alpha=0.1, alternative="smaller", lam=1)
     assert (inf, minus_inf) == (math.inf, -math.inf)
     assert low1 == pytest.approx(low, rel=1e-12) and high1 == pytest.approx(high, rel=1e-12)
+
+
+def test_tuned_lambda_is_zero_for_constant_labels():
+    """Issue 34: a constant Y gave lambda 7.4e-33 (a rounding of its covariance), not 0."""
+    from ragmetrics_edu.judge.calibration import ppi_tuned_lambda
+
+    assert ppi_tuned_lambda([0.1] * 7, [0.1, 0.9, 0.5, 0.4, 0.3, 0.2, 0.7], [0.2, 0.8] * 5) == 0.0

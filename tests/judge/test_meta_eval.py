@@ -239,3 +239,42 @@ def test_the_difference_is_paired(method, groups):
     diffs = diffs[~np.isnan(diffs)]
     assert (d.low, d.high) == pytest.approx(tuple(np.quantile(diffs, [0.025, 0.975])), abs=1e-9)
     assert d.method == f"{method}, a minus b"
+
+
+# ----------------------------------------------------------------- bounded draws (issue 34)
+
+@pytest.mark.parametrize("method, groups", [("pearson", True), ("pearson", False),
+                                            ("spearman", True), ("kendall", False)])
+def test_resamples_are_drawn_in_chunks_with_the_same_draws(monkeypatch, method, groups):
+    """Chunks of a few rows give the very interval of one draw of every resample; before, the
+    whole n_resamples x n index matrix was drawn at once (22 GiB for 10^6 resamples of 3000)."""
+    from ragmetrics_edu.judge import meta_eval
+
+    rng = np.random.default_rng(27)
+    n = 60
+    x, y = rng.random(n), rng.random(n)
+    g = rng.integers(0, 9, n).tolist() if groups else None
+    whole = correlation_ci(x, y, method=method, groups=g, n_resamples=101, seed=3)
+    both = meta_evaluate({"a": x, "b": y[::-1].copy()}, y, methods=(method,), groups=g,
+                         n_resamples=101, seed=3)
+    monkeypatch.setattr(meta_eval, "RESAMPLE_BLOCK", 2 * n + 1)    # 2 rows a chunk (or fewer)
+    chunked = correlation_ci(x, y, method=method, groups=g, n_resamples=101, seed=3)
+    assert (chunked.low, chunked.high, chunked.n_undefined) == (whole.low, whole.high,
+                                                                whole.n_undefined)
+    again = meta_evaluate({"a": x, "b": y[::-1].copy()}, y, methods=(method,), groups=g,
+                          n_resamples=101, seed=3)
+    assert str(again) == str(both)
+
+
+def test_resamples_never_hold_the_whole_index_matrix(monkeypatch):
+    import tracemalloc
+
+    from ragmetrics_edu.judge import meta_eval
+
+    monkeypatch.setattr(meta_eval, "RESAMPLE_BLOCK", 3000)
+    x = np.random.default_rng(0).random(3000)
+    tracemalloc.start()
+    correlation_ci(x, x, method="pearson", n_resamples=3000)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 10_000_000      # the whole matrix: 3000 x 3000 x 8 bytes = 72 MB
