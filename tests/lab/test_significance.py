@@ -90,6 +90,11 @@ def test_student_t_cdf_of_huge_df_is_the_normal_cdf():
                                                          abs=1e-300)
 
 
+def test_student_t_cdf_at_its_smallest_df_matches_scipy():
+    for t in (-1e100, -10.0, -0.5, 1e-6, 0.5, 10.0, 1e100):
+        assert student_t_cdf(t, 1e-6) == pytest.approx(stats.t.cdf(t, 1e-6), rel=1e-12)
+
+
 def test_student_t_cdf_hand_values():
     # t(1) is the Cauchy distribution: F(t) = 1/2 + atan(t)/pi; F(1) = 0.75
     assert student_t_cdf(1.0, 1) == pytest.approx(0.75, abs=1e-14)
@@ -104,6 +109,9 @@ def test_student_t_cdf_hand_values():
     (1.0, -2, "df must be a positive number"),
     (math.nan, 3, "t must be a real number"),
     ("1", 3, "t must be a real number"),
+    # the probe: below about 1e-8 the continued fraction did not converge (RuntimeError)
+    (0.5, 1e-8, r"df must be at least 1e-06 \(MIN_DF: .*\), got 1e-08"),
+    (0.5, 5e-324, r"df must be at least 1e-06"),
 ])
 def test_student_t_cdf_rejects(t, df, msg):
     with pytest.raises(ValueError, match=msg):
