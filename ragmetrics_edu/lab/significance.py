@@ -65,7 +65,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import (MAX_RESAMPLES, check_bootstrap, check_choice, check_resamples,
-                           check_seed)
+                           check_real, check_seed, describe)
 
 __all__ = [
     "bootstrap_ci", "paired_t_test", "randomization_test", "compare_systems",
@@ -206,8 +206,8 @@ def check_values(values, *, name, min_len=1):
     items = values.tolist() if isinstance(values, np.ndarray) else list(values)
     for i, v in enumerate(items):
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
-            raise TypeError(f"{name} must hold numbers, got {v!r} at position {i}")
-        if not math.isfinite(v):
+            raise TypeError(f"{name} must hold numbers, got {describe(v)} at position {i}")
+        if not math.isfinite(check_real(v, name=name, where=f" at position {i}")):
             raise ValueError(f"{name} must be finite, got {v!r} at position {i}")
     if len(items) < min_len:
         raise ValueError(

@@ -427,3 +427,15 @@ def test_compare_systems_refuses_qids_that_collide_as_text():
         compare_systems(a, b, "ap")
     with pytest.raises(ValueError, match=r"report_b has two query ids .*1 and '1'"):
         compare_systems(b, a, "ap")
+
+
+@pytest.mark.parametrize("call", [
+    lambda a, b: paired_t_test(a, b),
+    lambda a, b: __import__("ragmetrics_edu").judge.meta_eval.correlation_ci(a, b, n_resamples=10),
+])
+def test_an_integer_beyond_a_floats_range_is_named(call):
+    """The probe: 10**400 among the scores raised a bare 'int too large to convert to float'."""
+    # (correlation_ci hands its scores to meta_evaluate as metrics={'metric': scores})
+    with pytest.raises(ValueError, match=r"(a|metrics\['metric'\]) must be numbers a float can "
+                                         r"hold .* got an integer of about 10\*\*400 at position 2"):
+        call([1, 2, 10 ** 400], [1, 2, 3])
