@@ -440,7 +440,11 @@ def forward(model, ids, cache=None, last_only=False):
         cache.length = past + n
         if last_only:
             x = x[-1:]
-        return rms_norm(x, model.norm, config.rms_norm_eps) @ model.head.T
+        logits = rms_norm(x, model.norm, config.rms_norm_eps) @ model.head.T
+    if not np.isfinite(logits).all():   # weights beyond float32's range: refuse, never sample
+        raise ValueError(f"{model.path}: the model's logits are not finite (NaN or infinite) "
+                         f"after {past + n} tokens: its weights overflow float32 arithmetic")
+    return logits
 
 
 _FEW_TOKENS = 64   # up to this many new tokens, the products run on one BLAS thread
