@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_bootstrap, check_choice, check_group_labels
+from .._validation import check_bootstrap, check_choice, check_group_labels, check_real
 from ._bootstrap import bootstrap_method, interval_text, percentile_bounds
 from .agreement import check_label_pairs, kendall_tau, spearman
 
@@ -166,6 +166,11 @@ def _check_methods(methods):
 
 def _numbers(a, b, name_a, name_b):
     a, b = check_label_pairs(a, b, name_a, name_b)
+    for values, name in ((a, name_a), (b, name_b)):
+        if not isinstance(values, np.ndarray):   # an int beyond a float's range: name it
+            for i, v in enumerate(values):
+                if isinstance(v, int) and not isinstance(v, bool):
+                    check_real(v, name=name, where=f" at position {i}")
     x = np.asarray(a, dtype=np.float64)
     y = np.asarray(b, dtype=np.float64)
     for v, name in ((x, name_a), (y, name_b)):

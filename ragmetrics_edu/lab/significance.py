@@ -65,7 +65,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import (MAX_RESAMPLES, check_bootstrap, check_choice, check_resamples,
-                           check_seed)
+                           check_real, check_seed, describe)
 
 __all__ = [
     "bootstrap_ci", "paired_t_test", "randomization_test", "compare_systems",
@@ -206,8 +206,8 @@ def check_values(values, *, name, min_len=1):
     items = values.tolist() if isinstance(values, np.ndarray) else list(values)
     for i, v in enumerate(items):
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
-            raise TypeError(f"{name} must hold numbers, got {v!r} at position {i}")
-        if not math.isfinite(v):
+            raise TypeError(f"{name} must hold numbers, got {describe(v)} at position {i}")
+        if not math.isfinite(check_real(v, name=name, where=f" at position {i}")):
             raise ValueError(f"{name} must be finite, got {v!r} at position {i}")
     if len(items) < min_len:
         raise ValueError(
@@ -518,6 +518,15 @@ def t_two_sided_p(t, df):
     return min(1.0, max(p, 0.0))
 
 
+MIN_DF = 1e-6
+"""The fewest degrees of freedom :func:`student_t_cdf` takes.
+
+Below about 1e-8 the incomplete beta's continued fraction stops converging
+(its parameter :math:`\nu/2` vanishes); there the distribution puts all
+but a few parts in a million of its mass beyond any finite :math:`t`, which no
+count of observations gives.  The bound leaves a margin of a hundred."""
+
+
 def student_t_cdf(t, df):
     r"""Cumulative distribution function of Student's t distribution.
 
@@ -535,7 +544,7 @@ def student_t_cdf(t, df):
     t : float
         The point.
     df : float
-        Degrees of freedom :math:`\nu > 0`.
+        Degrees of freedom :math:`\nu`, at least :data:`MIN_DF` (1e-6).
 
     Returns
     -------
@@ -556,6 +565,10 @@ def student_t_cdf(t, df):
     if isinstance(df, bool) or not isinstance(df, numbers.Real) \
             or not math.isfinite(df) or df <= 0:
         raise ValueError(f"df must be a positive number, got {df!r}")
+    if df < MIN_DF:
+        raise ValueError(f"df must be at least {MIN_DF:g} (MIN_DF: with fewer degrees of "
+                         f"freedom the incomplete beta's continued fraction stops converging), "
+                         f"got {df!r}")
     half_tail = t_two_sided_p(float(t), float(df)) / 2.0
     return float(1.0 - half_tail if t >= 0 else half_tail)
 

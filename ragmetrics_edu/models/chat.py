@@ -8,12 +8,29 @@ Used by :mod:`ragmetrics_edu.models.decoder`.
 """
 
 import numbers
+import re
 import sys
 
 import numpy as np
 
 from .._validation import describe, shorten
 from .gguf import GGUFError
+
+def _byte_symbols():
+    """GPT-2's byte-level alphabet: the printable character that stands for each byte.
+
+    Bytes that are printable Latin-1 characters stand for themselves; the
+    others (controls, the space, a few more) take the characters from U+0100
+    on, in byte order: the space is ``Ġ`` (U+0120).
+    """
+    printable = [*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
+    others = iter(range(0x100, 0x200))
+    return tuple(chr(b) if b in printable else chr(next(others)) for b in range(256))
+
+
+BYTE_SYMBOLS = _byte_symbols()
+"""``BYTE_SYMBOLS[b]``: the character byte-level BPE writes byte ``b`` as (256 of them)."""
+
 
 class BPETokenizer:
     """The byte-level BPE tokenizer of a GGUF file, rebuilt with ``tokenizers``.
@@ -55,11 +72,22 @@ class BPETokenizer:
                 raise GGUFError(f"{path}: tokenizer.ggml.tokens holds {shorten(t)} twice, as "
                                 f"tokens {vocab[t]} and {i}")
             vocab[t] = i
+        # byte-level BPE writes every byte as one of 256 symbols; a byte whose symbol the
+        # vocabulary lacks would be dropped from the text without a word (SmolLM2 lacks
+        # a few control bytes and bytes UTF-8 never or hardly uses): encode refuses it
+        missing = bytes(b for b, c in enumerate(BYTE_SYMBOLS) if c not in vocab)
+        self._unwritable = (re.compile(b"[" + b"".join(re.escape(bytes([b])) for b in missing)
+                                       + b"]") if missing else None)
         pairs = []
-        for merge in merges:
+        for k, merge in enumerate(merges):
             left, sep, right = merge.partition(" ")
             if not sep:
                 raise GGUFError(f"{path}: merge {shorten(merge)} is not two tokens")
+            for part in (left, right, left + right):
+                if part not in vocab:
+                    raise GGUFError(f"{path}: tokenizer.ggml.merges[{k}] {shorten(merge)} "
+                                    f"names {shorten(part)}, which tokenizer.ggml.tokens does "
+                                    "not hold (a merge joins two tokens into a third)")
             pairs.append((left, right))
         bpe = models.BPE(vocab=vocab, merges=pairs, fuse_unk=False)
         tok = Tokenizer(bpe)
@@ -91,7 +119,21 @@ class BPETokenizer:
         self.longest_token = max(len(t) for t in tokens)
 
     def encode(self, text):
-        """The token ids of ``text`` (a BOS token first if the file says so)."""
+        """The token ids of ``text`` (a BOS token first if the file says so).
+
+        A character with a byte that the vocabulary cannot write is refused
+        (``ValueError``): the tokenizer would drop it without a word.
+        """
+        if self._unwritable is not None:
+            found = self._unwritable.search(text.encode("utf-8", "surrogatepass"))
+            if found:
+                byte = found.group()[0]
+                char = next(c for c in text
+                            if byte in c.encode("utf-8", "surrogatepass"))
+                raise ValueError(f"text holds {char!r} (U+{ord(char):04X}), whose UTF-8 byte "
+                                 f"0x{byte:02x} this model's vocabulary cannot write (its "
+                                 "byte-level symbol is not among tokenizer.ggml.tokens): "
+                                 "the tokenizer would drop it; remove or replace it")
         ids = self._tok.encode(text, add_special_tokens=False).ids
         if self.add_bos_token and self.bos_token_id is not None:
             ids = [self.bos_token_id, *ids]

@@ -440,7 +440,11 @@ def forward(model, ids, cache=None, last_only=False):
         cache.length = past + n
         if last_only:
             x = x[-1:]
-        return rms_norm(x, model.norm, config.rms_norm_eps) @ model.head.T
+        logits = rms_norm(x, model.norm, config.rms_norm_eps) @ model.head.T
+    if not np.isfinite(logits).all():   # weights beyond float32's range: refuse, never sample
+        raise ValueError(f"{model.path}: the model's logits are not finite (NaN or infinite) "
+                         f"after {past + n} tokens: its weights overflow float32 arithmetic")
+    return logits
 
 
 _FEW_TOKENS = 64   # up to this many new tokens, the products run on one BLAS thread
@@ -585,15 +589,28 @@ class LanguageModel:
                 f"{self.max_prompt_chars:,} characters are read); shorten it")
 
     def _check_ids(self, ids):
-        try:
-            ids = [int(i) for i in ids]
-        except (TypeError, ValueError):
-            raise TypeError(f"ids must be a list of token ids, got "
-                            f"{describe(ids)}") from None
+        """``ids`` as a list of ints, or an error naming what is wrong.
+
+        A string, floats or booleans are refused, not converted: ``"12"``
+        would be read as the ids 1 and 2, ``1.5`` cut to 1, ``True`` taken
+        for 1.
+        """
+        if isinstance(ids, np.ndarray):
+            if ids.ndim != 1 or ids.dtype.kind not in "iu":
+                raise TypeError(f"ids must be a list of token ids (integers), got an array of "
+                                f"dtype {ids.dtype} and shape {ids.shape}")
+            ids = ids.tolist()
+        elif not isinstance(ids, (list, tuple, range)):
+            raise TypeError(f"ids must be a list of token ids (integers), got {describe(ids)}")
+        for i in ids:
+            if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+                raise TypeError(f"ids must be a list of token ids (integers), got "
+                                f"{describe(i)} among them")
+        ids = [int(i) for i in ids]
         bad = [i for i in ids if not 0 <= i < self.config.vocab_size]
         if bad:
             raise ValueError(f"ids must be token ids from 0 to {self.config.vocab_size - 1}, "
-                             f"got {bad[0]}")
+                             f"got {describe(bad[0])}")
         return ids
 
     def _check_length(self, n, extra=0, name="prompt"):

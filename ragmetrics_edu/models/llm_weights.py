@@ -65,6 +65,20 @@ def _positive(m, key, path, default):
     return float(value)
 
 
+def _epsilon(m, key, path, default):
+    """An RMS norm's epsilon: positive, and still positive in float32, the model's arithmetic.
+
+    A float64 epsilon of 1e-50 is 0 in float32: a token whose vector is all
+    zeros would then be divided by 0 and every later distribution be NaN.
+    """
+    value = _positive(m, key, path, default)
+    if np.float32(value) == 0:
+        raise GGUFError(f"{path}: metadata {key} is {value:g}, which is 0 in float32 (the "
+                        "model's arithmetic, whose smallest positive number is about 1.4e-45): "
+                        "a vector of zeros would be divided by 0")
+    return value
+
+
 def _kind(value):
     """The name of a metadata value's type, as a reader of the message would say it."""
     if isinstance(value, bool):
@@ -99,7 +113,7 @@ def read_config(gguf):
         num_kv_heads=_size(m, "llama.attention.head_count_kv", path,
                            default=values["num_heads"]),
         rope_theta=_positive(m, "llama.rope.freq_base", path, 10000.0),
-        rms_norm_eps=_positive(m, "llama.attention.layer_norm_rms_epsilon", path, 1e-5),
+        rms_norm_eps=_epsilon(m, "llama.attention.layer_norm_rms_epsilon", path, 1e-5),
         **values)
     if config.hidden_size % config.num_heads:
         raise GGUFError(f"{path}: metadata llama.attention.head_count ({config.num_heads}) "

@@ -550,7 +550,9 @@ def impressions_needed(run_a, run_b, qrels, model=None, alpha=0.05, power=0.8,
     -------
     Sensitivity
         Both numbers and their ratio (``inf`` impressions when a side sees no
-        difference at all).
+        difference at all: interleaving always, whatever the simulation's
+        sample mean, when the two rankers show the same top ``depth`` on
+        every query; the ratio is then ``nan``, infinity over infinity).
 
     Notes
     -----
@@ -599,7 +601,11 @@ def impressions_needed(run_a, run_b, qrels, model=None, alpha=0.05, power=0.8,
         ab_impressions = 2 * math.ceil(ab_per_group)
     o = np.concatenate([outcomes[q] for q in qids])
     mean, sd = float(o.mean()), float(o.std())
-    if mean == 0.0 or sd == 0.0:
+    if all(ranked_a[q][:depth] == ranked_b[q][:depth] for q in qids):
+        # the same list from both: E[o] = 0 exactly (each team's pick is a coin toss), and
+        # a sample mean that is not 0 is the simulation's noise, not a difference
+        inter = math.inf
+    elif mean == 0.0 or sd == 0.0:
         inter = math.inf if mean == 0.0 else 1
     else:
         inter = math.ceil(one_sample_size(mean / sd, alpha, power))
@@ -607,6 +613,8 @@ def impressions_needed(run_a, run_b, qrels, model=None, alpha=0.05, power=0.8,
         ctr_a=ctr_a, ctr_b=ctr_b, ab_per_group=ab_per_group, ab_impressions=ab_impressions,
         outcome_mean=mean, outcome_sd=sd, wins_a=float((o < 0).mean()),
         wins_b=float((o > 0).mean()), ties=float((o == 0).mean()),
-        interleaving_impressions=inter, ratio=ab_impressions / inter, method=method,
+        interleaving_impressions=inter,
+        ratio=math.nan if math.isinf(ab_impressions) and math.isinf(inter)
+        else ab_impressions / inter, method=method,
         model=model.name, n_simulated=len(o),
     )

@@ -90,6 +90,11 @@ def test_student_t_cdf_of_huge_df_is_the_normal_cdf():
                                                          abs=1e-300)
 
 
+def test_student_t_cdf_at_its_smallest_df_matches_scipy():
+    for t in (-1e100, -10.0, -0.5, 1e-6, 0.5, 10.0, 1e100):
+        assert student_t_cdf(t, 1e-6) == pytest.approx(stats.t.cdf(t, 1e-6), rel=1e-12)
+
+
 def test_student_t_cdf_hand_values():
     # t(1) is the Cauchy distribution: F(t) = 1/2 + atan(t)/pi; F(1) = 0.75
     assert student_t_cdf(1.0, 1) == pytest.approx(0.75, abs=1e-14)
@@ -104,6 +109,9 @@ def test_student_t_cdf_hand_values():
     (1.0, -2, "df must be a positive number"),
     (math.nan, 3, "t must be a real number"),
     ("1", 3, "t must be a real number"),
+    # the probe: below about 1e-8 the continued fraction did not converge (RuntimeError)
+    (0.5, 1e-8, r"df must be at least 1e-06 \(MIN_DF: .*\), got 1e-08"),
+    (0.5, 5e-324, r"df must be at least 1e-06"),
 ])
 def test_student_t_cdf_rejects(t, df, msg):
     with pytest.raises(ValueError, match=msg):
@@ -419,3 +427,15 @@ def test_compare_systems_refuses_qids_that_collide_as_text():
         compare_systems(a, b, "ap")
     with pytest.raises(ValueError, match=r"report_b has two query ids .*1 and '1'"):
         compare_systems(b, a, "ap")
+
+
+@pytest.mark.parametrize("call", [
+    lambda a, b: paired_t_test(a, b),
+    lambda a, b: __import__("ragmetrics_edu").judge.meta_eval.correlation_ci(a, b, n_resamples=10),
+])
+def test_an_integer_beyond_a_floats_range_is_named(call):
+    """The probe: 10**400 among the scores raised a bare 'int too large to convert to float'."""
+    # (correlation_ci hands its scores to meta_evaluate as metrics={'metric': scores})
+    with pytest.raises(ValueError, match=r"(a|metrics\['metric'\]) must be numbers a float can "
+                                         r"hold .* got an integer of about 10\*\*400 at position 2"):
+        call([1, 2, 10 ** 400], [1, 2, 3])

@@ -10,6 +10,7 @@ a NumPy message, a silent "" from greedy decoding over NaN, or minutes of work.
 """
 
 import math
+import re
 import time
 
 import numpy as np
@@ -46,7 +47,7 @@ META = {
 }
 
 
-def write_llama(path, meta=None, tensors=None, tokens=None):
+def write_llama(path, meta=None, tensors=None, tokens=None, merges=("Ġ t",)):
     """A one-layer Llama GGUF file; ``meta`` and ``tensors`` replace entries (None drops one)."""
     rng = np.random.default_rng(0)
     tokens = TOKENS if tokens is None else tokens
@@ -56,7 +57,7 @@ def write_llama(path, meta=None, tensors=None, tokens=None):
             kind, value = entry
             getattr(w, f"add_{kind}")(key, value)
     w.add_array("tokenizer.ggml.tokens", tokens)
-    w.add_array("tokenizer.ggml.merges", ["Ġ t"])
+    w.add_array("tokenizer.ggml.merges", list(merges))
     w.add_array("tokenizer.ggml.token_type", [1] * (len(tokens) - 2) + [3, 3])
     h = D // HEADS
     shapes = {"token_embd.weight": (len(tokens), D), "output_norm.weight": (D,),
@@ -255,3 +256,71 @@ def test_a_long_prompt_is_refused_before_it_is_tokenized(tiny, monkeypatch):
     with pytest.raises(ValueError, match="characters long"):
         tiny.chat_prompt("x" * 20_000_000)
     assert calls == []
+
+
+# ----------------------------------------------------------------- the held-out probe's files
+
+@pytest.mark.parametrize("merge, part", [
+    ("zz qq", "'zz'"),            # tokens outside the vocabulary
+    ("a b c", "'b c'"),           # three tokens, read as 'a' and 'b c'
+    ("a b", "'ab'"),              # both known, their join is not
+])
+def test_a_merge_outside_the_vocabulary_is_refused_naming_the_file_and_key(tmp_path, merge, part):
+    """The probe: tokenizers' bare Exception 'Error while initializing BPE: Token 'zz' out of
+    vocabulary' escaped the loader."""
+    path = write_llama(tmp_path / "merge.gguf", merges=("Ġ t", merge))
+    with pytest.raises(GGUFError, match=rf"merge.gguf: tokenizer.ggml.merges\[1\] "
+                                        rf"'{re.escape(merge)}' names {part}, which "
+                                        "tokenizer.ggml.tokens does not hold"):
+        decoder.load_language_model(path)
+
+
+def test_a_byte_the_vocabulary_cannot_write_is_refused_not_dropped(tmp_path):
+    """The probe: a vocabulary without the symbol of '!' encoded 'a!b' as the tokens of 'ab',
+    and generate('!') said the prompt was empty."""
+    tokens = [t for t in TOKENS if t != "!"]
+    path = write_llama(tmp_path / "nobang.gguf", tokens=tokens,
+                       meta={"tokenizer.ggml.eos_token_id": ("uint32", len(tokens) - 1)})
+    lm = decoder.load_language_model(path)
+    for text in ("a!b", "!"):
+        with pytest.raises(ValueError, match=r"text holds '!' \(U\+0021\), whose UTF-8 byte "
+                                             r"0x21 this model's vocabulary cannot write"):
+            lm.encode(text)
+    with pytest.raises(ValueError, match="cannot write"):
+        lm.generate("!", max_new_tokens=1, chat=False)
+    assert lm.decode(lm.encode("ab")) == "ab"          # every other byte still works
+
+
+def test_the_byte_symbols_are_the_tokenizers_alphabet():
+    tokenizers = pytest.importorskip("tokenizers")
+    assert sorted(chat.BYTE_SYMBOLS) == sorted(tokenizers.pre_tokenizers.ByteLevel.alphabet())
+    assert chat.BYTE_SYMBOLS[ord(" ")] == "Ġ" and chat.BYTE_SYMBOLS[ord("!")] == "!"
+    # GPT-2's: byte 0 is U+0100, the newline U+010A ('Ċ'), as in every GPT-2 vocabulary
+    assert chat.BYTE_SYMBOLS[0] == "\u0100" and chat.BYTE_SYMBOLS[ord("\n")] == "Ċ"
+
+
+def test_finite_weights_that_overflow_are_refused_not_sampled(tmp_path):
+    """The probe: ffn weights of 3e37 (finite, so accepted at load) overflowed float32: greedy
+    decoding returned '!!!' and sampling raised NumPy's 'probabilities contain NaN'."""
+    huge = {name: np.full(shape, 3e37, dtype=np.float32) for name, shape in
+            (("blk.0.ffn_up.weight", (FF, D)), ("blk.0.ffn_gate.weight", (FF, D)),
+             ("blk.0.ffn_down.weight", (D, FF)))}
+    lm = decoder.load_language_model(write_llama(tmp_path / "huge.gguf", tensors=huge))
+    rule = r"huge.gguf: the model's logits are not finite \(NaN or infinite\)"
+    with np.errstate(all="ignore"):
+        with pytest.raises(ValueError, match=rule):
+            lm.generate("hi", max_new_tokens=3, chat=False)
+        with pytest.raises(ValueError, match=rule):
+            lm.next_token_distribution("hi", chat=False)
+        with pytest.raises(ValueError, match=rule):
+            lm.generate("hi", max_new_tokens=3, chat=False, temperature=0.7, seed=0)
+
+
+def test_an_epsilon_that_is_0_in_float32_is_refused(tmp_path):
+    """The probe: a float64 epsilon of 1e-50 is 0 in float32, and a zero embedding row then
+    gave NaN."""
+    path = write_llama(tmp_path / "eps.gguf",
+                       meta={"llama.attention.layer_norm_rms_epsilon": ("float64", 1e-50)})
+    with pytest.raises(GGUFError, match=r"eps.gguf: metadata llama.attention.layer_norm_rms_epsilon"
+                                        r" is 1e-50, which is 0 in float32"):
+        decoder.load_language_model(path)

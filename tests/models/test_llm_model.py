@@ -5,6 +5,7 @@ from the model's own logits recomputed by hand here (a softmax, a product of
 two token probabilities), never from the function under test.
 """
 
+import re
 import shutil
 
 import numpy as np
@@ -169,3 +170,26 @@ def test_too_long_prompts_are_refused(lm):
     with pytest.raises(ValueError, match=f"prompt is {limit - 3} tokens long plus "
                                          f"max_new_tokens=10, more than"):
         lm.generate(ids, max_new_tokens=10)
+
+
+@pytest.mark.parametrize("ids, message", [
+    ("12", "ids must be a list of token ids (integers), got '12'"),        # read as ids 1, 2
+    ([1.5], "ids must be a list of token ids (integers), got 1.5 among them"),   # cut to 1
+    ([True, 1], "ids must be a list of token ids (integers), got True among them"),
+    (np.array([1.5]), "ids must be a list of token ids (integers), got an array of dtype float64"),
+])
+def test_decode_and_logits_refuse_what_is_not_token_ids(lm, ids, message):
+    """The probe: decode("12") gave '#$', decode(np.array([1.5])) truncated, [True, 1] passed."""
+    for call in (lm.decode, lm.logits):
+        with pytest.raises(TypeError, match=re.escape(message)):
+            call(ids)
+
+
+def test_a_huge_token_id_is_named_without_printing_it_whole(lm):
+    """The probe: generate([10**5000]) raised Python's 'Exceeds the limit (4300 digits) for
+    integer string conversion' while the message was being built."""
+    for call in (lm.decode, lm.logits, lm.generate):
+        with pytest.raises(ValueError, match=r"ids must be token ids from 0 to 49151, "
+                                             r"got an integer of about 10\*\*5000"):
+            call([10 ** 5000])
+    assert lm.decode(np.array([lm.encode("Hi")[0]])) == "Hi"   # integer arrays still welcome

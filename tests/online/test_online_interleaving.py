@@ -217,3 +217,22 @@ def test_a_run_of_scores_is_ordered_as_trec_eval_orders_it():
     s1 = rm.interleaving_outcomes(scores, listed, qrels, depth=3, n_per_query=50, seed=1)
     s2 = rm.interleaving_outcomes(listed, listed, qrels, depth=3, n_per_query=50, seed=1)
     assert np.array_equal(s1["q"], s2["q"])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("method", ["team_draft", "balanced"])
+def test_identical_rankers_need_infinitely_many_impressions_either_way(seed, method):
+    """The probe: the same ranking twice gave a finite interleaving count (1475, 1242 or 2190
+    by seed: the simulation's sample mean is not exactly 0) and a ratio of inf. Identical
+    lists have E[o] = 0 exactly: neither experiment can find a difference, and the ratio of
+    two infinities is undefined."""
+    run = {"q": ["a", "b", "c"]}
+    qrels = {"q": {"a": 2, "b": 0}}
+    s = rm.impressions_needed(run, run, qrels, depth=2, seed=seed, method=method)
+    assert s.ab_impressions == math.inf
+    assert s.interleaving_impressions == math.inf
+    assert math.isnan(s.ratio)
+    # lists that differ below the depth shown are the same experiment
+    other = {"q": ["a", "b", "d"]}
+    assert rm.impressions_needed(run, other, qrels, depth=2, seed=seed,
+                                 method=method).interleaving_impressions == math.inf
