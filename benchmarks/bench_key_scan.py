@@ -13,7 +13,7 @@ Run: ``python benchmarks/bench_key_scan.py``.
 import time
 import tracemalloc
 
-from ragmetrics_edu.judge.openai_compat import _quotes_key
+from ragmetrics_edu.judge._key_scan import _quotes_key
 
 KEY = "sk-Leak/7Qz+9Wm=2Xv_4~Abc/Def+Ghi=Jk"
 N = 10 * 2**20

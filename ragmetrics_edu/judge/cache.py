@@ -75,7 +75,7 @@ import warnings
 from pathlib import Path
 
 from .base import CacheMissError, as_judge, judge_identity
-from .openai_compat import _refuse_userinfo, _without_userinfo
+from ._key_scan import _refuse_userinfo, _without_userinfo
 
 __all__ = ["CachedJudge", "cache_key"]
 

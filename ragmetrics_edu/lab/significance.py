@@ -448,6 +448,8 @@ def _log_gamma_half_ratio(a):
 
 LARGE_DF = 1e4
 """From this many degrees of freedom on, :func:`t_two_sided_p` uses Hill's normal transform."""
+MIN_DF = 1e-6
+"""The fewest degrees of freedom taken: below about 1e-8 the continued fraction stops converging."""
 
 
 def _hill_two_sided_p(t2, df):
@@ -518,15 +520,6 @@ def t_two_sided_p(t, df):
     return min(1.0, max(p, 0.0))
 
 
-MIN_DF = 1e-6
-"""The fewest degrees of freedom :func:`student_t_cdf` takes.
-
-Below about 1e-8 the incomplete beta's continued fraction stops converging
-(its parameter :math:`\nu/2` vanishes); there the distribution puts all
-but a few parts in a million of its mass beyond any finite :math:`t`, which no
-count of observations gives.  The bound leaves a margin of a hundred."""
-
-
 def student_t_cdf(t, df):
     r"""Cumulative distribution function of Student's t distribution.
 
@@ -566,9 +559,8 @@ def student_t_cdf(t, df):
             or not math.isfinite(df) or df <= 0:
         raise ValueError(f"df must be a positive number, got {df!r}")
     if df < MIN_DF:
-        raise ValueError(f"df must be at least {MIN_DF:g} (MIN_DF: with fewer degrees of "
-                         f"freedom the incomplete beta's continued fraction stops converging), "
-                         f"got {df!r}")
+        raise ValueError(f"df must be at least {MIN_DF:g} (MIN_DF: with fewer, the incomplete "
+                         f"beta's continued fraction stops converging), got {df!r}")
     half_tail = t_two_sided_p(float(t), float(df)) / 2.0
     return float(1.0 - half_tail if t >= 0 else half_tail)
 

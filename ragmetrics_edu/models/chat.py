@@ -245,6 +245,36 @@ def prompt_kind(prompt):
                     f"got {got}")
 
 
+def check_token_ids(ids, vocab_size):
+    """``ids`` as a list of ints from 0 to ``vocab_size - 1``, or an error naming what is wrong.
+
+    A string, floats or booleans are refused, not converted: ``"12"`` would
+    be read as the ids 1 and 2, ``1.5`` cut to 1, ``True`` taken for 1.
+
+    >>> check_token_ids("12", 10)
+    Traceback (most recent call last):
+    ...
+    TypeError: ids must be a list of token ids (integers), got '12'
+    """
+    if isinstance(ids, np.ndarray):
+        if ids.ndim != 1 or ids.dtype.kind not in "iu":
+            raise TypeError(f"ids must be a list of token ids (integers), got an array of "
+                            f"dtype {ids.dtype} and shape {ids.shape}")
+        ids = ids.tolist()
+    elif not isinstance(ids, (list, tuple, range)):
+        raise TypeError(f"ids must be a list of token ids (integers), got {describe(ids)}")
+    for i in ids:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"ids must be a list of token ids (integers), got "
+                            f"{describe(i)} among them")
+    ids = [int(i) for i in ids]
+    bad = [i for i in ids if not 0 <= i < vocab_size]
+    if bad:
+        raise ValueError(f"ids must be token ids from 0 to {vocab_size - 1}, "
+                         f"got {describe(bad[0])}")
+    return ids
+
+
 def check_text_for_model(text, name):
     """``text`` if it is a string the tokenizer can read, else an error naming ``name``.
 

@@ -62,8 +62,8 @@ import numpy as np
 
 from .._validation import check_k, check_seed, check_temperature, check_top_p, describe, shorten
 from .chat import (MAX_PROMPT_CHARS, SMOLLM2_SYSTEM, SMOLLM2_TEMPLATE, BPETokenizer,
-                   check_messages, check_text_for_model, prompt_kind, render_chatml,
-                   render_template)
+                   check_messages, check_text_for_model, check_token_ids, prompt_kind,
+                   render_chatml, render_template)
 from .gguf import GGUFError, read_gguf
 from .llm_weights import LanguageModelConfig, read_config, read_weights, unpermute_qk
 from .sampling import (ContinuationDistribution, Generation, check_stop, first_stop, log_softmax,
@@ -589,29 +589,7 @@ class LanguageModel:
                 f"{self.max_prompt_chars:,} characters are read); shorten it")
 
     def _check_ids(self, ids):
-        """``ids`` as a list of ints, or an error naming what is wrong.
-
-        A string, floats or booleans are refused, not converted: ``"12"``
-        would be read as the ids 1 and 2, ``1.5`` cut to 1, ``True`` taken
-        for 1.
-        """
-        if isinstance(ids, np.ndarray):
-            if ids.ndim != 1 or ids.dtype.kind not in "iu":
-                raise TypeError(f"ids must be a list of token ids (integers), got an array of "
-                                f"dtype {ids.dtype} and shape {ids.shape}")
-            ids = ids.tolist()
-        elif not isinstance(ids, (list, tuple, range)):
-            raise TypeError(f"ids must be a list of token ids (integers), got {describe(ids)}")
-        for i in ids:
-            if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
-                raise TypeError(f"ids must be a list of token ids (integers), got "
-                                f"{describe(i)} among them")
-        ids = [int(i) for i in ids]
-        bad = [i for i in ids if not 0 <= i < self.config.vocab_size]
-        if bad:
-            raise ValueError(f"ids must be token ids from 0 to {self.config.vocab_size - 1}, "
-                             f"got {describe(bad[0])}")
-        return ids
+        return check_token_ids(ids, self.config.vocab_size)
 
     def _check_length(self, n, extra=0, name="prompt"):
         limit = self.config.context_length

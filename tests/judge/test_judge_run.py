@@ -69,24 +69,28 @@ class FakeServer:
                 try:
                     time.sleep(server.delay)
                     refusal = server.policy(prompt, asked_before)
-                    if refusal is None:
-                        status, headers = 200, {}
-                        payload = {"choices": [{"message": {"role": "assistant",
-                                                            "content": verdict_of(prompt)}}]}
-                    else:
-                        status, headers = refusal
-                        payload = {"error": {"message": f"refused with {status}"}}
-                    data = json.dumps(payload).encode()
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    for k, v in headers.items():
-                        self.send_header(k, v)
-                    self.end_headers()
-                    self.wfile.write(data)
                 finally:
+                    # counted out before the reply is written: once the client has the
+                    # reply its worker may send the next request, and a loaded machine may
+                    # run that request's thread before this one ends (4 in flight seen
+                    # with 3 workers when the count was taken after the write)
                     with server.lock:
                         server.in_flight -= 1
+                if refusal is None:
+                    status, headers = 200, {}
+                    payload = {"choices": [{"message": {"role": "assistant",
+                                                        "content": verdict_of(prompt)}}]}
+                else:
+                    status, headers = refusal
+                    payload = {"error": {"message": f"refused with {status}"}}
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True

@@ -14,7 +14,7 @@ import urllib.parse
 
 import pytest
 
-from ragmetrics_edu.judge import openai_compat as oc
+from ragmetrics_edu.judge import _key_scan as oc
 
 
 def test_invisible_characters_are_exactly_unicode_white_space_cc_and_cf():

@@ -1,0 +1,460 @@
+"""Finding the API key in a server's text, however it is encoded, and withholding it.
+
+The judge client (:mod:`ragmetrics_edu.judge.openai_compat`) passes every text
+a server sends (an error body, a reply that is not a chat completion, a
+redirect's address, a reply's content) through :func:`_redact` or
+:func:`_quotes_key` before it can reach a message, a ``Failure.reason``, a
+warning or the cache; the rule of what counts as quoting the key is written
+in that module's docstring ("What counts as quoting the key"). The cache
+(:mod:`ragmetrics_edu.judge.cache`) refuses a server address carrying a
+password with :func:`_refuse_userinfo`.
+"""
+
+import base64
+import functools
+import html
+import json
+import re
+import unicodedata
+
+import numpy as np
+
+
+def _redact(text, key, cut=None, truncated=False):
+    """``text`` without the key, cut to ``cut`` characters; or a notice if the key cannot be cut out.
+
+    Two steps (see "What counts as quoting the key" in the docstring of
+    :mod:`ragmetrics_edu.judge.openai_compat`):
+
+    1. every echo of the whole key, as typed or with any of its characters
+       escaped (``%2F``, ``\\u002f``, ``\\/``, ``\\x2f``, ``+`` for a space),
+       becomes ``***``; this is done on the whole text *before* the cut, so a
+       key straddling the cut leaves no piece behind;
+    2. if what would be shown (the cut text and enough after it to hold a
+       key straddling the cut) still quotes the key in any way
+       :func:`_quotes_key` reads (encoded, split, in part), the whole text is
+       replaced by :data:`WITHHELD`: such a text cannot be cut apart safely.
+
+    ``truncated=True`` says that ``text`` is the start of a longer text (a
+    read stopped early): its last characters may hold the start of a key
+    that nothing can recognise, so they are dropped (as many as the longest
+    encoded echo of the key could take).
+    """
+    if key:
+        text = _key_pattern(key).sub("***", text)
+        margin = _ECHO_CHARS * len(key)
+        if truncated:
+            text = text[:max(len(text) - margin, 0)]
+        if _quotes_key(text if cut is None else text[:cut + margin], key):
+            return WITHHELD
+    return text if cut is None else text[:cut]
+
+
+WITHHELD = "[not shown: the server's text quotes the API key, encoded or in part]"
+"""What an error message shows instead of a server's text that quotes the key."""
+
+KEY_RUN = 12
+"""The fewest consecutive characters of the key that count as quoting it."""
+
+_ECHO_CHARS = 16   # the most characters one character of the key takes in an echo read here
+_LAYERS = 4        # escapes undone in turn (JSON inside HTML inside percent-encoding...)
+
+_BACKSLASH = re.compile(
+    r"\\(?:u\{([0-9a-fA-F]{1,6})\}|U([0-9a-fA-F]{8})|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})"
+    r"|([0-7]{1,3})|(.))", re.DOTALL)
+_SIMPLE_BACKSLASH = re.compile(r"\\([^uUx0-7ntrbf\\])", re.DOTALL)
+_BACKSLASH_LETTERS = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+_DEEP_PERCENT = re.compile(r"%(?:25)+(?=[0-9a-fA-F]{2})")   # %252F: "%2F" encoded again
+_DEEP_AMP = re.compile(r"&(?:amp;)+")                        # &amp;amp;#47;: "&#47;" escaped again
+_QUOTED_PRINTABLE = re.compile(r"=(?:\r?\n|([0-9A-Fa-f]{2}))")
+_TAG = re.compile(r"<[^<>]{0,64}>")
+_NOT_ALNUM = re.compile(r"[\W_]+")
+_INTEGER = re.compile(r"(?<!\d)\d{1,7}(?!\d)")
+
+
+def _unbackslash(text):
+    """``text`` with one level of backslash escapes undone: JSON's and ``repr``'s
+    (``\\u002f``, ``\\x2f``, ``\\/``), ``\\U0000002f``, octal ``\\057`` and
+    JavaScript's ``\\u{2f}``."""
+    def one(m):
+        for group in (1, 2, 3, 4):
+            if m.group(group):
+                code = int(m.group(group), 16)
+                return chr(code) if code < 0x110000 else ""
+        if m.group(5):
+            return chr(int(m.group(5), 8))
+        return _BACKSLASH_LETTERS.get(m.group(6), m.group(6))
+    if "\\" not in text:
+        return text
+    # escaped backslashes first (str.replace pairs them from the left, as the pattern
+    # does), then escapes of one character by a template, both at C speed; what is
+    # left for the Python callback are the escapes that take a number
+    keep = next((ch for ch in ("\ue000", "\ue001", "\ue002") if ch not in text), None)
+    if keep is None:   # a text holding all three private-use characters: the plain way
+        return _BACKSLASH.sub(one, text)
+    text = text.replace("\\\\", keep)
+    text = _SIMPLE_BACKSLASH.sub(r"\1", text)
+    if "\\" in text:
+        text = _BACKSLASH.sub(one, text)
+    return text.replace(keep, "\\")
+
+
+def _unescape(text):
+    """One layer of HTML entities, backslash escapes and percent-encoding undone.
+
+    A percent-encoding or an ``&amp;`` repeated any number of times
+    (``%25252F``, ``&amp;amp;#47;``) is undone as one layer.
+    """
+    if "&" in text:
+        text = html.unescape(_DEEP_AMP.sub("&", text))
+    text = _unbackslash(text)
+    if "%" in text:
+        text = _unpercent(_DEEP_PERCENT.sub("%", text))
+    return text
+
+
+_HEX_VALUE = np.full(256, 255, dtype=np.uint8)
+_HEX_VALUE[np.frombuffer(b"0123456789", dtype=np.uint8)] = np.arange(10)
+_HEX_VALUE[np.frombuffer(b"abcdef", dtype=np.uint8)] = np.arange(10, 16)
+_HEX_VALUE[np.frombuffer(b"ABCDEF", dtype=np.uint8)] = np.arange(10, 16)
+
+
+def _unpercent(text):
+    """``urllib.parse.unquote(text, errors="replace")``, vectorised (NumPy): ``%XX`` escapes
+    decoded as bytes, the result read as UTF-8; millions of escapes take a fraction of a second.
+
+    Examples
+    --------
+    >>> _unpercent("a%2Fb%e2%82%ac%zz%4")
+    'a/b€%zz%4'
+    """
+    raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    if len(raw) < 3:
+        return text
+    high, low = _HEX_VALUE[raw[1:-1]], _HEX_VALUE[raw[2:]]
+    at = np.flatnonzero((raw[:-2] == ord("%")) & (high < 16) & (low < 16))
+    if not len(at):
+        return text
+    # escapes never overlap: the two characters after a "%" are hex digits, not "%"
+    out = raw.copy()
+    out[at] = high[at] * 16 + low[at]
+    keep = np.ones(len(raw), dtype=bool)
+    keep[at + 1] = False
+    keep[at + 2] = False
+    return out[keep].tobytes().decode("utf-8", "replace")
+
+
+# white space, control characters (Cc) and format characters (Cf: zero-width space and
+# joiner, soft hyphen, byte order mark, bidirectional marks, tags...) and U+FFFD, what
+# bytes that are not UTF-8 become; the Cf ranges are Unicode's (a test checks them)
+_FORMAT_RANGES = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f")
+_INVISIBLE = re.compile("[\\s\x00-\x1f\x7f-\x9f" + _FORMAT_RANGES + "\ufffd]+")
+_ASCII_INVISIBLE = bytes(range(0x21)) + b"\x7f"
+_ASCII_NOT_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())
+
+
+def _compact(text):
+    """``text`` without white space, control and format characters, nor U+FFFD."""
+    if text.isascii():   # the common case, at C speed
+        return text.encode("ascii").translate(None, _ASCII_INVISIBLE).decode("ascii")
+    return _INVISIBLE.sub("", text)
+
+
+def _folded(text):
+    """``text`` in NFKC (fullwidth letters become ASCII), case-folded, compacted."""
+    if text.isascii():
+        return _compact(text.lower())   # NFKC leaves ASCII alone; casefold is lower
+    return _compact(unicodedata.normalize("NFKC", text).casefold())
+
+
+def _skeleton(text):
+    """``text``'s letters and digits alone."""
+    if text.isascii():
+        return text.encode("ascii").translate(None, _ASCII_NOT_ALNUM).decode("ascii")
+    return _NOT_ALNUM.sub("", text)
+
+
+def _code_list(text):
+    """The characters whose decimal code points ``text`` lists (``115,107,45``).
+
+    Examples
+    --------
+    >>> _code_list("[115, 107, 45, 76, 101, 97, 107, 47, 55, 81, 122, 43] and 55296 "
+    ...            "(a surrogate) and 99999999")
+    'sk-Leak/7Qz+'
+    >>> _code_list("1, 2, 3")   # fewer codes than KEY_RUN: nothing to search
+    ''
+    """
+    numbers_ = _INTEGER.findall(text)
+    if len(numbers_) < KEY_RUN:
+        return ""
+    codes = np.array(numbers_, dtype=np.int64)
+    codes = codes[(codes < 0x110000) & ((codes < 0xD800) | (codes > 0xDFFF))]
+    return codes.astype("<u4").tobytes().decode("utf-32-le")
+
+
+def _json_strings(text):
+    """The strings of ``text`` read as JSON, joined in order; "" when it is not JSON."""
+    stripped = text.strip()
+    if not stripped.startswith(("{", "[")):
+        return ""
+    try:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return ""
+    out, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return "".join(out)
+
+
+def _sources(text):
+    """The texts a reader recovers from ``text`` before normalising it: the text and each
+    layer of escapes undone (up to :data:`_LAYERS`), the same from the strings of the text
+    read as JSON, the text with quoted-printable escapes undone, and the characters of the
+    decimal codes it lists."""
+    out = []
+
+    def add(start):
+        layer = start
+        for _ in range(_LAYERS + 1):
+            if layer and layer not in out:
+                out.append(layer)
+            undone = _unescape(layer)
+            if undone == layer:
+                break
+            layer = undone
+
+    add(text)
+    add(_json_strings(text))
+    if "=" in text:
+        add(_QUOTED_PRINTABLE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) else "", text))
+    if not text.isascii() and max(text) < "\u0100":   # UTF-8 read as Latin-1 (a header)
+        add(text.encode("latin-1").decode("utf-8", "replace"))
+    codes = _code_list(text)
+    if len(codes) >= KEY_RUN and codes not in out:
+        out.append(codes)
+    return out
+
+
+def _readings(text):
+    """``{"exact": [...], "folded": [...], "skeleton": [...]}``: the views searched.
+
+    *exact*: each source (:func:`_sources`) as it is and compacted (without
+    white space, control and format characters); *folded*: compacted, in NFKC
+    and case-folded; *skeleton*: its letters and digits alone, case-folded
+    (also with HTML tags left out), the pieces of a key cut apart joined again.
+    """
+    views = {"exact": [], "folded": [], "skeleton": []}
+
+    def add(kind, view):
+        if view and view not in views[kind]:
+            views[kind].append(view)
+
+    for source in _sources(text):
+        add("exact", source)
+        compact = _compact(source)
+        add("exact", compact)
+        folded = _folded(compact)
+        add("folded", folded)
+        add("skeleton", _skeleton(folded))
+        if "<" in source:
+            add("skeleton", _skeleton(_folded(_TAG.sub("", source))))
+    return views
+
+
+_ROT13 = str.maketrans("abcdefghijklmnopqrstuvwxyz", "nopqrstuvwxyzabcdefghijklm")
+
+
+def _windows(encode, raw, group, chars, width):
+    """Every ``width`` characters of ``encode`` (base64 or base32: ``group`` characters for
+    ``chars`` bytes) of ``raw`` that stand for whole bytes of it, at each alignment."""
+    out = set()
+    for shift in range(chars):   # the key's first byte at each offset of a group
+        encoded = encode(b"\0" * shift + raw).decode("ascii")
+        first = group if shift else 0
+        last = group * ((shift + len(raw)) // chars)
+        inner = encoded[first:last]
+        if len(inner) < width:
+            continue
+        out.update(inner[i:i + width] for i in range(0, len(inner) - width + 1, group))
+    return out
+
+
+def _needles(key):
+    """What a quote of the key looks like, by view and length: ``{(view, length): set}``.
+
+    *exact* views: every :data:`KEY_RUN` consecutive characters of the key,
+    white space left out (the whole key if shorter); every 12 characters of
+    its base64 encoding (of the key, or of ``Bearer <key>``) standing for 9
+    whole bytes, at each alignment, in both alphabets. For a key of at least
+    :data:`KEY_RUN` characters also, in the *folded* views, every run
+    case-folded, reversed and in rot13; in the *skeleton* views, every 12
+    consecutive letters and digits of the key (case-folded), the hexadecimal
+    of every run, and every 16 characters of the key's base32 encoding that
+    stand for 10 whole bytes, case-folded.
+    """
+    bare = "".join(key.split())
+    n = min(KEY_RUN, len(bare))
+    out = {}
+    if n:
+        out.setdefault(("exact", n), set()).update(bare[i:i + n] for i in range(len(bare) - n + 1))
+    raw = key.encode("utf-8")
+    urlsafe = str.maketrans("+/", "-_")
+    b64 = _windows(base64.b64encode, raw, 4, 3, 12)
+    if b64:
+        out.setdefault(("exact", 12), set()).update(b64 | {w.translate(urlsafe) for w in b64})
+    if len(bare) < KEY_RUN:
+        return out
+    runs = [bare[i:i + KEY_RUN].casefold() for i in range(len(bare) - KEY_RUN + 1)]
+    out[("folded", KEY_RUN)] = {form for run in runs
+                                for form in (run, run[::-1], run.translate(_ROT13))}
+    skeleton = _NOT_ALNUM.sub("", bare.casefold())
+    if len(skeleton) >= KEY_RUN:
+        out[("skeleton", KEY_RUN)] = {skeleton[i:i + KEY_RUN]
+                                      for i in range(len(skeleton) - KEY_RUN + 1)}
+    out[("skeleton", 2 * KEY_RUN)] = {key[i:i + KEY_RUN].encode("utf-8").hex()
+                                      for i in range(len(key) - KEY_RUN + 1)}
+    b32 = _windows(base64.b32encode, raw, 8, 5, 16)
+    if b32:
+        out[("skeleton", 16)] = {w.casefold() for w in b32}
+    return {where: frozenset(group) for where, group in out.items()}
+
+
+_HASH_BASE = 0x100000001B3   # FNV's prime: any odd 64-bit number would do
+_HASH_INVERSE = pow(_HASH_BASE, -1, 1 << 64)   # odd, so invertible modulo 2**64
+_CHUNK = 1 << 18             # characters hashed at a time: bounded memory, whatever the text
+_FILTER_BITS = 20            # a table of 2**20 flags screens the window hashes
+
+
+@functools.lru_cache(maxsize=1)
+def _powers():
+    """``B**i`` and ``B**-i`` modulo 2**64 for ``i < _CHUNK + 64`` (NumPy uint64)."""
+    n = _CHUNK + 64
+    with np.errstate(over="ignore"):   # products wrap modulo 2**64, as meant
+        up = np.cumprod(np.full(n, _HASH_BASE, dtype=np.uint64))
+        down = np.cumprod(np.full(n, _HASH_INVERSE, dtype=np.uint64))
+    one = np.ones(1, dtype=np.uint64)
+    return np.concatenate([one, up[:-1]]), np.concatenate([one, down[:-1]])
+
+
+def _window_hashes(codes, width, up, down):
+    """The hash ``sum_t codes[i+t] * B**-t`` (mod 2**64) of every ``width`` codes at once:
+    from one prefix sum, so one pass serves every width."""
+    prefix = np.zeros(len(codes) + 1, dtype=np.uint64)
+    np.cumsum(codes * down[:len(codes)], out=prefix[1:])
+    count = len(codes) - width + 1
+    return (prefix[width:width + count] - prefix[:count]) * up[:count]
+
+
+def _needle_table(needles, width):
+    """The hashes of ``needles`` (sorted) and a table of their top bits, for :func:`_holds`.
+
+    Not cached: nothing made from the key outlives the call that needs it."""
+    up, down = _powers()
+    hashes = np.array(sorted({int(_window_hashes(_codes(n), width, up, down)[0])
+                              for n in needles}), dtype=np.uint64)
+    table = np.zeros(1 << _FILTER_BITS, dtype=bool)
+    table[hashes >> np.uint64(64 - _FILTER_BITS)] = True
+    return hashes, table
+
+
+def _codes(text):
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64)
+
+
+def _holds(text, needles, width, direct=None):
+    """Whether ``text`` holds one of ``needles`` (a frozenset of ``width``-character strings).
+
+    A short text is searched needle by needle; a long one (a reply can be
+    10 MiB) by a polynomial hash of all its ``width``-character windows,
+    computed in chunks of :data:`_CHUNK` characters (memory bounded whatever
+    the text), screened by a table of flags and compared exactly: linear in
+    the text, whatever the number of needles.
+    """
+    if len(text) < width:
+        return False
+    if direct is None:
+        direct = len(text) * len(needles) < 1 << 22
+    if direct:
+        return any(needle in text for needle in needles)
+    up, down = _powers()
+    wanted, table = _needle_table(needles, width)
+    shift = np.uint64(64 - _FILTER_BITS)
+    for start in range(0, len(text) - width + 1, _CHUNK):
+        piece = text[start:start + _CHUNK + width - 1]
+        hashes = _window_hashes(_codes(piece), width, up, down)
+        candidates = np.flatnonzero(table[hashes >> shift])
+        if len(candidates):
+            hits = candidates[np.isin(hashes[candidates], wanted)]
+            if any(piece[i:i + width] in needles for i in hits.tolist()):
+                return True
+    return False
+
+
+def _quotes_key(text, key):
+    """Whether ``text`` quotes ``key``: the whole key in any escape of :func:`_key_pattern`,
+    or one of :func:`_needles` in any of :func:`_readings`."""
+    if not key or not text:
+        return False
+    if _key_pattern(key).search(text):
+        return True
+    needles = _needles(key)
+    readings = _readings(text)
+    return any(_holds(reading, group, width)
+               for (view, width), group in needles.items() for reading in readings[view])
+
+
+def _key_pattern(key):
+    """A regular expression matching ``key`` with each character written in any of its escapes."""
+    parts = []
+    for ch in key:
+        code = f"{ord(ch):02x}"
+        forms = [re.escape(ch),
+                 f"%(?i:{re.escape(code)})",  # percent-encoding, either case of hex
+                 f"\\\\u(?i:{ord(ch):04x})",  # a JSON \uXXXX escape
+                 f"\\\\x(?i:{re.escape(code)})"]  # a repr \xXX escape
+        if ch in "\"'/\\":
+            forms.append(re.escape("\\" + ch))  # JSON's or repr's backslash escape
+        if ch == " ":
+            forms.append(re.escape("+"))  # form encoding
+        parts.append("(?:" + "|".join(forms) + ")")
+    return re.compile("".join(parts))
+
+
+def _without_userinfo(url):
+    """``url`` with a ``user:password@`` part replaced by ``***@``.
+
+    Examples
+    --------
+    >>> _without_userinfo("http://user:secret@localhost:8080/v1")
+    'http://***@localhost:8080/v1'
+    >>> _without_userinfo("http://localhost:8080/v1")
+    'http://localhost:8080/v1'
+    """
+    scheme, sep, rest = url.partition("://")
+    authority_end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    authority = rest[:authority_end]
+    if "@" not in authority:
+        return url
+    return scheme + sep + "***@" + authority.rpartition("@")[2] + rest[authority_end:]
+
+
+def _refuse_userinfo(url, name):
+    """Refuse a URL carrying credentials (``http://user:secret@host``): every message, repr
+    and cache entry would show them. The message shows the URL without them."""
+    if isinstance(url, str) and _without_userinfo(url) != url:
+        raise ValueError(
+            f"{name} must not carry a user name or password (user:password@ before the host), "
+            f"got {_without_userinfo(url)!r}: it would show in messages and cache files; put "
+            "the key in the environment variable named by api_key_env instead")
