@@ -27,23 +27,10 @@ import pytest
 from ragmetrics_edu.judge import CachedJudge, JudgeError, JudgeResponseError, OpenAICompatibleJudge
 from ragmetrics_edu.judge.run import judge_all
 from tests.judge.test_reliability_key_encodings import KEYS, offsets, telltales
-from tests.judge.test_reliability_key_leak import EchoServer, texts_of
+from tests.judge.test_reliability_key_leak import (  # noqa: F401 (fixtures)
+    EchoServer, no_proxy, server, texts_of)
 
 ENV = "RAGMETRICS_KEY_FORMS_TEST"
-
-
-@pytest.fixture(scope="module")
-def server():
-    s = EchoServer()
-    yield s
-    s.close()
-
-
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch):
-    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY",
-                 "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def _q(s, times=1):
