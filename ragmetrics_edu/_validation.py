@@ -764,3 +764,20 @@ def check_top_p(top_p):
             or not 0 < top_p <= 1:
         raise ValueError(f"top_p must be a number in (0, 1], got {describe(top_p)}")
     return float(top_p)
+
+
+def file_kind(path):
+    """What ``path`` (a ``pathlib.Path``) is when it is not a regular file: "a directory"...
+
+    For messages refusing a file that cannot be read as one (a device such as
+    ``/dev/zero`` never ends, a named pipe with no writer never starts).
+    """
+    import stat
+
+    mode = path.stat().st_mode
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"

@@ -70,10 +70,10 @@ JSON cannot tell them apart).
 import hashlib
 import json
 import os
-import stat
 import warnings
 from pathlib import Path
 
+from .._validation import file_kind
 from .base import CacheMissError, as_judge, judge_identity
 from ._key_scan import _refuse_userinfo, _without_userinfo
 
@@ -218,7 +218,7 @@ class CachedJudge:
         if not self.path.exists():
             return replies, recorded
         if not self.path.is_file():
-            raise ValueError(f"{self.path} is {_file_kind(self.path)}, not a cache file: "
+            raise ValueError(f"{self.path} is {file_kind(self.path)}, not a cache file: "
                              "pass the path of a JSONL file (created on the first reply)")
         first = None     # the first line that is not blank
         ours = False     # whether a line is, or begins as, an entry CachedJudge wrote
@@ -460,16 +460,6 @@ MAX_LINE_BYTES = 256 * 2**20
 
 _ENTRY_START = b'{"key": "'   # how every line CachedJudge writes begins (keys sorted)
 
-
-def _file_kind(path):
-    """What ``path`` is when it is not a regular file: "a directory", "a named pipe"..."""
-    mode = path.stat().st_mode
-    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return kind
-    return "not a regular file"
 
 
 def _shown(server):

@@ -66,6 +66,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validation import file_kind
+
 __all__ = [
     "GGUFError", "GGML_TYPES", "TensorInfo", "GGUFFile", "read_gguf",
     "unpack_nibbles", "dequantize_q4_0", "dequantize_q4_1", "dequantize_q8_0",
@@ -251,7 +253,7 @@ def read_gguf(path):
     path = Path(path)
     if not path.is_file():
         if path.exists():  # a directory, a device, a pipe: not "missing", and not a file to map
-            raise GGUFError(f"{path}: not a GGUF model file but {_file_kind(path)}")
+            raise GGUFError(f"{path}: not a GGUF model file but {file_kind(path)}")
         raise FileNotFoundError(f"GGUF model file {str(path)!r} does not exist")
     size = path.stat().st_size
     if size < 24:
@@ -299,18 +301,6 @@ def read_gguf(path):
     return GGUFFile(path=path, version=version, metadata=metadata, tensors=tensors,
                     alignment=alignment, data=data)
 
-
-def _file_kind(path):
-    """What ``path`` is when it is not a regular file: "a directory", "a character device"..."""
-    import stat
-
-    mode = path.stat().st_mode
-    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return kind
-    return "not a regular file"
 
 
 def _tensor_info(path, name, dims, kind, offset, start, alignment, size):

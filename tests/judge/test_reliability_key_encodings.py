@@ -22,30 +22,17 @@ import warnings
 
 import pytest
 
-from ragmetrics_edu.judge import CachedJudge, JudgeError, JudgeResponseError, OpenAICompatibleJudge
+from ragmetrics_edu.judge import CachedJudge, JudgeResponseError, OpenAICompatibleJudge
 from ragmetrics_edu.judge.openai_compat import KEY_RUN, WITHHELD
 from ragmetrics_edu.judge.run import judge_all
-from tests.judge.test_reliability_key_leak import EchoServer, pieces, texts_of
+from tests.judge.test_reliability_key_leak import (  # noqa: F401 (fixtures)
+    no_proxy, pieces, server, texts_of, texts_shown)
 
 ENV = "RAGMETRICS_ENCODED_KEY_TEST"
 KEYS = {
     "plain": "sk-Leak/7Qz+9Wm=2Xv_4~",                  # "/", "+", "=" are escaped by some
     "html": "sk-Q&A<7Qz>\"9Wm'2Xv_4~Hj/Kp",          # every character html.escape changes
 }
-
-
-@pytest.fixture(scope="module")
-def server():
-    s = EchoServer()
-    yield s
-    s.close()
-
-
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch):
-    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY",
-                 "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def _json_twice(s):
@@ -112,15 +99,7 @@ def _judge(server, monkeypatch, key, status, body):
 
 def shown(server, monkeypatch, key, status, body):
     """Every text the judge gives: its repr, the reply or the error's texts, warnings."""
-    judge = _judge(server, monkeypatch, key, status, body)
-    texts = [repr(judge)]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            texts.append(judge.complete("hello"))
-        except JudgeError as exc:
-            texts += texts_of(exc)
-    return texts + [str(w.message) for w in caught]
+    return texts_shown(_judge(server, monkeypatch, key, status, body))
 
 
 def offsets(cut, echo):

@@ -27,23 +27,10 @@ import pytest
 from ragmetrics_edu.judge import CachedJudge, JudgeError, JudgeResponseError, OpenAICompatibleJudge
 from ragmetrics_edu.judge.run import judge_all
 from tests.judge.test_reliability_key_encodings import KEYS, offsets, telltales
-from tests.judge.test_reliability_key_leak import EchoServer, texts_of
+from tests.judge.test_reliability_key_leak import (  # noqa: F401 (fixtures)
+    no_proxy, server, texts_of, texts_shown)
 
 ENV = "RAGMETRICS_KEY_FORMS_TEST"
-
-
-@pytest.fixture(scope="module")
-def server():
-    s = EchoServer()
-    yield s
-    s.close()
-
-
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch):
-    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY",
-                 "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def _q(s, times=1):
@@ -127,16 +114,8 @@ def _leaks(texts, bad):
 def shown(server, monkeypatch, key, status, body):
     monkeypatch.setenv(ENV, key)
     server.status, server.body = status, body
-    judge = OpenAICompatibleJudge(server.base_url, "m", api_key_env=ENV, timeout=5.0,
-                                  max_retries=0)
-    texts = [repr(judge)]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            texts.append(judge.complete("hello"))
-        except JudgeError as exc:
-            texts += texts_of(exc)
-    return texts + [str(w.message) for w in caught]
+    return texts_shown(OpenAICompatibleJudge(server.base_url, "m", api_key_env=ENV,
+                                             timeout=5.0, max_retries=0))
 
 
 @pytest.mark.parametrize("key_name, form", CASES)

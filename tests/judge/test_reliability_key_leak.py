@@ -82,12 +82,9 @@ def texts_of(exc):
     return texts
 
 
-def leaks(server, monkeypatch, key, status, body):
-    """The texts (messages, reprs, warnings) that hold a piece of ``key``."""
-    monkeypatch.setenv(ENV, key)
-    server.status, server.body = status, body
-    judge = OpenAICompatibleJudge(server.base_url, "m", api_key_env=ENV, timeout=5.0,
-                                  max_retries=0)
+def texts_shown(judge):
+    """Every text ``judge`` gives for one prompt: its repr, the reply or the error's texts,
+    and the warnings."""
     texts = [repr(judge)]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -95,7 +92,16 @@ def leaks(server, monkeypatch, key, status, body):
             texts.append(judge.complete("hello"))
         except JudgeError as exc:
             texts += texts_of(exc)
-    texts += [str(w.message) for w in caught]
+    return texts + [str(w.message) for w in caught]
+
+
+def leaks(server, monkeypatch, key, status, body):
+    """The texts (messages, reprs, warnings) that hold a piece of ``key``."""
+    monkeypatch.setenv(ENV, key)
+    server.status, server.body = status, body
+    judge = OpenAICompatibleJudge(server.base_url, "m", api_key_env=ENV, timeout=5.0,
+                                  max_retries=0)
+    texts = texts_shown(judge)
     bad = pieces(key)
     return [t for t in texts if any(p in t for p in bad)]
 
