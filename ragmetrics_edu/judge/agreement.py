@@ -360,3 +360,50 @@ def kendall_tau(a, b):
     if denom == 0.0:
         return math.nan
     return float(np.clip(p_minus_q / denom, -1.0, 1.0))
+
+
+def kappa_from_confusion(table, weights=None):
+    r"""Cohen's kappa of a confusion matrix (or of each of a stack of them).
+
+    .. math::
+
+        \kappa = 1 - \frac{\sum_{ij} w_{ij} O_{ij}}{\sum_{ij} w_{ij} E_{ij}},
+        \qquad E_{ij} = \frac{O_{i\cdot}\, O_{\cdot j}}{N}
+
+    the formula of :func:`~ragmetrics_edu.judge.cohen_kappa`, from the counts
+    :math:`O` directly.
+
+    Parameters
+    ----------
+    table : array_like
+        ``(K, K)`` counts, rows one rater and columns the other, in scale
+        order; or ``(..., K, K)``.
+    weights : {None, "linear", "quadratic"}, default None
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``nan`` where the expected disagreement is 0.
+
+    Examples
+    --------
+    >>> # p_o = 14/20; row totals 10, 10 and column totals 12, 8: p_e = (10*12 + 10*8)/400 = 0.5
+    >>> round(kappa_from_confusion([[6, 4], [2, 8]]), 4)   # (0.7 - 0.5) / (1 - 0.5)
+    0.4
+    """
+    check_choice(weights, (None, "linear", "quadratic"), name="weights")
+    t = np.asarray(table, dtype=np.float64)
+    if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
+        raise ValueError(f"table must be square (K x K, or a stack of them), got shape {t.shape}")
+    k = t.shape[-1]
+    w = kappa_weights(k, weights)
+    # matrix products over the stack, not sums over (K, K) axes: 100,000 resampled tables in
+    # milliseconds.  sum_ij w_ij E_ij = (rows @ w) . cols / n, sum_ij w_ij O_ij = O . w (flat)
+    rows, cols = t.sum(axis=-1), t.sum(axis=-2)
+    n = rows.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        disagreement_expected = ((rows @ w) * cols).sum(axis=-1) / n
+        observed = t.reshape(t.shape[:-2] + (k * k,)) @ w.reshape(k * k)
+        kappa = 1.0 - observed / disagreement_expected
+    kappa = np.where(disagreement_expected == 0.0, np.nan, kappa)
+    return float(kappa) if kappa.ndim == 0 else kappa

@@ -166,7 +166,7 @@ def _grouped_kappas(codes_a, codes_b, n_labels, weights, group_index, n_resample
     pairs, from the same draws as :func:`_resamples`, without building any
     resample's list of pairs.
     """
-    from .judge_vs_assessors import kappa_from_confusion
+    from .agreement import kappa_from_confusion
 
     n_groups, k = len(group_index), n_labels
     members = np.concatenate(group_index)

@@ -93,6 +93,7 @@ from .batch.report import Report
 from .frames import from_frames
 from .order_aware import AP_DENOMINATORS
 from .order_unaware import PRECISION_DENOMINATORS
+from .trec import as_score, order_by_score
 
 __all__ = [
     "Conventions",
@@ -493,11 +494,6 @@ def get_preset(conventions):
 
 # ------------------------------------------------------------------ ranking
 
-def _as_float(score, scores):
-    with np.errstate(over="ignore"):  # 1e300 becomes inf as a float32, as in trec_eval
-        return float(np.float32(score)) if scores == "float32" else float(score)
-
-
 def rank(doc_scores, conventions="trec_eval"):
     """Return the document ids of one query, best first, under a preset's tie order.
 
@@ -537,13 +533,7 @@ def rank(doc_scores, conventions="trec_eval"):
     ['a', 'b']
     """
     conv = get_preset(conventions)
-    items = [(d, _as_float(s, conv.scores)) for d, s in doc_scores.items()]
-    if conv.ties == "docid_desc":
-        # score descending, then docid descending: one reversed sort does both
-        items.sort(key=lambda item: (item[1], item[0]), reverse=True)
-    else:  # Python's sort is stable: ties keep the order given
-        items.sort(key=lambda item: -item[1])
-    return [d for d, _ in items]
+    return order_by_score(doc_scores, scores=conv.scores, ties=conv.ties)
 
 
 # ------------------------------------------------------------------ scoring
@@ -651,7 +641,7 @@ def ranked_query(judged, doc_scores, conv):
         ideal=all_grades if conv.ideal == "judged" else None,
         n_relevant=sum(g >= level for g in all_grades),
         n_nonrelevant=sum(0 <= g < level for g in judged.values()),
-        scores=([_as_float(doc_scores[d], conv.scores) for d in ranking]
+        scores=([as_score(doc_scores[d], conv.scores) for d in ranking]
                 if conv.ties == "average" else None),
         judged=in_order,
         judged_at_level=[g if g is None or g < 0 else int(g >= level) for g in in_order],

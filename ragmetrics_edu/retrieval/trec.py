@@ -52,7 +52,6 @@ import numpy as np
 
 from .._validation import INT64_MAX, MAX_LINE_BYTES, check_mapping, check_real
 from .batch._columns import Unusual, read_nested
-from .conventions import rank
 
 __all__ = ["read_qrels", "read_run", "write_run", "trec_order", "read_qrels_slowly",
            "read_run_slowly", "parse_integer", "parse_number"]
@@ -397,8 +396,9 @@ def trec_order(ranking):
     Highest score first, scores compared as 32-bit floats (trec_eval stores
     them in a C ``float``); ties broken by document id, larger id first
     (``"b"`` before ``"a"``, ``"9"`` before ``"10"``).  The order is
-    defined once, by :func:`ragmetrics_edu.retrieval.conventions.rank`
-    (``rank(ranking, "trec_eval")``).
+    defined once, by :func:`order_by_score`, which
+    :func:`ragmetrics_edu.retrieval.conventions.rank` also runs
+    (``rank(ranking, "trec_eval")`` is this order).
 
     Parameters
     ----------
@@ -416,7 +416,30 @@ def trec_order(ranking):
     >>> trec_order({"x": 1.0 + 1e-12, "y": 1.0})  # equal as float32: a tie
     ['y', 'x']
     """
-    return rank(ranking, "trec_eval")
+    return order_by_score(ranking, scores="float32", ties="docid_desc")
+
+
+def as_score(score, scores):
+    """``score`` as the float a preset compares: a 32-bit float (trec_eval 9.x) or a double."""
+    with np.errstate(over="ignore"):  # 1e300 becomes inf as a float32, as in trec_eval
+        return float(np.float32(score)) if scores == "float32" else float(score)
+
+
+def order_by_score(doc_scores, *, scores, ties):
+    """The document ids of ``{docid: score}``, highest score first.
+
+    ``scores`` ("float32" or "float64") is how scores are compared; ``ties``
+    is "docid_desc" (larger id first, trec_eval's rule) or anything else for
+    the order given.  :func:`~ragmetrics_edu.retrieval.conventions.rank`
+    reads both from a preset.
+    """
+    items = [(d, as_score(s, scores)) for d, s in doc_scores.items()]
+    if ties == "docid_desc":
+        # score descending, then docid descending: one reversed sort does both
+        items.sort(key=lambda item: (item[1], item[0]), reverse=True)
+    else:  # Python's sort is stable: ties keep the order given
+        items.sort(key=lambda item: -item[1])
+    return [d for d, _ in items]
 
 
 def _check_field(value, what, qid=None, docid=None):
