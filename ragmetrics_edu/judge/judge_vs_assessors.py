@@ -788,17 +788,8 @@ def auc_ci(labels, scores, *, groups=None, confidence=0.95, n_resamples=1000, se
     ones = np.ones(n_groups)
     value = float(ones @ table @ ones / (n_pos.sum() * n_neg.sum()))
     stats = []
-    rng = np.random.default_rng(seed)
-    step = max(1, _MAX_CELLS // n_groups)
-    done = 0
-    while done < n_resamples:
-        b = min(step, n_resamples - done)
-        picks = rng.integers(0, n_groups, size=(b, n_groups))
-        rows = picks + n_groups * np.arange(b)[:, None]
-        c = np.bincount(rows.ravel(), minlength=b * n_groups).reshape(b, n_groups)
-        c = c.astype(np.float64)
+    for c in group_counts(n_groups, n_resamples, seed, max_cells=_MAX_CELLS):
         with np.errstate(invalid="ignore", divide="ignore"):
             stats.append(np.einsum("bg,gh,bh->b", c, table, c) / ((c @ n_pos) * (c @ n_neg)))
-        done += b
     return _interval("AUC", value, np.concatenate(stats), len(y), confidence, n_resamples,
                      groups is not None, seed)
