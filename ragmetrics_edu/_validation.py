@@ -479,7 +479,9 @@ def check_group_labels(groups, n, *, name="groups", per="item"):
     Whole groups are resampled, so a label must be usable as a dict key (a
     list is not: the message names its position) and equal to itself: NaN
     is not, so every NaN would make a group of its own (six NaN labels, six
-    groups).
+    groups).  A missing label (None, NaN, NaT, pandas' NA) is refused: it
+    names no group, and pooling every unlabelled item into one "None" group
+    would resample unrelated items together.
 
     >>> check_group_labels([1, 1, float("nan"), 2], 4)
     Traceback (most recent call last):
@@ -489,10 +491,17 @@ def check_group_labels(groups, n, *, name="groups", per="item"):
     Traceback (most recent call last):
     ...
     TypeError: groups[0] must be a hashable label (a query id: a string or a number), got [1] (a list)
+    >>> check_group_labels(["q1", None], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: groups[1] is None: a missing label names no group (give every item the label of its group, or leave the item out)
     """
     if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__"):
         raise TypeError(f"{name} must be a sequence of one label per {per}, got {describe(groups)}")
-    labels = groups.tolist() if isinstance(groups, np.ndarray) else list(groups)
+    if isinstance(groups, np.ndarray):  # tolist() would turn a NaT into None
+        labels = list(groups) if groups.dtype.kind in "mM" else groups.tolist()
+    else:
+        labels = list(groups)
     if len(labels) != n:
         raise ValueError(f"{name} must give one label per {per}: got {len(labels)} labels for "
                          f"{n} {per}s")
@@ -502,9 +511,19 @@ def check_group_labels(groups, n, *, name="groups", per="item"):
         except TypeError:
             raise TypeError(f"{name}[{i}] must be a hashable label (a query id: a string or a "
                             f"number), got {describe(g)} (a {type(g).__name__})") from None
-        if g != g:
-            raise ValueError(f"{name}[{i}] is NaN: a group label must be a value (NaN is not "
-                             "equal to itself, so each NaN would be a group of its own)")
+        if g is None:
+            raise ValueError(f"{name}[{i}] is None: a missing label names no group (give every "
+                             f"{per} the label of its group, or leave the {per} out)")
+        try:
+            differs = bool(g != g)
+        except (TypeError, ValueError, ArithmeticError):  # pandas' NA, a signalling Decimal NaN
+            differs = True
+        if differs:
+            kind = {"NaTType": "NaT", "NAType": "NA"}.get(type(g).__name__, "NaN")
+            if isinstance(g, (np.datetime64, np.timedelta64)):
+                kind = "NaT"
+            raise ValueError(f"{name}[{i}] is {kind}: a group label must be a value ({kind} is "
+                             f"not equal to itself, so each {kind} would be a group of its own)")
     return labels
 
 

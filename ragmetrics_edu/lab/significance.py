@@ -64,8 +64,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import (MAX_RESAMPLES, check_bootstrap, check_choice, check_resamples,
-                           check_real, check_seed, describe)
+from .._validation import (MAX_RESAMPLES, check_bootstrap, check_choice, check_group_labels,
+                           check_resamples, check_real, check_seed, describe)
 
 __all__ = [
     "bootstrap_ci", "paired_t_test", "randomization_test", "compare_systems",
@@ -243,15 +243,9 @@ MAX_DIFFERENCE = 1e150
 
 def _group_codes(groups, n):
     """Each value's group as 0 .. G - 1, numbered in order of first appearance."""
-    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__"):
-        raise TypeError(f"groups must be a sequence of one label per value, got "
-                        f"{repr(groups)[:80]}")
-    groups = list(groups)
-    if len(groups) != n:
-        raise ValueError(f"groups must give one label per value: got {len(groups)} labels for "
-                         f"{n} values")
     codes = {}
-    out = np.array([codes.setdefault(g, len(codes)) for g in groups], dtype=np.int64)
+    labels = check_group_labels(groups, n, per="value")
+    out = np.array([codes.setdefault(g, len(codes)) for g in labels], dtype=np.int64)
     if len(codes) < 2:
         raise ValueError(f"groups must hold at least 2 distinct groups to resample, got "
                          f"{len(codes)}")
