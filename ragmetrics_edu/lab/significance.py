@@ -321,6 +321,10 @@ def bootstrap_ci(values, confidence=0.95, n_resamples=10_000, seed=0, groups=Non
     confidence, n_resamples, seed = check_bootstrap(confidence, n_resamples, seed)
     rng = np.random.default_rng(seed)
     n = len(x)
+    # values near the float limit (1e308) overflow a sum: scale them by a power of two
+    # (exact), take every mean, scale back; below 2**1000 nothing is scaled
+    scale = 2.0 ** 64 if np.abs(x).max() > 2.0 ** 1000 else 1.0
+    x = x / scale
     means = np.empty(n_resamples, dtype=np.float64)
     if groups is None:
         rows = max(1, RESAMPLE_BLOCK // n)
@@ -342,11 +346,11 @@ def bootstrap_ci(values, confidence=0.95, n_resamples=10_000, seed=0, groups=Non
             counts = counts.reshape(stop - start, n_groups).astype(np.float64)
             means[start:stop] = (counts @ sums) / (counts @ sizes)
     alpha = 1 - confidence
-    low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
+    low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2]) * scale
     # a constant sample gives exactly its value (no rounding of the mean)
-    mean = float(x.mean())
+    mean = float(x.mean()) * scale
     if np.all(x == x[0]):
-        low = high = mean = float(x[0])
+        low = high = mean = float(x[0]) * scale
     return ConfidenceInterval(
         mean=mean, low=float(low), high=float(high), confidence=confidence,
         n_resamples=n_resamples, seed=seed,
