@@ -710,6 +710,31 @@ def check_seed(seed, *, name="seed"):
     return int(seed)
 
 
+MIN_DF = 1e-6
+"""The fewest degrees of freedom of Student's t taken: below about 1e-8 the continued
+fraction of the incomplete beta function stops converging."""
+
+
+def check_t_df(t, df):
+    """``(t, df)``, a point and the degrees of freedom of Student's t, as floats, or raise.
+
+    >>> check_t_df(2.0, 10**400)
+    Traceback (most recent call last):
+    ...
+    ValueError: df must be numbers a float can hold (of magnitude below about 1.8e308), got an integer of about 10**400
+    """
+    if isinstance(t, bool) or not isinstance(t, numbers.Real) \
+            or math.isnan(check_real(t, name="t")):
+        raise ValueError(f"t must be a real number, got {describe(t)}")
+    if isinstance(df, bool) or not isinstance(df, numbers.Real) \
+            or not math.isfinite(check_real(df, name="df")) or df <= 0:
+        raise ValueError(f"df must be a positive number, got {describe(df)}")
+    if df < MIN_DF:
+        raise ValueError(f"df must be at least {MIN_DF:g} (MIN_DF: with fewer, the incomplete "
+                         f"beta's continued fraction stops converging), got {df!r}")
+    return float(t), float(df)
+
+
 MAX_RESAMPLES = 1_000_000
 """The largest ``n_resamples`` (and ``n_simulations``) accepted: a bound on time."""
 

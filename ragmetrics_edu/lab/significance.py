@@ -64,8 +64,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import (MAX_RESAMPLES, check_bootstrap, check_choice, check_group_labels,
-                           check_resamples, check_real, check_seed, describe)
+from .._validation import (MAX_RESAMPLES, MIN_DF, check_bootstrap, check_choice,
+                           check_group_labels, check_resamples, check_real, check_seed,
+                           check_t_df, describe)
 
 __all__ = [
     "bootstrap_ci", "paired_t_test", "randomization_test", "compare_systems",
@@ -446,8 +447,6 @@ def _log_gamma_half_ratio(a):
 
 LARGE_DF = 1e4
 """From this many degrees of freedom on, :func:`t_two_sided_p` uses Hill's normal transform."""
-MIN_DF = 1e-6
-"""The fewest degrees of freedom taken: below about 1e-8 the continued fraction stops converging."""
 
 
 def _hill_two_sided_p(t2, df):
@@ -476,7 +475,13 @@ def _hill_two_sided_p(t2, df):
 
 
 def t_two_sided_p(t, df):
-    r"""``P(|T| >= |t|)`` for Student's t with ``df`` degrees of freedom.
+    """``P(|T| >= |t|)`` for Student's t with ``df`` degrees of freedom, checked as
+    :func:`student_t_cdf` checks them (:func:`_t_two_sided_p` computes it)."""
+    return _t_two_sided_p(*check_t_df(t, df))
+
+
+def _t_two_sided_p(t, df):
+    r"""``P(|T| >= |t|)`` for Student's t with ``df`` degrees of freedom, unchecked (NaN t: NaN).
 
     .. math:: p = I_{\nu/(\nu + t^2)}\left(\tfrac{\nu}{2}, \tfrac{1}{2}\right)
 
@@ -551,15 +556,8 @@ def student_t_cdf(t, df):
     >>> round(student_t_cdf(-1.0, 1), 4)    # Cauchy: 1/2 + atan(-1)/pi
     0.25
     """
-    if isinstance(t, bool) or not isinstance(t, numbers.Real) or math.isnan(t):
-        raise ValueError(f"t must be a real number, got {t!r}")
-    if isinstance(df, bool) or not isinstance(df, numbers.Real) \
-            or not math.isfinite(df) or df <= 0:
-        raise ValueError(f"df must be a positive number, got {df!r}")
-    if df < MIN_DF:
-        raise ValueError(f"df must be at least {MIN_DF:g} (MIN_DF: with fewer, the incomplete "
-                         f"beta's continued fraction stops converging), got {df!r}")
-    half_tail = t_two_sided_p(float(t), float(df)) / 2.0
+    t, df = check_t_df(t, df)
+    half_tail = _t_two_sided_p(t, df) / 2.0
     return float(1.0 - half_tail if t >= 0 else half_tail)
 
 
@@ -631,7 +629,7 @@ def paired_t_test(a, b):
             t = math.copysign(math.inf, mean)
     else:
         t = mean / (sd / math.sqrt(n))
-    p = t_two_sided_p(t, df)
+    p = _t_two_sided_p(t, df)
     return SignificanceResult(
         statistic=float(t), p_value=float(p), mean_difference=mean, n=n,
         test="paired t-test", df=df,
