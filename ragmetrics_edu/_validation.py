@@ -394,7 +394,8 @@ def check_probability(p, *, name, open_low=False, open_high=False):
     ...
     ValueError: alpha must be a probability in (0, 1), got 1.5
     """
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or math.isnan(p):
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or p != p:  # p != p: NaN
+        # (math.isnan would raise a bare OverflowError on 10**400, beyond any float)
         raise TypeError(f"{name} must be a probability (a number in [0, 1]), got {describe(p)}")
     low_bad = p <= 0 if open_low else p < 0
     high_bad = p >= 1 if open_high else p > 1
@@ -788,7 +789,7 @@ def check_temperature(temperature, allow_zero=True):
     ValueError: temperature must be 0 (greedy) or at least 1e-100, got 1e-320: below it the logits divided by the temperature overflow and every probability is NaN (such a temperature samples greedily anyway)
     """
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.floating)) \
-            or not math.isfinite(temperature):
+            or not math.isfinite(check_real(temperature, name="temperature")):
         raise TypeError(f"temperature must be a finite number, got {describe(temperature)}")
     if temperature < 0 or (temperature == 0 and not allow_zero):
         rule = ">= 0 (0 is greedy)" if allow_zero else "> 0"

@@ -228,6 +228,9 @@ def test_an_ordinary_template_renders_through_the_bounded_sandbox(tmp_path):
      r"temperature must be 0 \(greedy\) or at least 1e-100, got 1e-320"),
     (dict(prompt="hi", temperature=1e-101, allowed=["a", "b"]), ValueError,
      "at least 1e-100"),
+    # before: a bare OverflowError ("int too large to convert to float")
+    (dict(prompt="hi", temperature=10**400), ValueError,
+     r"temperature must be numbers a float can hold .*, got an integer of about 10\*\*400"),
 ])
 def test_bad_arguments_name_the_argument(tiny, kwargs, error, rule):
     with pytest.raises(error, match=rule):
