@@ -455,22 +455,36 @@ MAX_SIMULATED = 10_000_000
 a bound on memory, about 80 MB for each array of random numbers."""
 
 
-def check_simulated(count, *, name, per=1, what=""):
+MAX_SIMULATED_TOTAL = 10 * MAX_SIMULATED
+"""The most cells a simulation over many queries draws in all (queries x sessions x ranks),
+one query at a time: a bound on time (about 5 to 15 seconds), as MAX_SIMULATED is on memory."""
+
+
+def check_simulated(count, *, name, per=1, what="", total=False):
     """Return ``count`` (a checked count) if ``count * per`` is at most :data:`MAX_SIMULATED`.
 
     ``what`` names ``per`` in the message (``"ranks"``): the error says
-    which argument to lower, and why there is a bound at all.
+    which argument to lower, and why there is a bound at all.  With
+    ``total=True`` the bound is :data:`MAX_SIMULATED_TOTAL`, the cells of a
+    whole simulation drawn one query at a time.
 
     >>> check_simulated(10**12, name="n_sessions", per=2, what="ranks")
     Traceback (most recent call last):
     ...
     ValueError: n_sessions x ranks must be at most 10,000,000 (MAX_SIMULATED, a bound on the memory of a simulation), got 1,000,000,000,000 x 2
+    >>> check_simulated(10**6, name="n_sessions", per=1000 * 3, what="queries x ranks",
+    ...                 total=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_sessions x queries x ranks must be at most 100,000,000 (MAX_SIMULATED_TOTAL, a bound on the time of a simulation), got 1,000,000 x 3,000
     """
-    if count * per > MAX_SIMULATED:
+    limit, bound = ((MAX_SIMULATED_TOTAL, "MAX_SIMULATED_TOTAL, a bound on the time") if total
+                    else (MAX_SIMULATED, "MAX_SIMULATED, a bound on the memory"))
+    if count * per > limit:
         label = f"{name} x {what}" if what else name
         value = f"{count:,} x {per:,}" if what else f"{count:,}"
-        raise ValueError(f"{label} must be at most {MAX_SIMULATED:,} (MAX_SIMULATED, a bound on "
-                         f"the memory of a simulation), got {value}")
+        raise ValueError(f"{label} must be at most {limit:,} ({bound} of a simulation), "
+                         f"got {value}")
     return count
 
 
