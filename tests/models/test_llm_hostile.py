@@ -327,3 +327,23 @@ def test_an_epsilon_that_is_0_in_float32_is_refused(tmp_path):
     with pytest.raises(GGUFError, match=r"eps.gguf: metadata llama.attention.layer_norm_rms_epsilon"
                                         r" is 1e-50, which is 0 in float32"):
         decoder.load_language_model(path)
+
+
+@pytest.mark.parametrize("ids, rule", [
+    (range(10**8), r"ids must hold at most 4,194,304 token ids \(MAX_TOKEN_IDS.*got 100,000,000"),
+    (range(10**6), r"ids must be token ids from 0 to \d+, got \d+"),
+    (range(-1, 5), r"ids must be token ids from 0 to \d+, got -1"),
+    (np.zeros((1 << 22) + 1, dtype=np.int64), r"ids must hold at most 4,194,304"),
+])
+def test_decode_checks_the_length_and_a_range_before_building_a_list(tiny, ids, rule):
+    """Before: decode(range(10**8)) checked each id, built the list and ran out of memory (23 s)."""
+    assert finishes(lambda _: tiny.decode(ids), None, budget=10.0)
+    with pytest.raises(ValueError, match=rule):
+        tiny.decode(ids)
+
+
+def test_decode_of_a_range_is_the_decode_of_its_list(tiny):
+    n = len(TOKENS) - 2  # not the two control tokens
+    assert tiny.decode(range(n)) == tiny.decode(list(range(n))) == tiny.decode(range(n)[::1])
+    assert tiny.decode(range(3, 0, -1)) == tiny.decode([3, 2, 1])
+    assert tiny.decode(range(0)) == ""
