@@ -45,14 +45,15 @@ class BPETokenizer:
 
     def __init__(self, gguf):
         m, path = gguf.metadata, gguf.path
+        # an array where a string belongs compares element by element: test the type first
         kind = m.get("tokenizer.ggml.model")
-        if kind != "gpt2":
+        if not isinstance(kind, str) or kind != "gpt2":
             raise GGUFError(f"{path}: tokenizer.ggml.model must be 'gpt2' (byte-level BPE), "
                             f"got {kind!r}")
         pre = m.get("tokenizer.ggml.pre", "default")
-        if pre not in ("smollm", "default", "gpt2"):
-            raise GGUFError(f"{path}: pre-tokenizer {pre!r} is not supported "
-                            f"('smollm' and 'gpt2' are)")
+        if not isinstance(pre, str) or pre not in ("smollm", "default", "gpt2"):
+            raise GGUFError(f"{path}: pre-tokenizer (tokenizer.ggml.pre) {describe(pre)} is not "
+                            f"supported ('smollm' and 'gpt2' are)")
         try:
             from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
         except ImportError as exc:
@@ -60,12 +61,17 @@ class BPETokenizer:
                               '"ragmetrics-edu[semantic]"') from exc
         tokens = m.get("tokenizer.ggml.tokens")
         merges = m.get("tokenizer.ggml.merges")
-        if not tokens or merges is None:
-            raise GGUFError(f"{path}: the metadata holds no tokenizer.ggml.tokens or merges")
+        missing = [k for k, v in (("tokenizer.ggml.tokens", tokens),
+                                  ("tokenizer.ggml.merges", merges)) if v is None]
+        if missing:
+            raise GGUFError(f"{path}: the metadata holds no {' and no '.join(missing)} (a "
+                            "byte-level BPE tokenizer needs its tokens and its merges)")
         for key, value in (("tokenizer.ggml.tokens", tokens), ("tokenizer.ggml.merges", merges)):
             if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
                 raise GGUFError(f"{path}: metadata {key} must be an array of strings, got "
                                 f"{describe(value)}")
+        if not tokens:
+            raise GGUFError(f"{path}: metadata tokenizer.ggml.tokens is empty (no vocabulary)")
         vocab = {}
         for i, t in enumerate(tokens):
             if t in vocab:  # two ids for one string: the tokenizer would keep one of them

@@ -121,6 +121,44 @@ def test_metadata_is_checked_at_load_naming_the_key(tmp_path, key, entry, rule):
     assert "bad.gguf" in str(info.value) and key in str(info.value), str(info.value)
 
 
+# every metadata key the loader reads, given an array of numbers where one value belongs
+READ_KEYS = ["general.architecture", "llama.embedding_length", "llama.block_count",
+             "llama.attention.head_count", "llama.attention.head_count_kv",
+             "llama.feed_forward_length", "llama.context_length", "llama.vocab_size",
+             "llama.rope.freq_base", "llama.attention.layer_norm_rms_epsilon",
+             "llama.rope.scaling.type", "tokenizer.ggml.model", "tokenizer.ggml.pre",
+             "tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id",
+             "tokenizer.ggml.add_bos_token", "tokenizer.chat_template"]
+
+
+@pytest.mark.parametrize("key", READ_KEYS)
+@pytest.mark.parametrize("value", [[1, 2], [1.5]])
+def test_an_array_where_one_value_belongs_is_refused_naming_the_key(tmp_path, key, value):
+    """Before: general.architecture, tokenizer.ggml.model and tokenizer.ggml.pre given [1, 2]
+    raised NumPy's "truth value of an array ... is ambiguous", naming nothing."""
+    path = write_llama(tmp_path / "bad.gguf", meta={key: ("array", value)})
+    with pytest.raises(GGUFError) as info:
+        decoder.load_language_model(path)
+    assert "bad.gguf" in str(info.value) and key in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("tokens", [list(range(len(TOKENS))), [1.5] * len(TOKENS)])
+def test_tokens_that_are_numbers_are_refused_naming_the_file_and_key(tmp_path, tokens):
+    """Before: "The truth value of an array with more than one element is ambiguous"."""
+    path = write_llama(tmp_path / "bad.gguf", tokens=tokens)
+    with pytest.raises(GGUFError, match=r"bad.gguf: metadata tokenizer.ggml.tokens must be an "
+                                        r"array of strings, got array\(\["):
+        decoder.load_language_model(path)
+
+
+def test_missing_merges_are_named_alone(tmp_path):
+    """Before: "no tokenizer.ggml.tokens or merges", though the tokens were there."""
+    path = write_llama(tmp_path / "bad.gguf", merges=[])  # the writer leaves the key out
+    with pytest.raises(GGUFError, match=r"bad.gguf: the metadata holds no "
+                                        r"tokenizer.ggml.merges \(a byte-level"):
+        decoder.load_language_model(path)
+
+
 @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
 @pytest.mark.parametrize("name", ["blk.0.ffn_up.weight", "output_norm.weight", "token_embd.weight"])
 def test_weights_that_are_not_finite_are_refused_naming_the_tensor(tmp_path, name, value):
