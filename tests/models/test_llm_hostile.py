@@ -12,6 +12,7 @@ a NumPy message, a silent "" from greedy decoding over NaN, or minutes of work.
 import math
 import re
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -385,3 +386,33 @@ def test_decode_of_a_range_is_the_decode_of_its_list(tiny):
     assert tiny.decode(range(n)) == tiny.decode(list(range(n))) == tiny.decode(range(n)[::1])
     assert tiny.decode(range(3, 0, -1)) == tiny.decode([3, 2, 1])
     assert tiny.decode(range(0)) == ""
+
+
+def test_rms_norm_of_vectors_whose_squares_overflow_float32():
+    """Before: embeddings of 1e30 squared to inf in float32, x / inf gave 0, and every logit
+    was equal (a uniform distribution that passed the logits-finite check)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, D)).astype(np.float32)
+    w = rng.standard_normal(D).astype(np.float32)
+    big = x * np.float32(2.0 ** 70)  # exact; squares of about 1e42, beyond float32's 3.4e38
+    exact = w * x.astype(np.float64) / np.sqrt(np.mean(x.astype(np.float64) ** 2, axis=-1,
+                                                       keepdims=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = decoder.rms_norm(big, w, 1e-5)
+    np.testing.assert_allclose(out, exact, rtol=1e-6, atol=1e-6)
+    # a row that does not overflow is computed as before, bit for bit
+    mixed = decoder.rms_norm(np.stack([big, x]), w, 1e-5)
+    assert np.array_equal(mixed[1], decoder.rms_norm(x, w, 1e-5))
+
+
+def test_huge_embeddings_give_the_model_s_distribution_not_a_uniform_one(tmp_path):
+    n = len(TOKENS)
+    embd = (np.random.default_rng(1).standard_normal((n, D)) * 1e30).astype(np.float32)
+    lm = decoder.load_language_model(write_llama(tmp_path / "huge.gguf",
+                                                 tensors={"token_embd.weight": embd}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = lm.next_token_distribution("hi", chat=False)
+    assert np.isfinite(p).all() and p.sum() == pytest.approx(1.0)
+    assert p.max() > 0.5   # logits of about 1e30 apart: one token takes (nearly) all of it
