@@ -169,7 +169,10 @@ def _say(message):
     into the results (``2>&-`` makes ``sys.stderr`` None).
     """
     if sys.stderr is not None:
-        print(message, file=sys.stderr)
+        try:
+            print(message, file=sys.stderr, flush=True)
+        except (OSError, ValueError):  # stderr full (2>/dev/full) or closed: the status says it
+            pass
 
 
 class _Parser(argparse.ArgumentParser):
@@ -177,6 +180,16 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         raise _UsageError(f"{message}\n\n{self.format_usage().strip()}")
+
+    def _print_message(self, message, file=None):
+        # argparse's own ignores a failed write (--help >/dev/full: the help lost, exit 0);
+        # through _Output it fails as the results do (exit 2)
+        file = file if file is not None else sys.stderr
+        if message and file is not None:
+            try:
+                _Output(file).write(message)
+            except _OutputFailed as exc:
+                raise _UsageError(f"cannot write the help to standard output: {exc}") from None
 
 
 def _build_parser():
@@ -465,6 +478,8 @@ def main(argv=None):
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help
+            if not exc.code and sys.stdout is not None:
+                _Output(sys.stdout).flush()  # a help still buffered fails here, if it fails
             return int(exc.code or 0)
         if sys.stdout is None:  # started with stdout closed (`>&-`): Python sets it to None
             raise _UsageError("standard output is closed: the results have nowhere to go")

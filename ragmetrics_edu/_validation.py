@@ -394,7 +394,8 @@ def check_probability(p, *, name, open_low=False, open_high=False):
     ...
     ValueError: alpha must be a probability in (0, 1), got 1.5
     """
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or math.isnan(p):
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or p != p:  # p != p: NaN
+        # (math.isnan would raise a bare OverflowError on 10**400, beyond any float)
         raise TypeError(f"{name} must be a probability (a number in [0, 1]), got {describe(p)}")
     low_bad = p <= 0 if open_low else p < 0
     high_bad = p >= 1 if open_high else p > 1
@@ -454,22 +455,36 @@ MAX_SIMULATED = 10_000_000
 a bound on memory, about 80 MB for each array of random numbers."""
 
 
-def check_simulated(count, *, name, per=1, what=""):
+MAX_SIMULATED_TOTAL = 10 * MAX_SIMULATED
+"""The most cells a simulation over many queries draws in all (queries x sessions x ranks),
+one query at a time: a bound on time (about 5 to 15 seconds), as MAX_SIMULATED is on memory."""
+
+
+def check_simulated(count, *, name, per=1, what="", total=False):
     """Return ``count`` (a checked count) if ``count * per`` is at most :data:`MAX_SIMULATED`.
 
     ``what`` names ``per`` in the message (``"ranks"``): the error says
-    which argument to lower, and why there is a bound at all.
+    which argument to lower, and why there is a bound at all.  With
+    ``total=True`` the bound is :data:`MAX_SIMULATED_TOTAL`, the cells of a
+    whole simulation drawn one query at a time.
 
     >>> check_simulated(10**12, name="n_sessions", per=2, what="ranks")
     Traceback (most recent call last):
     ...
     ValueError: n_sessions x ranks must be at most 10,000,000 (MAX_SIMULATED, a bound on the memory of a simulation), got 1,000,000,000,000 x 2
+    >>> check_simulated(10**6, name="n_sessions", per=1000 * 3, what="queries x ranks",
+    ...                 total=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_sessions x queries x ranks must be at most 100,000,000 (MAX_SIMULATED_TOTAL, a bound on the time of a simulation), got 1,000,000 x 3,000
     """
-    if count * per > MAX_SIMULATED:
+    limit, bound = ((MAX_SIMULATED_TOTAL, "MAX_SIMULATED_TOTAL, a bound on the time") if total
+                    else (MAX_SIMULATED, "MAX_SIMULATED, a bound on the memory"))
+    if count * per > limit:
         label = f"{name} x {what}" if what else name
         value = f"{count:,} x {per:,}" if what else f"{count:,}"
-        raise ValueError(f"{label} must be at most {MAX_SIMULATED:,} (MAX_SIMULATED, a bound on "
-                         f"the memory of a simulation), got {value}")
+        raise ValueError(f"{label} must be at most {limit:,} ({bound} of a simulation), "
+                         f"got {value}")
     return count
 
 
@@ -479,7 +494,9 @@ def check_group_labels(groups, n, *, name="groups", per="item"):
     Whole groups are resampled, so a label must be usable as a dict key (a
     list is not: the message names its position) and equal to itself: NaN
     is not, so every NaN would make a group of its own (six NaN labels, six
-    groups).
+    groups).  A missing label (None, NaN, NaT, pandas' NA) is refused: it
+    names no group, and pooling every unlabelled item into one "None" group
+    would resample unrelated items together.
 
     >>> check_group_labels([1, 1, float("nan"), 2], 4)
     Traceback (most recent call last):
@@ -489,10 +506,17 @@ def check_group_labels(groups, n, *, name="groups", per="item"):
     Traceback (most recent call last):
     ...
     TypeError: groups[0] must be a hashable label (a query id: a string or a number), got [1] (a list)
+    >>> check_group_labels(["q1", None], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: groups[1] is None: a missing label names no group (give every item the label of its group, or leave the item out)
     """
     if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__"):
         raise TypeError(f"{name} must be a sequence of one label per {per}, got {describe(groups)}")
-    labels = groups.tolist() if isinstance(groups, np.ndarray) else list(groups)
+    if isinstance(groups, np.ndarray):  # tolist() would turn a NaT into None
+        labels = list(groups) if groups.dtype.kind in "mM" else groups.tolist()
+    else:
+        labels = list(groups)
     if len(labels) != n:
         raise ValueError(f"{name} must give one label per {per}: got {len(labels)} labels for "
                          f"{n} {per}s")
@@ -502,9 +526,19 @@ def check_group_labels(groups, n, *, name="groups", per="item"):
         except TypeError:
             raise TypeError(f"{name}[{i}] must be a hashable label (a query id: a string or a "
                             f"number), got {describe(g)} (a {type(g).__name__})") from None
-        if g != g:
-            raise ValueError(f"{name}[{i}] is NaN: a group label must be a value (NaN is not "
-                             "equal to itself, so each NaN would be a group of its own)")
+        if g is None:
+            raise ValueError(f"{name}[{i}] is None: a missing label names no group (give every "
+                             f"{per} the label of its group, or leave the {per} out)")
+        try:
+            differs = bool(g != g)
+        except (TypeError, ValueError, ArithmeticError):  # pandas' NA, a signalling Decimal NaN
+            differs = True
+        if differs:
+            kind = {"NaTType": "NaT", "NAType": "NA"}.get(type(g).__name__, "NaN")
+            if isinstance(g, (np.datetime64, np.timedelta64)):
+                kind = "NaT"
+            raise ValueError(f"{name}[{i}] is {kind}: a group label must be a value ({kind} is "
+                             f"not equal to itself, so each {kind} would be a group of its own)")
     return labels
 
 
@@ -691,6 +725,31 @@ def check_seed(seed, *, name="seed"):
     return int(seed)
 
 
+MIN_DF = 1e-6
+"""The fewest degrees of freedom of Student's t taken: below about 1e-8 the continued
+fraction of the incomplete beta function stops converging."""
+
+
+def check_t_df(t, df):
+    """``(t, df)``, a point and the degrees of freedom of Student's t, as floats, or raise.
+
+    >>> check_t_df(2.0, 10**400)
+    Traceback (most recent call last):
+    ...
+    ValueError: df must be numbers a float can hold (of magnitude below about 1.8e308), got an integer of about 10**400
+    """
+    if isinstance(t, bool) or not isinstance(t, numbers.Real) \
+            or math.isnan(check_real(t, name="t")):
+        raise ValueError(f"t must be a real number, got {describe(t)}")
+    if isinstance(df, bool) or not isinstance(df, numbers.Real) \
+            or not math.isfinite(check_real(df, name="df")) or df <= 0:
+        raise ValueError(f"df must be a positive number, got {describe(df)}")
+    if df < MIN_DF:
+        raise ValueError(f"df must be at least {MIN_DF:g} (MIN_DF: with fewer, the incomplete "
+                         f"beta's continued fraction stops converging), got {df!r}")
+    return float(t), float(df)
+
+
 MAX_RESAMPLES = 1_000_000
 """The largest ``n_resamples`` (and ``n_simulations``) accepted: a bound on time."""
 
@@ -744,7 +803,7 @@ def check_temperature(temperature, allow_zero=True):
     ValueError: temperature must be 0 (greedy) or at least 1e-100, got 1e-320: below it the logits divided by the temperature overflow and every probability is NaN (such a temperature samples greedily anyway)
     """
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.floating)) \
-            or not math.isfinite(temperature):
+            or not math.isfinite(check_real(temperature, name="temperature")):
         raise TypeError(f"temperature must be a finite number, got {describe(temperature)}")
     if temperature < 0 or (temperature == 0 and not allow_zero):
         rule = ">= 0 (0 is greedy)" if allow_zero else "> 0"

@@ -682,3 +682,32 @@ def test_with_standard_error_closed_an_error_never_reaches_standard_output(files
                           preexec_fn=lambda: os.close(2))   # as the shell's 2>&- does
     assert proc.returncode == 2
     assert proc.stdout == ""
+
+
+def test_with_standard_error_full_an_error_still_exits_2(files, tmp_path):
+    """`2>/dev/full`: the message could not be written, the OSError escaped the handler and
+    the command exited 1 (a traceback no one could read) instead of the usual 2."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("/dev/full is not on this system")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "ragmetrics_edu", "evaluate",
+                               str(tmp_path / "missing.txt"), str(files["bm25"])],
+                              stdout=subprocess.PIPE, stderr=full, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["evaluate", "--help"], ["compare", "-h"]])
+def test_a_help_that_cannot_be_written_exits_2(argv):
+    """`--help >/dev/full`: argparse ignored the failed write, so the help was lost and the
+    command exited 0; it now fails as the results do."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("/dev/full is not on this system")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "ragmetrics_edu", *argv], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr == ("ragmetrics-edu: error: cannot write the help to standard output: "
+                           "No space left on device\n")
+    ok = subprocess.run([sys.executable, "-m", "ragmetrics_edu", *argv], capture_output=True,
+                        text=True, timeout=120)
+    assert ok.returncode == 0 and ok.stdout.startswith("usage: ragmetrics-edu") and not ok.stderr

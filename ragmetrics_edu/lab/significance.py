@@ -64,8 +64,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import (MAX_RESAMPLES, check_bootstrap, check_choice, check_resamples,
-                           check_real, check_seed, describe)
+from .._validation import (MAX_RESAMPLES, MIN_DF, check_bootstrap, check_choice,
+                           check_group_labels, check_resamples, check_real, check_seed,
+                           check_t_df, describe)
 
 __all__ = [
     "bootstrap_ci", "paired_t_test", "randomization_test", "compare_systems",
@@ -243,15 +244,9 @@ MAX_DIFFERENCE = 1e150
 
 def _group_codes(groups, n):
     """Each value's group as 0 .. G - 1, numbered in order of first appearance."""
-    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__"):
-        raise TypeError(f"groups must be a sequence of one label per value, got "
-                        f"{repr(groups)[:80]}")
-    groups = list(groups)
-    if len(groups) != n:
-        raise ValueError(f"groups must give one label per value: got {len(groups)} labels for "
-                         f"{n} values")
     codes = {}
-    out = np.array([codes.setdefault(g, len(codes)) for g in groups], dtype=np.int64)
+    labels = check_group_labels(groups, n, per="value")
+    out = np.array([codes.setdefault(g, len(codes)) for g in labels], dtype=np.int64)
     if len(codes) < 2:
         raise ValueError(f"groups must hold at least 2 distinct groups to resample, got "
                          f"{len(codes)}")
@@ -327,6 +322,10 @@ def bootstrap_ci(values, confidence=0.95, n_resamples=10_000, seed=0, groups=Non
     confidence, n_resamples, seed = check_bootstrap(confidence, n_resamples, seed)
     rng = np.random.default_rng(seed)
     n = len(x)
+    # values near the float limit (1e308) overflow a sum: scale them by a power of two
+    # (exact), take every mean, scale back; below 2**1000 nothing is scaled
+    scale = 2.0 ** 64 if np.abs(x).max() > 2.0 ** 1000 else 1.0
+    x = x / scale
     means = np.empty(n_resamples, dtype=np.float64)
     if groups is None:
         rows = max(1, RESAMPLE_BLOCK // n)
@@ -348,11 +347,11 @@ def bootstrap_ci(values, confidence=0.95, n_resamples=10_000, seed=0, groups=Non
             counts = counts.reshape(stop - start, n_groups).astype(np.float64)
             means[start:stop] = (counts @ sums) / (counts @ sizes)
     alpha = 1 - confidence
-    low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
+    low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2]) * scale
     # a constant sample gives exactly its value (no rounding of the mean)
-    mean = float(x.mean())
+    mean = float(x.mean()) * scale
     if np.all(x == x[0]):
-        low = high = mean = float(x[0])
+        low = high = mean = float(x[0]) * scale
     return ConfidenceInterval(
         mean=mean, low=float(low), high=float(high), confidence=confidence,
         n_resamples=n_resamples, seed=seed,
@@ -448,8 +447,6 @@ def _log_gamma_half_ratio(a):
 
 LARGE_DF = 1e4
 """From this many degrees of freedom on, :func:`t_two_sided_p` uses Hill's normal transform."""
-MIN_DF = 1e-6
-"""The fewest degrees of freedom taken: below about 1e-8 the continued fraction stops converging."""
 
 
 def _hill_two_sided_p(t2, df):
@@ -478,7 +475,13 @@ def _hill_two_sided_p(t2, df):
 
 
 def t_two_sided_p(t, df):
-    r"""``P(|T| >= |t|)`` for Student's t with ``df`` degrees of freedom.
+    """``P(|T| >= |t|)`` for Student's t with ``df`` degrees of freedom, checked as
+    :func:`student_t_cdf` checks them (:func:`_t_two_sided_p` computes it)."""
+    return _t_two_sided_p(*check_t_df(t, df))
+
+
+def _t_two_sided_p(t, df):
+    r"""``P(|T| >= |t|)`` for Student's t with ``df`` degrees of freedom, unchecked (NaN t: NaN).
 
     .. math:: p = I_{\nu/(\nu + t^2)}\left(\tfrac{\nu}{2}, \tfrac{1}{2}\right)
 
@@ -553,15 +556,8 @@ def student_t_cdf(t, df):
     >>> round(student_t_cdf(-1.0, 1), 4)    # Cauchy: 1/2 + atan(-1)/pi
     0.25
     """
-    if isinstance(t, bool) or not isinstance(t, numbers.Real) or math.isnan(t):
-        raise ValueError(f"t must be a real number, got {t!r}")
-    if isinstance(df, bool) or not isinstance(df, numbers.Real) \
-            or not math.isfinite(df) or df <= 0:
-        raise ValueError(f"df must be a positive number, got {df!r}")
-    if df < MIN_DF:
-        raise ValueError(f"df must be at least {MIN_DF:g} (MIN_DF: with fewer, the incomplete "
-                         f"beta's continued fraction stops converging), got {df!r}")
-    half_tail = t_two_sided_p(float(t), float(df)) / 2.0
+    t, df = check_t_df(t, df)
+    half_tail = _t_two_sided_p(t, df) / 2.0
     return float(1.0 - half_tail if t >= 0 else half_tail)
 
 
@@ -633,7 +629,7 @@ def paired_t_test(a, b):
             t = math.copysign(math.inf, mean)
     else:
         t = mean / (sd / math.sqrt(n))
-    p = t_two_sided_p(t, df)
+    p = _t_two_sided_p(t, df)
     return SignificanceResult(
         statistic=float(t), p_value=float(p), mean_difference=mean, n=n,
         test="paired t-test", df=df,

@@ -45,14 +45,15 @@ class BPETokenizer:
 
     def __init__(self, gguf):
         m, path = gguf.metadata, gguf.path
+        # an array where a string belongs compares element by element: test the type first
         kind = m.get("tokenizer.ggml.model")
-        if kind != "gpt2":
+        if not isinstance(kind, str) or kind != "gpt2":
             raise GGUFError(f"{path}: tokenizer.ggml.model must be 'gpt2' (byte-level BPE), "
                             f"got {kind!r}")
         pre = m.get("tokenizer.ggml.pre", "default")
-        if pre not in ("smollm", "default", "gpt2"):
-            raise GGUFError(f"{path}: pre-tokenizer {pre!r} is not supported "
-                            f"('smollm' and 'gpt2' are)")
+        if not isinstance(pre, str) or pre not in ("smollm", "default", "gpt2"):
+            raise GGUFError(f"{path}: pre-tokenizer (tokenizer.ggml.pre) {describe(pre)} is not "
+                            f"supported ('smollm' and 'gpt2' are)")
         try:
             from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
         except ImportError as exc:
@@ -60,12 +61,17 @@ class BPETokenizer:
                               '"ragmetrics-edu[semantic]"') from exc
         tokens = m.get("tokenizer.ggml.tokens")
         merges = m.get("tokenizer.ggml.merges")
-        if not tokens or merges is None:
-            raise GGUFError(f"{path}: the metadata holds no tokenizer.ggml.tokens or merges")
+        missing = [k for k, v in (("tokenizer.ggml.tokens", tokens),
+                                  ("tokenizer.ggml.merges", merges)) if v is None]
+        if missing:
+            raise GGUFError(f"{path}: the metadata holds no {' and no '.join(missing)} (a "
+                            "byte-level BPE tokenizer needs its tokens and its merges)")
         for key, value in (("tokenizer.ggml.tokens", tokens), ("tokenizer.ggml.merges", merges)):
             if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
                 raise GGUFError(f"{path}: metadata {key} must be an array of strings, got "
                                 f"{describe(value)}")
+        if not tokens:
+            raise GGUFError(f"{path}: metadata tokenizer.ggml.tokens is empty (no vocabulary)")
         vocab = {}
         for i, t in enumerate(tokens):
             if t in vocab:  # two ids for one string: the tokenizer would keep one of them
@@ -245,24 +251,44 @@ def prompt_kind(prompt):
                     f"got {got}")
 
 
+MAX_TOKEN_IDS = MAX_PROMPT_CHARS
+"""The most token ids read at once (4,194,304): as many as the longest text read can encode to."""
+
+
 def check_token_ids(ids, vocab_size):
     """``ids`` as a list of ints from 0 to ``vocab_size - 1``, or an error naming what is wrong.
 
     A string, floats or booleans are refused, not converted: ``"12"`` would
-    be read as the ids 1 and 2, ``1.5`` cut to 1, ``True`` taken for 1.
+    be read as the ids 1 and 2, ``1.5`` cut to 1, ``True`` taken for 1.  The
+    length is checked first (at most :data:`MAX_TOKEN_IDS`), and a ``range``
+    by its ends: ``range(10**8)`` is refused at once, not after a list of it.
 
     >>> check_token_ids("12", 10)
     Traceback (most recent call last):
     ...
     TypeError: ids must be a list of token ids (integers), got '12'
+    >>> check_token_ids(range(10**8), 10)
+    Traceback (most recent call last):
+    ...
+    ValueError: ids must hold at most 4,194,304 token ids (MAX_TOKEN_IDS, as many as the longest text read encodes to), got 100,000,000
     """
     if isinstance(ids, np.ndarray):
         if ids.ndim != 1 or ids.dtype.kind not in "iu":
             raise TypeError(f"ids must be a list of token ids (integers), got an array of "
                             f"dtype {ids.dtype} and shape {ids.shape}")
-        ids = ids.tolist()
     elif not isinstance(ids, (list, tuple, range)):
         raise TypeError(f"ids must be a list of token ids (integers), got {describe(ids)}")
+    if len(ids) > MAX_TOKEN_IDS:
+        raise ValueError(f"ids must hold at most {MAX_TOKEN_IDS:,} token ids (MAX_TOKEN_IDS, as "
+                         f"many as the longest text read encodes to), got {len(ids):,}")
+    if isinstance(ids, range) and len(ids):  # integers all: its ends are its extremes
+        bad = [i for i in (ids[0], ids[-1]) if not 0 <= i < vocab_size]
+        if bad:
+            raise ValueError(f"ids must be token ids from 0 to {vocab_size - 1}, "
+                             f"got {describe(bad[0])}")
+        return list(ids)
+    if isinstance(ids, np.ndarray):
+        ids = ids.tolist()
     for i in ids:
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
             raise TypeError(f"ids must be a list of token ids (integers), got "

@@ -134,9 +134,14 @@ def rms_norm(x, weight, eps):
     [[0.8485, 2.2627]]
     """
     x = np.asarray(x, dtype=np.float32)
-    scale = np.mean(np.square(x), axis=-1, keepdims=True, dtype=np.float32)
+    with np.errstate(over="ignore"):  # an overflow is caught below
+        scale = np.mean(np.square(x), axis=-1, keepdims=True, dtype=np.float32)
     scale += np.float32(eps)
     np.sqrt(scale, out=scale)
+    wide = np.isinf(scale[..., 0])
+    if wide.any():  # squares beyond float32 (|x| above 1.8e19): x / inf would be 0, so those
+        rows = x[wide].astype(np.float64)  # rows' scale in float64, where they do not overflow
+        scale[wide] = np.sqrt(np.mean(np.square(rows), axis=-1, keepdims=True) + eps)
     out = x / scale
     out *= weight
     return out

@@ -96,7 +96,7 @@ def read_config(gguf):
     """The sizes of the model from its metadata, each checked (a GGUFError names the key)."""
     m, path = gguf.metadata, gguf.path
     arch = m.get("general.architecture")
-    if arch != "llama":
+    if not isinstance(arch, str) or arch != "llama":  # an array would compare item by item
         raise GGUFError(f"{path}: general.architecture must be 'llama' (this decoder runs "
                         f"Llama models), got {describe(arch)}")
     keys = {"hidden_size": "llama.embedding_length", "num_layers": "llama.block_count",
@@ -127,8 +127,8 @@ def read_config(gguf):
                         f"llama.attention.head_count = {config.head_size}) must be even (the "
                         "rotary embedding turns pairs of coordinates)")
     if "llama.rope.scaling.type" in m:
-        raise GGUFError(f"{path}: rotary scaling {describe(m['llama.rope.scaling.type'])} is "
-                        f"not supported")
+        raise GGUFError(f"{path}: rotary scaling (llama.rope.scaling.type) "
+                        f"{describe(m['llama.rope.scaling.type'])} is not supported")
     return config
 
 

@@ -28,12 +28,13 @@ Conventions, named rather than picked silently:
 """
 
 import math
+import numbers
 from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
 
-from .._validation import check_choice, check_min_alpha, upper_normal_quantile
+from .._validation import check_choice, check_min_alpha, check_real, describe, upper_normal_quantile
 from .._validation import (INT64_MAX, check_count, check_flag, check_probability, check_simulated,
                            rng_from)
 
@@ -130,7 +131,9 @@ def one_sample_size(effect, alpha=0.05, power=0.8):
     784.8861
     """
     alpha, power = check_alpha_power(alpha, power)
-    e = abs(float(effect))
+    if isinstance(effect, bool) or not isinstance(effect, numbers.Real):
+        raise TypeError(f"effect must be a number (of standard deviations), got {describe(effect)}")
+    e = abs(check_real(effect, name="effect"))
     if e == 0.0 or not math.isfinite(e):
         raise ValueError(f"effect must be a finite non-zero number, got {effect!r}")
     return _users(_two_tailed_shift(upper_normal_quantile(alpha / 2.0), power) / e, "effect",

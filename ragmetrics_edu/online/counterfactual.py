@@ -355,6 +355,9 @@ def counterfactual_evaluation(logging_run, new_run, qrels, model=None, n_session
     rng = rng_from(seed)
     log_depth = depth if log_depth is None else check_k(log_depth, name="log_depth")
     check_simulated(n_sessions, name="n_sessions", per=log_depth, what="ranks")
+    # each query is simulated in turn: the memory is bounded above, the time here
+    check_simulated(n_sessions, name="n_sessions", per=len(qids) * log_depth,
+                    what=f"queries ({len(qids):,}) x ranks ({log_depth:,})", total=True)
     if log_depth < depth:
         raise ValueError(f"log_depth must be at least depth={depth}, got {log_depth}")
     for q in qids:

@@ -12,6 +12,7 @@ a NumPy message, a silent "" from greedy decoding over NaN, or minutes of work.
 import math
 import re
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -121,6 +122,44 @@ def test_metadata_is_checked_at_load_naming_the_key(tmp_path, key, entry, rule):
     assert "bad.gguf" in str(info.value) and key in str(info.value), str(info.value)
 
 
+# every metadata key the loader reads, given an array of numbers where one value belongs
+READ_KEYS = ["general.architecture", "llama.embedding_length", "llama.block_count",
+             "llama.attention.head_count", "llama.attention.head_count_kv",
+             "llama.feed_forward_length", "llama.context_length", "llama.vocab_size",
+             "llama.rope.freq_base", "llama.attention.layer_norm_rms_epsilon",
+             "llama.rope.scaling.type", "tokenizer.ggml.model", "tokenizer.ggml.pre",
+             "tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id",
+             "tokenizer.ggml.add_bos_token", "tokenizer.chat_template"]
+
+
+@pytest.mark.parametrize("key", READ_KEYS)
+@pytest.mark.parametrize("value", [[1, 2], [1.5]])
+def test_an_array_where_one_value_belongs_is_refused_naming_the_key(tmp_path, key, value):
+    """Before: general.architecture, tokenizer.ggml.model and tokenizer.ggml.pre given [1, 2]
+    raised NumPy's "truth value of an array ... is ambiguous", naming nothing."""
+    path = write_llama(tmp_path / "bad.gguf", meta={key: ("array", value)})
+    with pytest.raises(GGUFError) as info:
+        decoder.load_language_model(path)
+    assert "bad.gguf" in str(info.value) and key in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("tokens", [list(range(len(TOKENS))), [1.5] * len(TOKENS)])
+def test_tokens_that_are_numbers_are_refused_naming_the_file_and_key(tmp_path, tokens):
+    """Before: "The truth value of an array with more than one element is ambiguous"."""
+    path = write_llama(tmp_path / "bad.gguf", tokens=tokens)
+    with pytest.raises(GGUFError, match=r"bad.gguf: metadata tokenizer.ggml.tokens must be an "
+                                        r"array of strings, got array\(\["):
+        decoder.load_language_model(path)
+
+
+def test_missing_merges_are_named_alone(tmp_path):
+    """Before: "no tokenizer.ggml.tokens or merges", though the tokens were there."""
+    path = write_llama(tmp_path / "bad.gguf", merges=[])  # the writer leaves the key out
+    with pytest.raises(GGUFError, match=r"bad.gguf: the metadata holds no "
+                                        r"tokenizer.ggml.merges \(a byte-level"):
+        decoder.load_language_model(path)
+
+
 @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
 @pytest.mark.parametrize("name", ["blk.0.ffn_up.weight", "output_norm.weight", "token_embd.weight"])
 def test_weights_that_are_not_finite_are_refused_naming_the_tensor(tmp_path, name, value):
@@ -228,6 +267,9 @@ def test_an_ordinary_template_renders_through_the_bounded_sandbox(tmp_path):
      r"temperature must be 0 \(greedy\) or at least 1e-100, got 1e-320"),
     (dict(prompt="hi", temperature=1e-101, allowed=["a", "b"]), ValueError,
      "at least 1e-100"),
+    # before: a bare OverflowError ("int too large to convert to float")
+    (dict(prompt="hi", temperature=10**400), ValueError,
+     r"temperature must be numbers a float can hold .*, got an integer of about 10\*\*400"),
 ])
 def test_bad_arguments_name_the_argument(tiny, kwargs, error, rule):
     with pytest.raises(error, match=rule):
@@ -324,3 +366,53 @@ def test_an_epsilon_that_is_0_in_float32_is_refused(tmp_path):
     with pytest.raises(GGUFError, match=r"eps.gguf: metadata llama.attention.layer_norm_rms_epsilon"
                                         r" is 1e-50, which is 0 in float32"):
         decoder.load_language_model(path)
+
+
+@pytest.mark.parametrize("ids, rule", [
+    (range(10**8), r"ids must hold at most 4,194,304 token ids \(MAX_TOKEN_IDS.*got 100,000,000"),
+    (range(10**6), r"ids must be token ids from 0 to \d+, got \d+"),
+    (range(-1, 5), r"ids must be token ids from 0 to \d+, got -1"),
+    (np.zeros((1 << 22) + 1, dtype=np.int64), r"ids must hold at most 4,194,304"),
+])
+def test_decode_checks_the_length_and_a_range_before_building_a_list(tiny, ids, rule):
+    """Before: decode(range(10**8)) checked each id, built the list and ran out of memory (23 s)."""
+    assert finishes(lambda _: tiny.decode(ids), None, budget=10.0)
+    with pytest.raises(ValueError, match=rule):
+        tiny.decode(ids)
+
+
+def test_decode_of_a_range_is_the_decode_of_its_list(tiny):
+    n = len(TOKENS) - 2  # not the two control tokens
+    assert tiny.decode(range(n)) == tiny.decode(list(range(n))) == tiny.decode(range(n)[::1])
+    assert tiny.decode(range(3, 0, -1)) == tiny.decode([3, 2, 1])
+    assert tiny.decode(range(0)) == ""
+
+
+def test_rms_norm_of_vectors_whose_squares_overflow_float32():
+    """Before: embeddings of 1e30 squared to inf in float32, x / inf gave 0, and every logit
+    was equal (a uniform distribution that passed the logits-finite check)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, D)).astype(np.float32)
+    w = rng.standard_normal(D).astype(np.float32)
+    big = x * np.float32(2.0 ** 70)  # exact; squares of about 1e42, beyond float32's 3.4e38
+    exact = w * x.astype(np.float64) / np.sqrt(np.mean(x.astype(np.float64) ** 2, axis=-1,
+                                                       keepdims=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = decoder.rms_norm(big, w, 1e-5)
+    np.testing.assert_allclose(out, exact, rtol=1e-6, atol=1e-6)
+    # a row that does not overflow is computed as before, bit for bit
+    mixed = decoder.rms_norm(np.stack([big, x]), w, 1e-5)
+    assert np.array_equal(mixed[1], decoder.rms_norm(x, w, 1e-5))
+
+
+def test_huge_embeddings_give_the_model_s_distribution_not_a_uniform_one(tmp_path):
+    n = len(TOKENS)
+    embd = (np.random.default_rng(1).standard_normal((n, D)) * 1e30).astype(np.float32)
+    lm = decoder.load_language_model(write_llama(tmp_path / "huge.gguf",
+                                                 tensors={"token_embd.weight": embd}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = lm.next_token_distribution("hi", chat=False)
+    assert np.isfinite(p).all() and p.sum() == pytest.approx(1.0)
+    assert p.max() > 0.5   # logits of about 1e30 apart: one token takes (nearly) all of it

@@ -110,6 +110,22 @@ def test_counts_that_would_exhaust_memory_are_refused_at_once(call, name):
     assert "10**" not in str(info.value) or "MAX" in str(info.value)
 
 
+def test_counterfactual_sessions_are_bounded_over_all_queries():
+    """Before: n_sessions was bounded per query only, so 1000 queries x 10**6 sessions were
+    accepted (3 x 10**9 cells: minutes of work); the message names the product."""
+    run = {f"q{i}": ["a", "b", "c"] for i in range(1000)}
+    qrels = {f"q{i}": {"a": 2} for i in range(1000)}
+    call = lambda: counterfactual_evaluation(run, run, qrels, n_sessions=10**6, depth=3)  # noqa: E731
+    assert finishes(lambda _: call(), None, budget=30.0)
+    with pytest.raises(ValueError, match=r"n_sessions x queries \(1,000\) x ranks \(3\) must "
+                                         r"be at most 100,000,000 \(MAX_SIMULATED_TOTAL.*got "
+                                         r"1,000,000 x 3,000"):
+        call()
+    # within the bound (the lesson's 225 queries x 1000 sessions x 50 ranks is 11,250,000)
+    res = counterfactual_evaluation(run, run, qrels, n_sessions=30, depth=3)
+    assert res.n_queries == 1000 and res.true_new == res.true_logging
+
+
 def test_counts_just_within_the_bound_work():
     log = rm.CascadeModel().simulate([1, 2], n_sessions=MAX_SIMULATED // 2)
     assert log.clicks.shape == (MAX_SIMULATED // 2, 2)
