@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecation import renamed_attribute
 from .._validation import check_bootstrap, check_choice, check_real
 from ._bootstrap import bootstrap_method, group_counts, interval_text, percentile_bounds
 from .agreement import check_label_pairs, cohen_kappa, kappa_weights
@@ -45,8 +46,11 @@ class AgreementInterval:
 
     Attributes
     ----------
-    statistic : str
-        What was measured, e.g. ``"Cohen's kappa (quadratic weights)"``.
+    method : str
+        What was measured, e.g. ``"Cohen's kappa (quadratic weights)"`` (as
+        :class:`~ragmetrics_edu.judge.meta_eval.Correlation` names it; a
+        ``statistic`` is always a number.  ``statistic``, this field's old
+        name, still reads, with a DeprecationWarning).
     value : float
         On the data as given (``nan`` if undefined).
     low, high : float
@@ -62,7 +66,7 @@ class AgreementInterval:
     seed : int or None
     """
 
-    statistic: str
+    method: str
     value: float
     low: float
     high: float
@@ -73,8 +77,10 @@ class AgreementInterval:
     unit: str
     seed: object
 
+    statistic = renamed_attribute("statistic", "method")
+
     def __str__(self):
-        return interval_text(self.statistic, self.value, self.low, self.high,
+        return interval_text(self.method, self.value, self.low, self.high,
                              confidence=self.confidence, unit=self.unit,
                              n_resamples=self.n_resamples,
                              details=(f"seed={self.seed}", f"n={self.n}"))
