@@ -354,8 +354,8 @@ def two_proportion_z_test(clicks_a, n_a, clicks_b, n_b, confidence=0.95):
 class Peeking:
     """The result of :func:`peeking_false_positive_rate`.
 
-    ``false_positive_rate`` stops at the first day with p < alpha;
-    ``fixed_horizon_rate`` tests once, on the last day; ``first_significant_day``
+    ``false_positive_rate`` (``float()`` of the result) stops at the first day
+    with p < alpha; ``fixed_horizon_rate`` tests once, on the last day; ``first_significant_day``
     counts, for days 1, 2, ..., the experiments first significant on that day.
     """
 
@@ -365,6 +365,9 @@ class Peeking:
     days: int
     n_experiments: int
     first_significant_day: np.ndarray
+
+    def __float__(self):
+        return float(self.false_positive_rate)
 
     def __str__(self):
         return (f"A/A tests, {self.days} daily looks, alpha {self.alpha}: "
