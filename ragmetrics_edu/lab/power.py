@@ -145,7 +145,7 @@ class EffectSize:
     ----------
     d_z : float
         Mean of the differences ``b - a`` divided by their standard
-        deviation.
+        deviation; ``float()`` of the result.
     low, high : float
         The ends of the percentile bootstrap interval of ``d_z``.
     mean_difference, sd_difference : float
@@ -168,6 +168,9 @@ class EffectSize:
     n_resamples: int
     seed: object
     method: str = "percentile bootstrap"
+
+    def __float__(self):
+        return float(self.d_z)
 
     def __str__(self):
         return interval_text(f"d_z = {self.d_z:.4f}", self.low, self.high, self.confidence,
