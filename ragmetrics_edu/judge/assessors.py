@@ -52,7 +52,7 @@ class AgreementInterval:
         ``statistic`` is always a number.  ``statistic``, this field's old
         name, still reads, with a DeprecationWarning).
     value : float
-        On the data as given (``nan`` if undefined).
+        On the data as given (``nan`` if undefined); ``float()`` of the result.
     low, high : float
         The percentile bootstrap interval (``nan`` if every resample was undefined).
     n : int
@@ -79,6 +79,9 @@ class AgreementInterval:
 
     statistic = renamed_attribute("statistic", "method")
 
+    def __float__(self):
+        return float(self.value)
+
     def __str__(self):
         return interval_text(self.method, self.value, self.low, self.high,
                              confidence=self.confidence, unit=self.unit,
@@ -98,7 +101,7 @@ class RankingAgreement:
         Each system's mean score over the queries under ``a`` and ``b``
         (e.g. the assessors' qrels and a judge's).
     tau : float
-        Kendall's tau-b between ``mean_a`` and ``mean_b``.
+        Kendall's tau-b between ``mean_a`` and ``mean_b``; ``float()`` of the result.
     low, high : float
         Percentile bootstrap interval of tau, resampling queries.
     discordant : tuple of (str, str)
@@ -120,6 +123,9 @@ class RankingAgreement:
     n_resamples: int
     n_undefined: int
     seed: object
+
+    def __float__(self):
+        return float(self.tau)
 
     def __str__(self):
         method = bootstrap_method(self.confidence, f"{self.n_queries} queries", self.n_resamples)
