@@ -61,9 +61,6 @@ OTHER_NAMES = {
 # Found by the scan and not renamed yet: each needs the lessons that use it rebuilt,
 # or lives in code another change is rewriting.  (function, parameter): why it waits.
 PENDING = {
-    ("lab.retrievers.bm25_run", "top_k"): "lessons 09-12 pass top_k=",
-    ("lab.retrievers.dense_run", "top_k"): "lessons 09-12 pass top_k=",
-    ("lab.retrievers.rrf", "top_k"): "lessons 09 and 11 pass top_k= (and k= is RRF's constant)",
     ("models.sampling.pick_token", "rng"): "models/ is being rewritten for speed",
 }
 
@@ -186,35 +183,53 @@ def _renamed():
             yield pytest.param(obj, old, new, id=f"{name}({old}=)")
 
 
-CALLS = {  # a valid call of each renamed function, its renamed argument passed by keyword
-    "candidate": ("the cat sat", ["the cat sat on"]),
-    "candidates": (["the cat sat"], [["the cat sat on"]]),
-    "p_values": ([0.01, 0.04],),
+FUSED = [{"q": {"a": 2.0, "b": 1.0}}, {"q": {"b": 2.0, "c": 1.0}}]
+DOCS, QUERIES = {"d1": "heat flow in slabs", "d2": "wing flutter"}, {"q": "heat in slabs"}
+
+CALLS = {  # (function name, new argument): a valid call, arguments before it, its value
+    ("sentence_chrf", "candidate"): ((), "the cat sat", {"references": ["the cat sat on"]}),
+    ("segment_stats", "candidate"): ((), "the cat sat", {"references": ["the cat sat on"]}),
+    ("exact_match", "candidate"): ((), "Paris", {"references": ["paris"]}),
+    ("token_f1", "candidate"): ((), "in Paris", {"references": ["paris"]}),
+    ("chrf", "candidates"): ((), ["the cat sat"], {"references": [["the cat sat on"]]}),
+    ("corpus_stats", "candidates"): ((), ["the cat sat"], {"references": [["the cat sat on"]]}),
+    ("corpus_exact_match", "candidates"): ((), ["Paris"], {"references": [["paris"]]}),
+    ("corpus_token_f1", "candidates"): ((), ["in Paris"], {"references": [["paris"]]}),
+    ("adjust_pvalues", "p_values"): ((), [0.01, 0.04], {}),
+    ("rrf", "rank_constant"): ((FUSED,), 10, {}),
+    ("rrf", "depth"): ((FUSED,), 2, {}),
+    ("bm25_run", "depth"): ((DOCS, QUERIES), 1, {}),
+    ("dense_run", "depth"): ((DOCS, QUERIES), 1, {}),
 }
 
 
 @pytest.mark.parametrize("function, old, new", list(_renamed()))
 def test_an_old_argument_name_warns_and_gives_the_same_result(function, old, new):
-    first, *rest = CALLS[new]
-    want = function(first, *rest)
+    before, value, after = CALLS[function.__name__, new]
+    want = function(*before, **{new: value}, **after)
     with pytest.warns(DeprecationWarning, match=rf"the argument {old} is renamed {new}\b"):
-        got = function(**{old: first}, **dict(zip(_positional_after(function, new), rest)))
+        got = function(*before, **{old: value}, **after)
     if hasattr(want, "tolist"):
         assert got.tolist() == want.tolist()
+    elif isinstance(want, dict):
+        assert got == want
     else:
         assert float(got) == float(want)
     with pytest.raises(TypeError, match=f"{old}= .the old name of {new}"):
-        function(first, *rest, **{old: first})
+        function(*before, **{new: value, old: value}, **after)
 
 
-def _positional_after(function, new):
-    params = _parameters(function)
-    return params[params.index(new) + 1:]
+def test_rrf_names_its_constant_apart_from_the_cut_off():
+    """``k`` is always a cut-off: RRF's constant of Cormack et al. is ``rank_constant``."""
+    from ragmetrics_edu.lab.retrievers import rrf
+
+    assert "k" not in _parameters(rrf) and "rank_constant" in _parameters(rrf)
 
 
 def test_every_renamed_argument_is_called():
     olds = {old for _, obj in CALLABLES for old in getattr(obj, "renamed_arguments", {})}
-    assert olds >= {"hypothesis", "hypotheses", "prediction", "predictions", "pvalues"}
+    assert olds >= {"hypothesis", "hypotheses", "prediction", "predictions", "pvalues", "top_k",
+                    "k"}
 
 
 OLD_ATTRIBUTES = [  # (result, old attribute, new attribute)
