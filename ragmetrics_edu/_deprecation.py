@@ -9,14 +9,18 @@ the new one does.
 * :func:`renamed_arguments` decorates a function whose arguments were renamed.
 * :func:`renamed_attribute` is the old name of a result's attribute: a
   property that warns and reads the new one.
+* :func:`warn_renamed` warns of any other old name (a preset's), at the
+  first caller outside the package.
 
 This module imports nothing of the package.
 """
 
 import functools
+import os
+import sys
 import warnings
 
-__all__ = ["REMOVED_IN", "renamed_arguments", "renamed_attribute"]
+__all__ = ["REMOVED_IN", "renamed_arguments", "renamed_attribute", "warn_renamed"]
 
 REMOVED_IN = "0.3.0"
 """The release in which the old names stop working."""
@@ -105,3 +109,18 @@ def renamed_attribute(old, new):
     prop = property(read, doc=f"Deprecated: the old name of ``{new}`` "
                               f"(until ragmetrics_edu {REMOVED_IN}).")
     return prop
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def warn_renamed(message):
+    """Warn that ``message`` (``"the preset 'a' is renamed 'b'"``) at the user's line.
+
+    The warning points at the first frame outside the package, however
+    deep in it the old name was read.
+    """
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE + os.sep):
+        frame, level = frame.f_back, level + 1
+    _warn(message, level + 1)  # + 1: warn_renamed itself

@@ -258,3 +258,19 @@ def test_the_new_names_do_not_warn():
         rm.exact_match(candidate="Paris", references=["Paris"])
         rm.corpus_token_f1(candidates=["Paris"], references=[["Paris"]])
         rm.adjust_pvalues(p_values=[0.01, 0.04])
+
+
+def test_an_old_preset_name_warns_and_scores_as_the_new_one():
+    qrels, run = {"q": {"a": 1}}, {"q": {"a": 1.0000000001, "b": 1.0}}
+    from ragmetrics_edu.retrieval.conventions import PRESETS, get_preset, rank
+
+    assert "trec_eval10" not in PRESETS
+    with pytest.warns(DeprecationWarning, match="preset 'trec_eval10' is renamed 'trec_eval_10'"):
+        assert get_preset("trec_eval10") is PRESETS["trec_eval_10"]
+    with pytest.warns(DeprecationWarning, match="trec_eval_10") as caught:
+        old = rm.evaluate(qrels, run, ["mrr"], conventions="trec_eval10").mean["mrr"]
+    assert caught[0].filename == __file__  # the user's line, not the package's
+    assert old == rm.evaluate(qrels, run, ["mrr"], conventions="trec_eval_10").mean["mrr"] == 1.0
+    with pytest.warns(DeprecationWarning):
+        assert rank(run["q"], "trec_eval10") == ["a", "b"]
+

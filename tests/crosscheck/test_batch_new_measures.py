@@ -113,7 +113,7 @@ def test_trec_eval10_reads_recall_levels_as_trec_eval_10():
     rng = np.random.default_rng(6)
     run = {q: {d: s + float(rng.choice([0.0, 1e-12, 2e-12])) for d, s in docs.items()}
            for q, docs in run.items()}
-    report = rm.evaluate(qrels, run, NAMES, conventions="trec_eval10")
+    report = rm.evaluate(qrels, run, NAMES, conventions="trec_eval_10")
     differs = 0
     for qid, values in report.per_query.items():
         rels = ranked(qrels[qid], run[qid], precision="float64")
