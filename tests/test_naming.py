@@ -274,3 +274,15 @@ def test_an_old_preset_name_warns_and_scores_as_the_new_one():
     with pytest.warns(DeprecationWarning):
         assert rank(run["q"], "trec_eval10") == ["a", "b"]
 
+
+def test_the_command_line_reads_an_old_preset_name(tmp_path, capsys):
+    from ragmetrics_edu.__main__ import main
+
+    (tmp_path / "qrels").write_text("q 0 a 1\n")
+    (tmp_path / "run").write_text("q Q0 a 1 1.0000000001 x\nq Q0 b 2 1.0 x\n")
+    code = main(["evaluate", str(tmp_path / "qrels"), str(tmp_path / "run"), "--metrics", "mrr",
+                 "--conventions", "trec_eval10", "--format", "json"])
+    out = capsys.readouterr()
+    assert code in (0, None)
+    assert "--conventions trec_eval10 is renamed trec_eval_10" in out.err
+    assert '"mrr": 1.0' in out.out.replace(" ", "").replace('"mrr":1.0', '"mrr": 1.0')
