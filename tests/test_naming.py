@@ -200,6 +200,7 @@ CALLS = {  # (function name, new argument): a valid call, arguments before it, i
     ("rrf", "depth"): ((FUSED,), 2, {}),
     ("bm25_run", "depth"): ((DOCS, QUERIES), 1, {}),
     ("dense_run", "depth"): ((DOCS, QUERIES), 1, {}),
+    ("rank_biased_precision", "relevance"): (([3, 0, 1],), "graded", {"max_grade": 3}),
 }
 
 
@@ -229,7 +230,7 @@ def test_rrf_names_its_constant_apart_from_the_cut_off():
 def test_every_renamed_argument_is_called():
     olds = {old for _, obj in CALLABLES for old in getattr(obj, "renamed_arguments", {})}
     assert olds >= {"hypothesis", "hypotheses", "prediction", "predictions", "pvalues", "top_k",
-                    "k"}
+                    "k", "gain"}
 
 
 OLD_ATTRIBUTES = [  # (result, old attribute, new attribute)
@@ -286,3 +287,18 @@ def test_the_command_line_reads_an_old_preset_name(tmp_path, capsys):
     assert code in (0, None)
     assert "--conventions trec_eval10 is renamed trec_eval_10" in out.err
     assert '"mrr": 1.0' in out.out.replace(" ", "").replace('"mrr":1.0', '"mrr": 1.0')
+
+
+def test_rbp_names_how_it_reads_a_grade_relevance_not_gain():
+    """``gain`` is DCG's gain function (linear or exponential); RBP's binary or graded reading
+    of a grade is its ``relevance``, in the function and in the metric's name."""
+    from ragmetrics_edu.retrieval import user_models
+
+    qrels, run = {"q": {"a": 3, "b": 1}}, {"q": {"a": 2.0, "b": 1.0}}
+    new = rm.evaluate(qrels, run, ["rbp(p=0.5, relevance=graded, max_grade=3)"]).mean
+    with pytest.warns(DeprecationWarning, match="the parameter gain is renamed relevance"):
+        old = rm.evaluate(qrels, run, ["rbp(p=0.5, gain=graded, max_grade=3)"]).mean
+    assert list(old.values()) == list(new.values()) == [0.5 * (3 / 3 + 0.5 * 1 / 3)]
+    with pytest.warns(DeprecationWarning, match="RBP_GAINS is renamed RBP_RELEVANCE"):
+        assert user_models.RBP_GAINS == user_models.RBP_RELEVANCE == ("binary", "graded")
+    assert "gain" not in _parameters(rm.rank_biased_precision)

@@ -213,7 +213,7 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None,
         ``"judged@k"`` (ir_measures ``Judged@k``), ``"err"`` / ``"err@k"``
         (gdeval's ERR; ``"err(max_grade=4)@20"`` names gdeval's default
         top grade), ``"rbp(p=0.8)"`` (cwl-eval's binary RBP; ``"rbp"`` is
-        p = 0.8; ``"rbp(p=0.8, gain=graded, max_grade=4)"`` the graded
+        p = 0.8; ``"rbp(p=0.8, relevance=graded, max_grade=4)"`` the graded
         form) and ``"rbp_residual(p=0.8)"`` (the weight of the unjudged
         ranks and of those beyond the ranking).  Each is defined by the
         readable function of its module (see the module docstring).  A
