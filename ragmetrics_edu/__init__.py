@@ -30,7 +30,7 @@ part            what it holds                                                not
 public names below (``rm.bpref``) are the same objects.
 """
 
-from importlib import import_module as _import_module
+from ._lazy import lazy_attributes as _lazy_attributes
 
 __version__ = "0.1.0"
 
@@ -169,23 +169,4 @@ _PARTS = {"models", "retrieval", "generation", "judge", "lab", "online", "course
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name):
-    if name in _EXPORTS:
-        value = getattr(_import_module(f".{_EXPORTS[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    if name in _PARTS:
-        try:
-            return _import_module(f".{name}", __name__)
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    from importlib.util import find_spec
-
-    parts = {name for name in _PARTS if find_spec(f".{name}", __name__) is not None}
-    return sorted(set(globals()) | set(_EXPORTS) | parts)
+__getattr__, __dir__ = _lazy_attributes(__name__, names=_EXPORTS, modules=_PARTS)

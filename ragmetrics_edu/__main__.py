@@ -55,13 +55,23 @@ import sys
 from ._validation import MAX_K
 from .lab.significance import MAX_RESAMPLES, TESTS
 from .retrieval.batch.registry import GAINS, MISSING_POLICIES, check_metrics, known_metrics
-from .retrieval.conventions import PRESETS
+from .retrieval.conventions import PRESETS, RENAMED_PRESETS
 
 PROG = "ragmetrics-edu"
 DEFAULT_METRICS = ("P@10", "ndcg@10", "map", "mrr")
 FORMATS = ("table", "json", "csv")
 PRESET_NAMES = tuple(PRESETS)
 """The keys of :data:`ragmetrics_edu.retrieval.conventions.PRESETS`."""
+
+
+def _preset_name(text):
+    """``--conventions``: an old preset name is read as its new one, with a note on stderr."""
+    if text in RENAMED_PRESETS:
+        print(f"{PROG}: note: --conventions {text} is renamed {RENAMED_PRESETS[text]} (the old "
+              f"name stops working in ragmetrics_edu 0.3.0)", file=sys.stderr)
+        return RENAMED_PRESETS[text]
+    return text
+
 
 MAX_SEED = 2 ** 64 - 1
 """Largest ``--seed`` (NumPy's generators take any such integer; the bound keeps
@@ -221,7 +231,7 @@ def _build_parser():
                     help="judged queries absent from the run: left out of the means "
                          "(ignore, trec_eval's default) or scored 0 (zero, trec_eval -c); "
                          "overrides the --conventions preset's choice")
-    ev.add_argument("--conventions", choices=PRESET_NAMES, default=None,
+    ev.add_argument("--conventions", choices=PRESET_NAMES, default=None, type=_preset_name,
                     help="score as another library does (ties in the run file's "
                          "order for ranx, seeds and ragas); default: trec_eval")
     ev.add_argument("--gain", choices=GAINS, default=None,

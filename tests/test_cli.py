@@ -68,9 +68,9 @@ def files(tmp_path_factory):
             for d, g in judged.items():
                 f.write(f"{q} 0 {d} {g}\n")
     bm25 = folder / "bm25.run"
-    rm.write_run(bm25_run(cran.docs, cran.queries, top_k=100), bm25, tag="bm25")
+    rm.write_run(bm25_run(cran.docs, cran.queries, depth=100), bm25, tag="bm25")
     weak = folder / "bm25_weak.run"
-    rm.write_run(bm25_run(cran.docs, cran.queries, k1=0.3, b=0.1, top_k=100), weak, tag="weak")
+    rm.write_run(bm25_run(cran.docs, cran.queries, k1=0.3, b=0.1, depth=100), weak, tag="weak")
     # a random run: 50 random documents per query, scores rounded to create ties,
     # queries 7 and 8 left out, and an unjudged query 999
     rng = np.random.default_rng(0)

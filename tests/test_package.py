@@ -52,6 +52,21 @@ def test_functions_keep_their_names_after_any_import():
     assert _run(code) == "[True, True, True]"
 
 
+
+@pytest.mark.parametrize("part", sorted(rm._PARTS))
+def test_each_part_loads_its_modules_on_first_use(part):
+    """``rm.online.ab_test`` works in a fresh interpreter without importing it first, for
+    every public module of every part, and ``dir()`` lists them (the one lazy loader)."""
+    code = (
+        "import pkgutil, ragmetrics_edu as rm\n"
+        f"pkg = getattr(rm, {part!r})\n"
+        "names = [m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith('_')]\n"
+        "assert names\n"
+        "print([n for n in names if n not in dir(pkg) or getattr(pkg, n).__name__ != f'{pkg.__name__}.{n}'])"
+    )
+    assert _run(code) == "[]"
+
+
 PACKAGE = Path(rm.__file__).parent
 
 
@@ -120,7 +135,7 @@ def test_no_module_imports_itself_in_a_circle():
 # The parts of the package, lowest first: a part may import the parts before it only.
 # (``ragmetrics_edu`` itself, which loads nothing eagerly, may be imported by any part for
 # its version or public names.)
-PART_ORDER = ("_validation", "models", ("retrieval", "generation"), "judge", ("lab", "online"),
+PART_ORDER = (("_validation", "_lazy", "_deprecation"), "models", ("retrieval", "generation"), "judge", ("lab", "online"),
               "course", "__main__")
 
 

@@ -48,7 +48,7 @@ def test_tiny_alpha_is_computed_from_the_tail(alpha):
 def test_confidence_near_one():
     t = two_proportion_z_test(1, 100, 5, 100, confidence=1 - 1e-16)
     z = scipy_stats.norm.isf((1 - (1 - 1e-16)) / 2)
-    assert t.ci_high - t.difference == pytest.approx(
+    assert t.high - t.difference == pytest.approx(
         z * math.sqrt(0.01 * 0.99 / 100 + 0.05 * 0.95 / 100), rel=1e-12)
 
 

@@ -98,7 +98,7 @@ HUGE_INT = 10**400
     (lambda: rm.eleven_point_average_precision([1, 0], HUGE_INT), "n_relevant", r"2\*\*63 - 1"),
     (lambda: rm.interpolated_precision([1, 0], HUGE_INT, 0.5), "n_relevant", r"2\*\*63 - 1"),
     (lambda: rm.err_at_k([1, 0], max_grade=HUGE_INT), "max_grade", r"1.8e308"),
-    (lambda: rm.rank_biased_precision([1, 0], gain="graded", max_grade=HUGE_INT), "max_grade",
+    (lambda: rm.rank_biased_precision([1, 0], relevance="graded", max_grade=HUGE_INT), "max_grade",
      r"1.8e308"),
     (lambda: rm.evaluate({"q": {"a": HUGE_INT}}, {"q": {"a": 1.0}}, ["ndcg"],
                          conventions="sklearn"), "qrels", "1.8e308"),

@@ -64,9 +64,9 @@ def top(run, qid, k=K):
 def runs_for(items, docs):
     """The three systems' runs (top 100) for these questions."""
     queries = qa_queries(items)
-    runs = {"bm25": rr.bm25_run(docs, queries, top_k=100),
-            "dense": rr.dense_run(docs, queries, top_k=100)}
-    runs["fusion"] = rr.rrf([runs["bm25"], runs["dense"]], k=60, top_k=100)
+    runs = {"bm25": rr.bm25_run(docs, queries, depth=100),
+            "dense": rr.dense_run(docs, queries, depth=100)}
+    runs["fusion"] = rr.rrf([runs["bm25"], runs["dense"]], rank_constant=60, depth=100)
     return runs
 
 

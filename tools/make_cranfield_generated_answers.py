@@ -28,8 +28,8 @@ def fusion_top(k=K):
     """{question id: top-k document ids of the fusion run}, as in notebook 11."""
     cran = rm.load_cranfield()
     queries = qa_queries(rm.load_cranfield_qa())
-    run = rr.rrf([rr.bm25_run(cran.docs, queries, top_k=100),
-                  rr.dense_run(cran.docs, queries, top_k=100)], k=60, top_k=100)
+    run = rr.rrf([rr.bm25_run(cran.docs, queries, depth=100),
+                  rr.dense_run(cran.docs, queries, depth=100)], rank_constant=60, depth=100)
     return {q: sorted(run[q], key=run[q].get, reverse=True)[:k] for q in run}
 
 

@@ -60,8 +60,8 @@ def _ranks(run):
 def build(seed=SEED):
     """The list of pair records (no file written)."""
     cran = rm.load_cranfield()
-    bm25 = _ranks(bm25_run(cran.docs, cran.queries, top_k=None))
-    dense = _ranks(dense_run(cran.docs, cran.queries, top_k=None))
+    bm25 = _ranks(bm25_run(cran.docs, cran.queries, depth=None))
+    dense = _ranks(dense_run(cran.docs, cran.queries, depth=None))
     rng = np.random.default_rng(seed)
     eligible = sorted((q for q, judged in cran.qrels.items() if len(judged) >= MIN_JUDGED), key=int)
     queries = sorted(rng.choice(eligible, size=N_QUERIES, replace=False).tolist(), key=int)

@@ -61,8 +61,8 @@ def easy_negatives(seed=SEED):
     pairs = rm.load_cranfield_judge_sample()
     qids = sorted({p["qid"] for p in pairs}, key=int)
     queries = {q: cran.queries[q] for q in qids}
-    bm25 = bm25_run(cran.docs, queries, top_k=AVOID_TOP)
-    dense = dense_run(cran.docs, queries, top_k=AVOID_TOP)
+    bm25 = bm25_run(cran.docs, queries, depth=AVOID_TOP)
+    dense = dense_run(cran.docs, queries, depth=AVOID_TOP)
     rng = np.random.default_rng(seed)
     out = []
     for q in qids:

@@ -7,16 +7,6 @@ interactive explorers (ipywidgets and matplotlib, imported only when a
 widget is built).  The course sits on top: it may use every other part.
 """
 
-from importlib import import_module as _import_module
+from .._lazy import lazy_attributes as _lazy_attributes
 
-_MODULES = {"examples", "exercises", "widgets"}
-
-
-def __getattr__(name):
-    if name in _MODULES:
-        return _import_module(f".{name}", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | _MODULES)
+__getattr__, __dir__ = _lazy_attributes(__name__, modules={"examples", "exercises", "widgets"})

@@ -10,16 +10,7 @@ chrF and chrF++ (notebook 05); :mod:`.qa` SQuAD's exact match and token F1
 models only.
 """
 
-from importlib import import_module as _import_module
+from .._lazy import lazy_attributes as _lazy_attributes
 
-_MODULES = {"text", "bleu_stats", "bleu_score", "rouge", "chrf_score", "qa", "semantic"}
-
-
-def __getattr__(name):
-    if name in _MODULES:
-        return _import_module(f".{name}", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | _MODULES)
+__getattr__, __dir__ = _lazy_attributes(__name__, modules={
+    "text", "bleu_stats", "bleu_score", "rouge", "chrf_score", "qa", "semantic"})

@@ -237,6 +237,9 @@ class PrecisionCounts:
     def __float__(self):
         return self.precision
 
+    def __str__(self):
+        return f"modified precision {self.clipped}/{self.total} = {self.precision:.4f}"
+
 
 def _clipped_matches(cand_counts, ref_counters):
     """Sum over candidate n-grams of min(count, max count in one reference)."""

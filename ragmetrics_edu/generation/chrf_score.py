@@ -2,7 +2,8 @@
 
 Higher is better; scores are in [0, 1] (sacrebleu prints 100 times them).
 
-chrF compares a hypothesis with a reference through their **character**
+chrF compares a candidate (the text under evaluation; sacrebleu calls it the
+hypothesis) with a reference through their **character**
 n-grams of orders 1 to ``char_order`` (6 by default); chrF++ adds the
 **word** unigrams and bigrams (``word_order=2``).  Because it works below
 the word, it gives partial credit for a word with the right stem and a
@@ -11,7 +12,7 @@ wrong ending, which BLEU does not.
 For each order :math:`n` (the character orders, then the word orders),
 with :math:`m_n` the matched n-grams (clipped counts: an n-gram matches
 at most as often as it occurs in the reference), :math:`h_n` the n-grams
-of the hypothesis and :math:`r_n` those of the reference:
+of the candidate and :math:`r_n` those of the reference:
 
 .. math::
 
@@ -27,8 +28,8 @@ F-score is taken of the averages:
     \\mathrm{chrF}_\\beta = \\frac{(1 + \\beta^2)\\, P R}{\\beta^2 P + R},
 
 where :math:`E` is the set of **effective orders**: those for which both
-the hypothesis and the reference have at least one n-gram (a 3-character
-hypothesis has no 4-gram).  :math:`\\beta = 2` makes recall twice as
+the candidate and the reference have at least one n-gram (a 3-character
+candidate has no 4-gram).  :math:`\\beta = 2` makes recall twice as
 important as precision in van Rijsbergen's sense, which in the formula is a
 weight of :math:`\\beta^2 = 4` on recall.  The score is 0 when :math:`E` is
 empty or nothing matches.
@@ -55,7 +56,7 @@ The rules of sacrebleu's ``CHRF``, which we equal (each a keyword here):
 * **case** (``lowercase=False``): case is kept; ``lowercase=True`` lowers
   both texts first.
 * **an order missing from the reference**: when the reference has no
-  n-gram of order n, the hypothesis' n-grams of that order are not counted
+  n-gram of order n, the candidate's n-grams of that order are not counted
   either (``h_n`` is stored as 0 in the statistics).
 * **smoothing** (``eps_smoothing=False``): the effective orders above
   (sacrebleu's default).  ``eps_smoothing=True`` is the rule of Popović's
@@ -84,6 +85,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecation import renamed_arguments
 from .._validation import check_references, check_text, describe
 
 __all__ = [
@@ -219,28 +221,28 @@ def _check_options(char_order, word_order, beta):
     return char_order, word_order, beta
 
 
-def _check_corpus(hypotheses, references):
-    if isinstance(hypotheses, str) or not isinstance(hypotheses, (list, tuple)):
+def _check_corpus(candidates, references):
+    if isinstance(candidates, str) or not isinstance(candidates, (list, tuple)):
         raise TypeError(
-            "hypotheses must be a list of strings, got "
-            f"{type(hypotheses).__name__}: {describe(hypotheses)}"
+            "candidates must be a list of strings, got "
+            f"{type(candidates).__name__}: {describe(candidates)}"
         )
     if isinstance(references, str) or not isinstance(references, (list, tuple)):
         raise TypeError(
-            "references must be a list with the references of each hypothesis, "
+            "references must be a list with the references of each candidate, "
             f"got {type(references).__name__}: {references!r:.80}"
         )
-    if len(hypotheses) == 0:
-        raise ValueError("hypotheses must hold at least one hypothesis, got an empty list")
-    if len(references) != len(hypotheses):
+    if len(candidates) == 0:
+        raise ValueError("candidates must hold at least one candidate, got an empty list")
+    if len(references) != len(candidates):
         raise ValueError(
-            f"references must hold one entry (a string or a list of strings) per hypothesis: "
-            f"got {len(references)} for {len(hypotheses)} hypotheses (sacrebleu's layout is "
+            f"references must hold one entry (a string or a list of strings) per candidate: "
+            f"got {len(references)} for {len(candidates)} candidates (sacrebleu's layout is "
             f"transposed: convert its reference streams with [list(r) for r in zip(*streams)])"
         )
-    for i, hyp in enumerate(hypotheses):
-        check_text(hyp, name=f"hypotheses[{i}]")
-    return list(hypotheses), [check_references(r, name=f"references[{i}]")
+    for i, hyp in enumerate(candidates):
+        check_text(hyp, name=f"candidates[{i}]")
+    return list(candidates), [check_references(r, name=f"references[{i}]")
                               for i, r in enumerate(references)]
 
 
@@ -329,12 +331,12 @@ def _all_ngrams(text, char_order, word_order, whitespace):
 
 
 def _match_stats(hyp_counters, ref_counters):
-    """``[h_1, r_1, m_1, ...]`` of one hypothesis against one reference."""
+    """``[h_1, r_1, m_1, ...]`` of one candidate against one reference."""
     stats = []
     for hyp, ref in zip(hyp_counters, ref_counters):
         matches = sum(min(count, ref[ng]) for ng, count in hyp.items() if ng in ref)
         ref_total = sum(ref.values())
-        # an order the reference lacks counts no hypothesis n-gram either
+        # an order the reference lacks counts no candidate n-gram either
         hyp_total = sum(hyp.values()) if ref_total else 0
         stats += [hyp_total, ref_total, matches]
     return stats
@@ -390,7 +392,7 @@ def score_from_stats(stats, *, char_order=6, word_order=0, beta=2, eps_smoothing
     Parameters
     ----------
     stats : sequence of int
-        ``3 * (char_order + word_order)`` numbers: hypothesis n-grams,
+        ``3 * (char_order + word_order)`` numbers: candidate n-grams,
         reference n-grams and matches of each order, the character orders
         first (one segment's, or a corpus' sums).
     char_order, word_order : int
@@ -428,13 +430,14 @@ def score_from_stats(stats, *, char_order=6, word_order=0, beta=2, eps_smoothing
     return float(_scores(stats, n_orders, beta, eps_smoothing)[0])
 
 
-def segment_stats(hypothesis, references, *, char_order=6, word_order=0, beta=2,
+@renamed_arguments(hypothesis="candidate")
+def segment_stats(candidate, references, *, char_order=6, word_order=0, beta=2,
                   lowercase=False, whitespace=False, eps_smoothing=False):
     """The statistics of one segment, against its best reference.
 
     Parameters
     ----------
-    hypothesis : str
+    candidate : str
     references : str or list of str
         One reference or several: the statistics are those of the
         reference with the highest sentence chrF (the first on ties).
@@ -459,11 +462,11 @@ def segment_stats(hypothesis, references, *, char_order=6, word_order=0, beta=2,
     [3, 3, 2, 2, 2, 0]
     """
     char_order, word_order, beta = _check_options(char_order, word_order, beta)
-    check_text(hypothesis, name="hypothesis")
+    check_text(candidate, name="candidate")
     refs = check_references(references, name="references")
     if lowercase:
-        hypothesis, refs = hypothesis.lower(), [r.lower() for r in refs]
-    hyp_counters = _all_ngrams(hypothesis, char_order, word_order, whitespace)
+        candidate, refs = candidate.lower(), [r.lower() for r in refs]
+    hyp_counters = _all_ngrams(candidate, char_order, word_order, whitespace)
     candidates = np.array([_match_stats(hyp_counters, _all_ngrams(r, char_order, word_order,
                                                                    whitespace))
                            for r in refs], dtype=np.int64)
@@ -547,17 +550,17 @@ def _order_stats(codes, lengths, n_hyp, owner, max_order):
     out = np.zeros((n_refs, max_order, 3), dtype=np.int64)
     for n, seq_key, n_keys, counts in _sequence_ngram_counts(codes, lengths, max_order):
         seq = seq_key // n_keys
-        is_hyp = seq < n_hyp                 # hypotheses come first, so they are a prefix
+        is_hyp = seq < n_hyp                 # candidates come first, so they are a prefix
         n_hyp_entries = int(is_hyp.sum())
         hyp_keys, hyp_counts = seq_key[:n_hyp_entries], counts[:n_hyp_entries]
         ref_seq = seq[n_hyp_entries:] - n_hyp
-        # the same n-gram in the hypothesis this reference belongs to
+        # the same n-gram in the candidate this reference belongs to
         wanted = owner[ref_seq] * n_keys + seq_key[n_hyp_entries:] % n_keys
         if n_hyp_entries:
             at = np.minimum(np.searchsorted(hyp_keys, wanted), n_hyp_entries - 1)
             found = hyp_keys[at] == wanted
             clipped = np.where(found, np.minimum(counts[n_hyp_entries:], hyp_counts[at]), 0)
-        else:                                # no hypothesis has an n-gram of this order
+        else:                                # no candidate has an n-gram of this order
             clipped = np.zeros(len(wanted), dtype=np.int64)
         out[:, n - 1, 2] = np.bincount(ref_seq, weights=clipped, minlength=n_refs)
         ref_total = np.maximum(lengths[n_hyp:] - n + 1, 0)
@@ -567,7 +570,8 @@ def _order_stats(codes, lengths, n_hyp, owner, max_order):
     return out
 
 
-def corpus_stats(hypotheses, references, *, char_order=6, word_order=0, beta=2,
+@renamed_arguments(hypotheses="candidates")
+def corpus_stats(candidates, references, *, char_order=6, word_order=0, beta=2,
                  lowercase=False, whitespace=False, eps_smoothing=False):
     """Every segment's statistics at once (NumPy), against its best reference.
 
@@ -577,15 +581,15 @@ def corpus_stats(hypotheses, references, *, char_order=6, word_order=0, beta=2,
 
     Parameters
     ----------
-    hypotheses : list of str
+    candidates : list of str
     references : list of (str or list of str)
-        ``references[i]``: the reference(s) of ``hypotheses[i]``.
+        ``references[i]``: the reference(s) of ``candidates[i]``.
     char_order, word_order, beta, lowercase, whitespace, eps_smoothing
         As in :func:`chrf`.
 
     Returns
     -------
-    numpy.ndarray of int64, shape (len(hypotheses), 3 * (char_order + word_order))
+    numpy.ndarray of int64, shape (len(candidates), 3 * (char_order + word_order))
 
     See Also
     --------
@@ -597,7 +601,7 @@ def corpus_stats(hypotheses, references, *, char_order=6, word_order=0, beta=2,
     [[3, 3, 2, 2, 2, 0], [3, 3, 3, 2, 2, 2]]
     """
     char_order, word_order, beta = _check_options(char_order, word_order, beta)
-    hyps, refs = _check_corpus(hypotheses, references)
+    hyps, refs = _check_corpus(candidates, references)
     return _corpus_stats(hyps, refs, char_order, word_order, beta, lowercase, whitespace,
                          eps_smoothing)
 
@@ -632,13 +636,14 @@ def _corpus_stats(hyps, refs, char_order, word_order, beta, lowercase, whitespac
 # public scores
 # ---------------------------------------------------------------------------
 
-def sentence_chrf(hypothesis, references, char_order=6, word_order=0, beta=2, *,
+@renamed_arguments(hypothesis="candidate")
+def sentence_chrf(candidate, references, char_order=6, word_order=0, beta=2, *,
                   lowercase=False, whitespace=False, eps_smoothing=False):
-    """chrF (chrF++ with ``word_order=2``) of one hypothesis.
+    """chrF (chrF++ with ``word_order=2``) of one candidate.
 
     Parameters
     ----------
-    hypothesis : str
+    candidate : str
     references : str or list of str
         One reference or several (the best one is used).
     char_order, word_order, beta, lowercase, whitespace, eps_smoothing
@@ -648,7 +653,7 @@ def sentence_chrf(hypothesis, references, char_order=6, word_order=0, beta=2, *,
     Returns
     -------
     CHRFResult
-        ``.score`` equals sacrebleu's ``CHRF(...).sentence_score(hypothesis,
+        ``.score`` equals sacrebleu's ``CHRF(...).sentence_score(candidate,
         references).score / 100``.
 
     See Also
@@ -668,7 +673,7 @@ def sentence_chrf(hypothesis, references, char_order=6, word_order=0, beta=2, *,
     >>> r.signature
     'nc:6|nw:2|beta:2|case:mixed|space:no|eff:yes'
     """
-    stats = segment_stats(hypothesis, references, char_order=char_order,
+    stats = segment_stats(candidate, references, char_order=char_order,
                           word_order=word_order, beta=beta, lowercase=lowercase,
                           whitespace=whitespace, eps_smoothing=eps_smoothing)
     score = score_from_stats(stats, char_order=char_order, word_order=word_order, beta=beta,
@@ -677,17 +682,18 @@ def sentence_chrf(hypothesis, references, char_order=6, word_order=0, beta=2, *,
                       beta, bool(lowercase), bool(whitespace), bool(eps_smoothing), 1)
 
 
-def chrf(hypotheses, references, char_order=6, word_order=0, beta=2, *,
+@renamed_arguments(hypotheses="candidates")
+def chrf(candidates, references, char_order=6, word_order=0, beta=2, *,
          lowercase=False, whitespace=False, eps_smoothing=False):
     """Corpus chrF: statistics summed over all segments, then scored once.
 
     Parameters
     ----------
-    hypotheses : list of str
+    candidates : list of str
         One system output per segment.
     references : list of (str or list of str)
         ``references[i]`` is the reference, or the list of references, of
-        ``hypotheses[i]``.  sacrebleu's layout is the transpose (a list of
+        ``candidates[i]``.  sacrebleu's layout is the transpose (a list of
         reference *streams*); convert with ``[list(r) for r in zip(*streams)]``.
     char_order : int, default 6
         Character n-gram orders 1 to ``char_order`` (at least 1, at most
@@ -710,20 +716,20 @@ def chrf(hypotheses, references, char_order=6, word_order=0, beta=2, *,
     -------
     CHRFResult
         ``.score`` equals sacrebleu's ``CHRF(char_order, word_order, beta,
-        lowercase, whitespace, eps_smoothing).corpus_score(hypotheses,
+        lowercase, whitespace, eps_smoothing).corpus_score(candidates,
         streams).score / 100``.
 
     Raises
     ------
     TypeError
-        A hypothesis or reference that is not a string (a list of lists
+        A candidate or reference that is not a string (a list of lists
         where strings were expected, for instance), or an order that is not
         an integer.
     ValueError
         ``char_order < 1``, ``word_order < 0``, an order above 100,
         ``beta <= 0`` or above 1e100, no
-        hypothesis, a segment without references, or a number of reference
-        entries other than the number of hypotheses.
+        candidate, a segment without references, or a number of reference
+        entries other than the number of candidates.
 
     See Also
     --------
@@ -731,8 +737,8 @@ def chrf(hypotheses, references, char_order=6, word_order=0, beta=2, *,
 
     Notes
     -----
-    Empty texts are scored, not refused: an empty hypothesis or reference
-    has no n-gram, so its segment adds only reference (or hypothesis)
+    Empty texts are scored, not refused: an empty candidate or reference
+    has no n-gram, so its segment adds only reference (or candidate)
     n-grams to the sums; a corpus with no effective order scores 0.
 
     Examples
@@ -746,7 +752,7 @@ def chrf(hypotheses, references, char_order=6, word_order=0, beta=2, *,
     0.7033
     """
     char_order, word_order, beta = _check_options(char_order, word_order, beta)
-    hyps, refs = _check_corpus(hypotheses, references)
+    hyps, refs = _check_corpus(candidates, references)
     per_segment = _corpus_stats(hyps, refs, char_order, word_order, beta, lowercase,
                                 whitespace, eps_smoothing)
     stats = per_segment.sum(axis=0)

@@ -16,7 +16,10 @@ Both metrics compare *normalized* answers.  SQuAD v1.1's normalization
 The tokens of an answer are its normalized text split on spaces
 (:func:`answer_tokens`).
 
-* :func:`exact_match`: 1 if the normalized prediction equals a normalized
+The answer under evaluation is the ``candidate`` (SQuAD's scripts call it
+the prediction), as the text under evaluation of every generation metric.
+
+* :func:`exact_match`: 1 if the normalized candidate equals a normalized
   reference, else 0.
 * :func:`token_f1`: the F1 of the two *bags* of tokens (a token counts as
   often as it occurs in both),
@@ -75,6 +78,7 @@ import re
 import string
 from collections import Counter
 
+from .._deprecation import renamed_arguments
 from .._validation import check_choice, check_references
 
 __all__ = [
@@ -164,12 +168,12 @@ def answer_tokens(text):
 
 
 # ---------------------------------------------------------------------------
-# one prediction against one reference
+# one candidate against one reference
 # ---------------------------------------------------------------------------
 
-def _exact_match_one(prediction, reference):
+def _exact_match_one(candidate, reference):
     """1.0 if the two normalized answers are equal, else 0.0."""
-    return float(normalize_answer(prediction) == normalize_answer(reference))
+    return float(normalize_answer(candidate) == normalize_answer(reference))
 
 
 def _token_f1_one(pred_tokens, ref_tokens, convention):
@@ -190,11 +194,11 @@ def _token_f1_one(pred_tokens, ref_tokens, convention):
 # input checks
 # ---------------------------------------------------------------------------
 
-def _check_prediction(prediction, name="prediction"):
-    if not isinstance(prediction, str):
+def _check_candidate(candidate, name="candidate"):
+    if not isinstance(candidate, str):
         raise TypeError(
-            f"{name} must be a string (one answer), got {type(prediction).__name__}: "
-            f"{prediction!r:.80}"
+            f"{name} must be a string (one answer), got {type(candidate).__name__}: "
+            f"{candidate!r:.80}"
         )
 
 
@@ -217,8 +221,9 @@ def _usable_references(references, convention):
 # public scores
 # ---------------------------------------------------------------------------
 
-def exact_match(prediction, references, *, convention="squad"):
-    """Exact match: 1 if the normalized prediction equals a normalized reference.
+@renamed_arguments(prediction="candidate")
+def exact_match(candidate, references, *, convention="squad"):
+    """Exact match: 1 if the normalized candidate equals a normalized reference.
 
     .. math::
 
@@ -227,7 +232,7 @@ def exact_match(prediction, references, *, convention="squad"):
 
     Parameters
     ----------
-    prediction : str
+    candidate : str
         The predicted answer.
     references : str or list of str
         One reference answer, or several (the score is the maximum over
@@ -245,7 +250,7 @@ def exact_match(prediction, references, *, convention="squad"):
     Raises
     ------
     TypeError
-        If ``prediction`` is not a string, or ``references`` is not a
+        If ``candidate`` is not a string, or ``references`` is not a
         string or a list of strings (a list of lists, say).
     ValueError
         If ``references`` is an empty list, or ``convention`` is unknown.
@@ -266,12 +271,13 @@ def exact_match(prediction, references, *, convention="squad"):
     1.0
     """
     check_choice(convention, CONVENTIONS, name="convention")
-    _check_prediction(prediction)
+    _check_candidate(candidate)
     refs = _usable_references(_check_references(references), convention)
-    return max(_exact_match_one(prediction, r) for r in refs)
+    return max(_exact_match_one(candidate, r) for r in refs)
 
 
-def token_f1(prediction, references, *, convention="squad"):
+@renamed_arguments(prediction="candidate")
+def token_f1(candidate, references, *, convention="squad"):
     """Token F1: the F1 of the shared normalized tokens, best reference.
 
     .. math::
@@ -280,12 +286,12 @@ def token_f1(prediction, references, *, convention="squad"):
         P_r = \\frac{|p \\cap r|}{|p|}, \\quad R_r = \\frac{|p \\cap r|}{|r|}
 
     where :math:`p` and :math:`r` are the bags of tokens of the normalized
-    prediction and reference, and :math:`|p \\cap r|` counts shared tokens
+    candidate and reference, and :math:`|p \\cap r|` counts shared tokens
     with multiplicity.
 
     Parameters
     ----------
-    prediction : str
+    candidate : str
         The predicted answer.
     references : str or list of str
         One reference answer or several (the maximum is taken).
@@ -327,38 +333,39 @@ def token_f1(prediction, references, *, convention="squad"):
     0.0
     """
     check_choice(convention, CONVENTIONS, name="convention")
-    _check_prediction(prediction)
+    _check_candidate(candidate)
     refs = _usable_references(_check_references(references), convention)
-    pred_tokens = answer_tokens(prediction)
+    pred_tokens = answer_tokens(candidate)
     return max(_token_f1_one(pred_tokens, answer_tokens(r), convention) for r in refs)
 
 
-def _corpus_pairs(predictions, references):
-    """Check the corpus layout; return the predictions and their reference lists."""
-    if isinstance(predictions, str) or not isinstance(predictions, (list, tuple)):
+def _corpus_pairs(candidates, references):
+    """Check the corpus layout; return the candidates and their reference lists."""
+    if isinstance(candidates, str) or not isinstance(candidates, (list, tuple)):
         raise TypeError(
-            "predictions must be a list of predicted answers (strings), got "
-            f"{type(predictions).__name__}: {predictions!r:.80}"
+            "candidates must be a list of predicted answers (strings), got "
+            f"{type(candidates).__name__}: {candidates!r:.80}"
         )
     if isinstance(references, str) or not isinstance(references, (list, tuple)):
         raise TypeError(
-            "references must be a list with the reference answers of each prediction, "
+            "references must be a list with the reference answers of each candidate, "
             f"got {type(references).__name__}: {references!r:.80}"
         )
-    if len(predictions) == 0:
-        raise ValueError("predictions must hold at least one answer, got an empty list")
-    if len(references) != len(predictions):
+    if len(candidates) == 0:
+        raise ValueError("candidates must hold at least one answer, got an empty list")
+    if len(references) != len(candidates):
         raise ValueError(
             f"references must hold one entry (a string or a list of strings) per "
-            f"prediction: got {len(references)} for {len(predictions)} predictions"
+            f"candidate: got {len(references)} for {len(candidates)} candidates"
         )
-    for i, pred in enumerate(predictions):
-        _check_prediction(pred, f"predictions[{i}]")
+    for i, pred in enumerate(candidates):
+        _check_candidate(pred, f"candidates[{i}]")
     refs = [_check_references(r, f"references[{i}]") for i, r in enumerate(references)]
-    return list(predictions), refs
+    return list(candidates), refs
 
 
-def corpus_exact_match(predictions, references, *, convention="squad"):
+@renamed_arguments(predictions="candidates")
+def corpus_exact_match(candidates, references, *, convention="squad"):
     """Mean exact match over questions.
 
     .. math::
@@ -367,7 +374,7 @@ def corpus_exact_match(predictions, references, *, convention="squad"):
 
     Parameters
     ----------
-    predictions : list of str
+    candidates : list of str
         One predicted answer per question.
     references : list of (str or list of str)
         ``references[i]``: the reference answer(s) of question ``i``.
@@ -392,12 +399,13 @@ def corpus_exact_match(predictions, references, *, convention="squad"):
     0.6667
     """
     check_choice(convention, CONVENTIONS, name="convention")
-    preds, refs = _corpus_pairs(predictions, references)
+    preds, refs = _corpus_pairs(candidates, references)
     scores = [exact_match(p, r, convention=convention) for p, r in zip(preds, refs)]
     return sum(scores) / len(scores)
 
 
-def corpus_token_f1(predictions, references, *, convention="squad"):
+@renamed_arguments(predictions="candidates")
+def corpus_token_f1(candidates, references, *, convention="squad"):
     """Mean token F1 over questions.
 
     .. math::
@@ -406,7 +414,7 @@ def corpus_token_f1(predictions, references, *, convention="squad"):
 
     Parameters
     ----------
-    predictions : list of str
+    candidates : list of str
         One predicted answer per question.
     references : list of (str or list of str)
         ``references[i]``: the reference answer(s) of question ``i``.
@@ -435,6 +443,6 @@ def corpus_token_f1(predictions, references, *, convention="squad"):
     0.5556
     """
     check_choice(convention, CONVENTIONS, name="convention")
-    preds, refs = _corpus_pairs(predictions, references)
+    preds, refs = _corpus_pairs(candidates, references)
     scores = [token_f1(p, r, convention=convention) for p, r in zip(preds, refs)]
     return sum(scores) / len(scores)

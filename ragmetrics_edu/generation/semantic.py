@@ -422,6 +422,12 @@ class TokenMatches:
                 self.similarity, self.candidate_weights, self.reference_weights,
                 clip_at_zero=self.clip_at_zero)
 
+    def __str__(self):
+        clip = "yes" if self.clip_at_zero else "no"
+        return (f"{len(self.candidate_tokens) - 2} candidate and {len(self.reference_tokens) - 2} "
+                f"reference word pieces matched greedily: P={self.precision:.4f} "
+                f"R={self.recall:.4f} F1={self.f1:.4f} (raw, clip:{clip})")
+
     def trimmed(self):
         """Return ``(candidate_tokens, reference_tokens, similarity)`` without
         ``[CLS]`` and ``[SEP]``, as bert-score's heatmap shows them."""

@@ -41,6 +41,7 @@ import copy
 import importlib.resources
 import json
 
+from .._lazy import lazy_attributes as _lazy_attributes
 from .agreement import (
     cohen_kappa,
     confusion_matrix,
@@ -192,9 +193,4 @@ _LAZY = {"rag", "language_model", "assessors", "calibration", "cost", "run", "cr
 """Modules of this package loaded on first use (``rm.judge.calibration``)."""
 
 
-def __getattr__(name):
-    if name in _LAZY:
-        from importlib import import_module
-
-        return import_module(f".{name}", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = _lazy_attributes(__name__, modules=_LAZY)

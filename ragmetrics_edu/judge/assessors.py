@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecation import renamed_attribute
 from .._validation import check_bootstrap, check_choice, check_real
 from ._bootstrap import bootstrap_method, group_counts, interval_text, percentile_bounds
 from .agreement import check_label_pairs, cohen_kappa, kappa_weights
@@ -45,10 +46,13 @@ class AgreementInterval:
 
     Attributes
     ----------
-    statistic : str
-        What was measured, e.g. ``"Cohen's kappa (quadratic weights)"``.
+    method : str
+        What was measured, e.g. ``"Cohen's kappa (quadratic weights)"`` (as
+        :class:`~ragmetrics_edu.judge.meta_eval.Correlation` names it; a
+        ``statistic`` is always a number.  ``statistic``, this field's old
+        name, still reads, with a DeprecationWarning).
     value : float
-        On the data as given (``nan`` if undefined).
+        On the data as given (``nan`` if undefined); ``float()`` of the result.
     low, high : float
         The percentile bootstrap interval (``nan`` if every resample was undefined).
     n : int
@@ -62,7 +66,7 @@ class AgreementInterval:
     seed : int or None
     """
 
-    statistic: str
+    method: str
     value: float
     low: float
     high: float
@@ -73,8 +77,13 @@ class AgreementInterval:
     unit: str
     seed: object
 
+    statistic = renamed_attribute("statistic", "method")
+
+    def __float__(self):
+        return float(self.value)
+
     def __str__(self):
-        return interval_text(self.statistic, self.value, self.low, self.high,
+        return interval_text(self.method, self.value, self.low, self.high,
                              confidence=self.confidence, unit=self.unit,
                              n_resamples=self.n_resamples,
                              details=(f"seed={self.seed}", f"n={self.n}"))
@@ -92,7 +101,7 @@ class RankingAgreement:
         Each system's mean score over the queries under ``a`` and ``b``
         (e.g. the assessors' qrels and a judge's).
     tau : float
-        Kendall's tau-b between ``mean_a`` and ``mean_b``.
+        Kendall's tau-b between ``mean_a`` and ``mean_b``; ``float()`` of the result.
     low, high : float
         Percentile bootstrap interval of tau, resampling queries.
     discordant : tuple of (str, str)
@@ -114,6 +123,9 @@ class RankingAgreement:
     n_resamples: int
     n_undefined: int
     seed: object
+
+    def __float__(self):
+        return float(self.tau)
 
     def __str__(self):
         method = bootstrap_method(self.confidence, f"{self.n_queries} queries", self.n_resamples)

@@ -170,9 +170,16 @@ def _statement_scores(statement, passages, phi, at_most_citations):
     return 1, precise, len(ref)
 
 
-#: ALCE's scores of one answer, and the counts behind them.
-CitationScores = namedtuple("CitationScores", "recall precision n_statements n_supported "
-                                              "n_citations n_precise")
+class CitationScores(namedtuple("CitationScores", "recall precision n_statements n_supported "
+                                                 "n_citations n_precise")):
+    """ALCE's scores of one answer, and the counts behind them."""
+
+    __slots__ = ()
+
+    def __str__(self):
+        return (f"ALCE citation recall {self.recall:.4f} ({self.n_supported} of "
+                f"{self.n_statements} statements supported), precision {self.precision:.4f} "
+                f"({self.n_precise} of {self.n_citations} citations precise)")
 
 
 def citation_scores(answer, passages, entails, at_most_citations=3, empty_score=math.nan):

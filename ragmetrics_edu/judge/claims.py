@@ -273,10 +273,22 @@ def length_penalty(n_claims, gamma=10):
     return float(math.exp(1.0 - gamma / n_claims))
 
 
-#: FActScore over many answers: ``score`` (with the length penalty, if any),
-#: ``init_score`` (without), ``respond_ratio`` (share of answers with a claim),
-#: ``num_facts_per_response`` (mean claims of those answers), and ``gamma``.
-FactScore = namedtuple("FactScore", "score init_score respond_ratio num_facts_per_response gamma")
+class FactScore(namedtuple("FactScore",
+                            "score init_score respond_ratio num_facts_per_response gamma")):
+    """FActScore over many answers: ``score`` (with the length penalty, if any; ``float()``
+    gives it), ``init_score`` (without), ``respond_ratio`` (share of answers with a claim),
+    ``num_facts_per_response`` (mean claims of those answers), and ``gamma``."""
+
+    __slots__ = ()
+
+    def __float__(self):
+        return float(self.score)
+
+    def __str__(self):
+        penalty = "no length penalty" if self.gamma is None else f"length penalty gamma={self.gamma}"
+        return (f"FActScore {self.score:.4f} ({penalty}; {self.init_score:.4f} without), "
+                f"respond ratio {self.respond_ratio:.4f}, {self.num_facts_per_response:.1f} "
+                f"claims per answer")
 
 
 def factscore(supported_per_answer, gamma=10):

@@ -50,7 +50,8 @@ class JudgingCost:
     prompt_tokens, reply_tokens : int
         Tokens sent and expected back over the calls.
     input_cost, output_cost, total_cost : float
-        Money, in the unit of the prices given.
+        Money, in the unit of the prices given; ``float()`` of the result is
+        ``total_cost``.
     counted_by : str
         How tokens were counted: the tokenizer's name, or the approximation.
     """
@@ -64,6 +65,9 @@ class JudgingCost:
     output_cost: float
     total_cost: float
     counted_by: str
+
+    def __float__(self):
+        return float(self.total_cost)
 
     def __str__(self):
         return (f"{self.calls} calls ({self.cached} cached, {self.prompts} prompts): "

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_bootstrap, check_choice, check_group_labels
+from .._validation import check_bootstrap, check_choice, check_group_labels, describe
 from ._bootstrap import bootstrap_method, group_counts, percentile_bounds
 from .agreement import cohen_kappa, kappa_from_confusion, kappa_weights
 from .assessors import AgreementInterval
@@ -80,6 +80,9 @@ class Unmeasured:
     pair: object
     value: object
     reason: str
+
+    def __str__(self):
+        return f"pair {self.pair!r}: {self.reason} ({describe(self.value)})"
 
 
 @dataclass(frozen=True)

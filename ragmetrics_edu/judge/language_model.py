@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..models.sampling import distribution_text
 from .base import JudgeError
 from .parsing import strip_sections
 from .rubric import RUBRIC_TEMPLATE, build_rubric_prompt, get_rubric
@@ -155,6 +156,9 @@ class JudgeDistribution:
     def as_dict(self):
         """``{label: probability}``."""
         return {k: float(p) for k, p in zip(self.labels, self.probabilities)}
+
+    def __str__(self):
+        return f"{self.kind}: " + distribution_text(self.labels, self.probabilities, self.mass)
 
 
 class LanguageModelJudge:
@@ -299,6 +303,11 @@ class GradeDistribution:
 
     def __int__(self):
         return self.score
+
+    def __str__(self):
+        return (f"{self.rubric} grade {self.score}, expected {self.expected:.4f}, by {self.judge}: "
+                + distribution_text(list(self.distribution), list(self.distribution.values()),
+                                    self.mass))
 
 
 def grade_distribution(judge, rubric, answer, question=None, context=None, reference=None,

@@ -78,7 +78,8 @@ class Correlation:
         ``'pearson'``; ``'<method>, a minus b'`` for a difference
         (:func:`correlation_difference_ci`).
     value : float
-        The correlation on the items as given (``nan`` if undefined).
+        The correlation on the items as given (``nan`` if undefined);
+        ``float()`` of the result.
     low, high : float
         The percentile bootstrap interval.
     n : int
@@ -105,6 +106,9 @@ class Correlation:
     n_resamples: int
     n_undefined: int
     unit: str = "items"
+
+    def __float__(self):
+        return float(self.value)
 
     def __str__(self):
         return interval_text(self.method, self.value, self.low, self.high,

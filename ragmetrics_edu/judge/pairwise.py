@@ -179,6 +179,11 @@ class PairwiseResult:
     replies: list
     judge: str
 
+    def __str__(self):
+        counts = ", ".join(f"{o} {self.outcomes.count(o)}" for o in ("1", "2", "tie"))
+        return (f"winner {self.winner} by {self.judge} over {len(self.outcomes)} samples "
+                f"({counts}; {self.inconsistent} inconsistent when the order is swapped)")
+
 
 def compare(judge, question, answer_1, answer_2, context=None, reference=None,
             criterion="Which answer is more correct, relevant and helpful?",

@@ -296,7 +296,8 @@ class Grade:
     ----------
     score : int
         The rating (the most frequent of ``ratings`` when several samples
-        were asked, see :func:`majority_rating`).
+        were asked, see :func:`majority_rating`); ``int()`` and ``float()``
+        of the grade.
     ratings : list of int
         One parsed rating per sample.
     replies : list of str
@@ -315,6 +316,15 @@ class Grade:
 
     def __int__(self):
         return self.score
+
+    def __float__(self):
+        return float(self.score)
+
+    def __str__(self):
+        samples = ""
+        if len(self.ratings) > 1:
+            samples = " (ratings " + ", ".join(str(r) for r in self.ratings) + ")"
+        return f"{self.rubric} {self.score}{samples} by {self.judge}"
 
 
 def grade(judge, rubric, answer, question=None, context=None, reference=None,

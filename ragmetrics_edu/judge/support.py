@@ -90,10 +90,18 @@ SENTENCE_SUPPORT_RULES = ("max", "mean")
 #: The longest answer the TREC 2024 (and 2025) RAG track accepted, in words.
 TREC_RAG_WORD_LIMIT = 400
 
-#: Weighted precision and recall of one answer, and the counts behind them:
-#: ``n_sentences`` (all), ``n_cited`` (with a citation), ``n_assessed``
-#: (sentence-citation pairs judged).
-SupportScores = namedtuple("SupportScores", "precision recall n_sentences n_cited n_assessed")
+class SupportScores(namedtuple("SupportScores",
+                                "precision recall n_sentences n_cited n_assessed")):
+    """Weighted precision and recall of one answer, and the counts behind them:
+    ``n_sentences`` (all), ``n_cited`` (with a citation), ``n_assessed``
+    (sentence-citation pairs judged)."""
+
+    __slots__ = ()
+
+    def __str__(self):
+        return (f"support precision {self.precision:.4f}, recall {self.recall:.4f} "
+                f"({self.n_sentences} sentences, {self.n_cited} cited, {self.n_assessed} "
+                f"citations assessed)")
 
 
 def _describe(value, limit=80):

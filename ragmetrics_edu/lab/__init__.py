@@ -11,16 +11,7 @@ twins of the QA set, and :mod:`.testset` a test set's health (11).  The lab buil
 retrieval, generation, judge), never the reverse.
 """
 
-from importlib import import_module as _import_module
+from .._lazy import lazy_attributes as _lazy_attributes
 
-_MODULES = {"datasets", "retrievers", "answer", "significance", "power", "qa_annotations", "testset"}
-
-
-def __getattr__(name):
-    if name in _MODULES:
-        return _import_module(f".{name}", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | _MODULES)
+__getattr__, __dir__ = _lazy_attributes(__name__, modules={
+    "datasets", "retrievers", "answer", "significance", "power", "qa_annotations", "testset"})

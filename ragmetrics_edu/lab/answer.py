@@ -163,6 +163,12 @@ class Answer:
     context: tuple
     answerer: str
 
+    def __str__(self):
+        docs = list(dict.fromkeys(self.doc_ids))
+        source = f"document{'s' if len(docs) > 1 else ''} {', '.join(docs)}" if docs else "no document"
+        cosine = "" if self.score is None else f", cosine {self.score:.4f}"
+        return f"{self.text} ({self.answerer}, from {source}{cosine})"
+
 
 def _check_question(question):
     if not isinstance(question, str) or not question.strip():

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecation import renamed_arguments
 from .._validation import (check_bootstrap, check_choice, check_k, check_resamples, check_seed,
                            check_simulated)
 from .significance import RESAMPLE_BLOCK, check_pairs, check_values, interval_text, t_two_sided_p
@@ -46,7 +47,8 @@ ADJUST_METHODS = ("bonferroni", "holm", "fdr_bh")
 """Names of the multiple-comparison corrections of :func:`adjust_pvalues`."""
 
 
-def adjust_pvalues(pvalues, method="holm"):
+@renamed_arguments(pvalues="p_values")
+def adjust_pvalues(p_values, method="holm"):
     r"""Adjust p-values for multiple comparisons (Bonferroni, Holm, Benjamini-Hochberg).
 
     Three systems compared pairwise are three tests: at level 0.05 each,
@@ -57,7 +59,7 @@ def adjust_pvalues(pvalues, method="holm"):
 
     Parameters
     ----------
-    pvalues : sequence of float
+    p_values : sequence of float
         The raw p-values of the m tests, each in [0, 1], in any order.
     method : {"holm", "bonferroni", "fdr_bh"}, default "holm"
         * ``"bonferroni"``: :math:`\min(1, m p_i)`; controls the
@@ -112,11 +114,11 @@ def adjust_pvalues(pvalues, method="holm"):
     [0.03, 0.04, 0.04]
     """
     check_choice(method, ADJUST_METHODS, name="method")
-    p = check_values(pvalues, name="pvalues", min_len=1)
+    p = check_values(p_values, name="p_values", min_len=1)
     outside = np.flatnonzero((p < 0) | (p > 1))
     if len(outside):
         i = int(outside[0])
-        raise ValueError(f"pvalues must be in [0, 1], got {float(p[i])!r} at position {i}")
+        raise ValueError(f"p_values must be in [0, 1], got {float(p[i])!r} at position {i}")
     m = len(p)
     if method == "bonferroni":
         return np.minimum(1.0, p * m)
@@ -143,7 +145,7 @@ class EffectSize:
     ----------
     d_z : float
         Mean of the differences ``b - a`` divided by their standard
-        deviation.
+        deviation; ``float()`` of the result.
     low, high : float
         The ends of the percentile bootstrap interval of ``d_z``.
     mean_difference, sd_difference : float
@@ -166,6 +168,9 @@ class EffectSize:
     n_resamples: int
     seed: object
     method: str = "percentile bootstrap"
+
+    def __float__(self):
+        return float(self.d_z)
 
     def __str__(self):
         return interval_text(f"d_z = {self.d_z:.4f}", self.low, self.high, self.confidence,

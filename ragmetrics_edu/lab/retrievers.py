@@ -7,7 +7,7 @@ lines:
 
 >>> from ragmetrics_edu.lab.datasets import load_cranfield
 >>> cran = load_cranfield()
->>> run = bm25_run(cran.docs, cran.queries, top_k=10)
+>>> run = bm25_run(cran.docs, cran.queries, depth=10)
 >>> len(run), len(run["1"])
 (225, 10)
 
@@ -35,6 +35,7 @@ import numbers
 
 import numpy as np
 
+from .._deprecation import renamed_arguments
 from .._validation import check_choice, check_k
 
 __all__ = ["bm25_run", "dense_run", "rrf", "document_embeddings", "BM25_METHODS"]
@@ -72,8 +73,8 @@ def _texts(items, name, field):
     return ids, texts
 
 
-def _top_k(top_k):
-    return check_k(top_k, name="top_k", allow_none=True)
+def _depth(depth):
+    return check_k(depth, name="depth", allow_none=True)
 
 
 def _ranked(scores):
@@ -96,7 +97,8 @@ def _import_bm25s():
     return bm25s
 
 
-def bm25_run(docs, queries, k1=1.5, b=0.75, top_k=100, method="lucene",
+@renamed_arguments(top_k="depth")
+def bm25_run(docs, queries, k1=1.5, b=0.75, depth=100, method="lucene",
              stopwords="en", stemmer=None, field="text"):
     r"""Rank documents with Okapi BM25 (the ``bm25s`` package).
 
@@ -128,8 +130,10 @@ def bm25_run(docs, queries, k1=1.5, b=0.75, top_k=100, method="lucene",
         Term-frequency saturation.
     b : float, default 0.75
         Length normalisation, 0 (none) to 1 (full).
-    top_k : int or None, default 100
-        Documents kept per query; ``None`` keeps every matching document.
+    depth : int or None, default 100
+        Documents kept per query (the run's depth; a metric's cut-off is its
+        ``k``); ``None`` keeps every matching document.  ``top_k=``, its
+        old name, still works with a DeprecationWarning.
     method : {"lucene", "robertson", "atire", "bm25l", "bm25+"}
         The BM25 variant (``bm25s``'s names).
     stopwords : str, list of str or None, default "en"
@@ -184,7 +188,7 @@ def bm25_run(docs, queries, k1=1.5, b=0.75, top_k=100, method="lucene",
             raise ValueError(f"{name} must be a non-negative number, got {value!r}")
     if not 0 <= b <= 1:
         raise ValueError(f"b must be between 0 and 1, got {b!r}")
-    top_k = _top_k(top_k)
+    depth = _depth(depth)
     doc_ids, doc_texts = _texts(docs, "docs", field)
     qids, query_texts = _texts(queries, "queries", field)
     if not doc_ids:
@@ -199,7 +203,7 @@ def bm25_run(docs, queries, k1=1.5, b=0.75, top_k=100, method="lucene",
     # words, not ids: the index maps them to its own vocabulary
     query_tokens = bm25s.tokenize(query_texts, stopwords=stopwords, stemmer=stemmer,
                                   return_ids=False, show_progress=False)
-    k = len(doc_ids) if top_k is None else min(top_k, len(doc_ids))
+    k = len(doc_ids) if depth is None else min(depth, len(doc_ids))
     found, scores = index.retrieve(query_tokens, k=k, show_progress=False, n_threads=1)
     run = {}
     for qid, rows, values in zip(qids, found, scores):
@@ -268,7 +272,8 @@ def document_embeddings(docs, model=None, field="text", cache=True, kind="docs")
     return encode_sentences(texts, model=model)
 
 
-def dense_run(docs, queries, top_k=100, model=None, field="text", cache=True):
+@renamed_arguments(top_k="depth")
+def dense_run(docs, queries, depth=100, model=None, field="text", cache=True):
     r"""Rank documents by the cosine similarity of sentence embeddings.
 
     .. math::
@@ -284,8 +289,9 @@ def dense_run(docs, queries, top_k=100, model=None, field="text", cache=True):
         ``{docid: text}`` or ``{docid: {field: text, ...}}``.
     queries : dict
         ``{qid: text}``.
-    top_k : int or None, default 100
-        Documents kept per query (``None``: all).
+    depth : int or None, default 100
+        Documents kept per query (``None``: all).  ``top_k=``, its old name,
+        still works with a DeprecationWarning.
     model : str or os.PathLike, optional
         A model folder; default the shipped all-MiniLM-L6-v2.
     field : str, default "text"
@@ -314,11 +320,11 @@ def dense_run(docs, queries, top_k=100, model=None, field="text", cache=True):
     --------
     >>> from ragmetrics_edu.lab.datasets import load_cranfield
     >>> cran = load_cranfield()
-    >>> run = dense_run(cran.docs, cran.queries, top_k=5)   # shipped embeddings
+    >>> run = dense_run(cran.docs, cran.queries, depth=5)   # shipped embeddings
     >>> "486" in run["1"]   # the paper query 1 was written from
     True
     """
-    top_k = _top_k(top_k)
+    depth = _depth(depth)
     doc_ids, _ = _texts(docs, "docs", field)
     qids, _ = _texts(queries, "queries", field)
     if not doc_ids:
@@ -329,7 +335,7 @@ def dense_run(docs, queries, top_k=100, model=None, field="text", cache=True):
     query_vecs = document_embeddings(queries, model=model, field=field, cache=cache,
                                      kind="queries")
     sims = query_vecs @ doc_vecs.T
-    k = len(doc_ids) if top_k is None else min(top_k, len(doc_ids))
+    k = len(doc_ids) if depth is None else min(depth, len(doc_ids))
     run = {}
     for qid, row in zip(qids, sims):
         best = np.argsort(-row, kind="stable")[:k]
@@ -339,12 +345,17 @@ def dense_run(docs, queries, top_k=100, model=None, field="text", cache=True):
 
 # ----------------------------------------------------------------- fusion
 
-def rrf(runs, k=60, top_k=100):
-    r"""Reciprocal rank fusion: add up ``1 / (k + rank)`` over the runs.
+@renamed_arguments(k="rank_constant", top_k="depth")
+def rrf(runs, rank_constant=60, depth=100):
+    r"""Reciprocal rank fusion: add up ``1 / (rank_constant + rank)`` over the runs.
 
     .. math::
 
-        \mathrm{RRF}(d, q) = \sum_{r \in \text{runs}} \frac{1}{k + \mathrm{rank}_r(d, q)}
+        \mathrm{RRF}(d, q) = \sum_{r \in \text{runs}} \frac{1}{c + \mathrm{rank}_r(d, q)}
+
+    with :math:`c` = ``rank_constant`` (Cormack et al. call it :math:`k`;
+    here ``k`` is always a cut-off, so the constant takes Elasticsearch's
+    name, ``rank_constant``).
 
     A document a run does not list adds nothing for that run.
 
@@ -354,11 +365,13 @@ def rrf(runs, k=60, top_k=100):
         The runs to fuse, ``{qid: {docid: score}}`` each (their scores are
         only used to rank).  Document ids must be strings (a ``TypeError``
         names the run and query otherwise), as in trec_eval runs.
-    k : float, default 60
-        The constant of Cormack et al.; larger ``k`` flattens the
-        difference between top and lower ranks.
-    top_k : int or None, default 100
-        Documents kept per query in the fused run.
+    rank_constant : float, default 60
+        The constant of Cormack et al. (their :math:`k`); a larger constant
+        flattens the difference between top and lower ranks.  ``k=``, its
+        old name, still works with a DeprecationWarning.
+    depth : int or None, default 100
+        Documents kept per query in the fused run (``top_k=``, its old name,
+        still works with a DeprecationWarning).
 
     Returns
     -------
@@ -379,7 +392,7 @@ def rrf(runs, k=60, top_k=100):
     --------
     >>> a = {"q": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
     >>> b = {"q": {"d3": 0.9, "d1": 0.5}}
-    >>> fused = rrf([a, b], k=60)
+    >>> fused = rrf([a, b], rank_constant=60)
     >>> round(fused["q"]["d1"], 6)   # rank 1 in a, rank 2 in b: 1/61 + 1/62
     0.032522
     >>> sorted(fused["q"], key=fused["q"].get, reverse=True)
@@ -401,9 +414,10 @@ def rrf(runs, k=60, top_k=100):
         if not hasattr(run, "items"):
             raise TypeError(f"runs[{i}] must be a dict {{qid: {{docid: score}}}}, got "
                             f"{type(run).__name__}")
-    if isinstance(k, bool) or not isinstance(k, numbers.Real) or not math.isfinite(k) or k < 0:
-        raise ValueError(f"k must be a non-negative number, got {k!r}")
-    top_k = _top_k(top_k)
+    if isinstance(rank_constant, bool) or not isinstance(rank_constant, numbers.Real) \
+            or not math.isfinite(rank_constant) or rank_constant < 0:
+        raise ValueError(f"rank_constant must be a non-negative number, got {rank_constant!r}")
+    depth = _depth(depth)
     for i, run in enumerate(runs):
         for qid, scores in run.items():
             if not hasattr(scores, "items"):
@@ -420,12 +434,12 @@ def rrf(runs, k=60, top_k=100):
         for qid, scores in run.items():
             total = fused.setdefault(str(qid), {})
             for rank, docid in enumerate(_ranked(scores), start=1):
-                total[docid] = total.get(docid, 0.0) + 1.0 / (k + rank)
+                total[docid] = total.get(docid, 0.0) + 1.0 / (rank_constant + rank)
     out = {}
     for qid, totals in fused.items():
         ranked = _ranked(totals)
-        if top_k is not None:
-            ranked = ranked[:top_k]
+        if depth is not None:
+            ranked = ranked[:depth]
         out[qid] = {d: totals[d] for d in ranked}
     return out
 

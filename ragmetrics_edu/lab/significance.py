@@ -67,6 +67,7 @@ import numpy as np
 from .._validation import (MAX_RESAMPLES, MIN_DF, check_bootstrap, check_choice,
                            check_group_labels, check_resamples, check_real, check_seed,
                            check_t_df, describe)
+from ._result_text import comparison_text, interval_text, significance_text
 
 __all__ = [
     "bootstrap_ci", "paired_t_test", "randomization_test", "compare_systems",
@@ -94,7 +95,7 @@ class ConfidenceInterval:
     Attributes
     ----------
     mean : float
-        The mean of the values (the point estimate).
+        The mean of the values (the point estimate); ``float()`` of the result.
     low, high : float
         The interval's ends.
     confidence : float
@@ -115,19 +116,12 @@ class ConfidenceInterval:
     seed: object
     method: str = "percentile"
 
+    def __float__(self):
+        return float(self.mean)
+
     def __str__(self):
         return interval_text(f"{self.mean:.4f}", self.low, self.high, self.confidence,
                              f"{self.method} bootstrap", self.n_resamples, self.seed)
-
-
-def interval_text(estimate, low, high, confidence, method, n_resamples, seed):
-    """One line for an estimate and its bootstrap interval, as the lab's results print it.
-
-    >>> interval_text("0.4200", 0.31, 0.5, 0.95, "percentile bootstrap", 1000, 0)
-    '0.4200 [95% CI 0.3100, 0.5000] (percentile bootstrap, 1000 resamples, seed 0)'
-    """
-    return (f"{estimate} [{100 * confidence:g}% CI {low:.4f}, {high:.4f}] "
-            f"({method}, {n_resamples} resamples, seed {seed})")
 
 
 @dataclass(frozen=True)
@@ -165,6 +159,8 @@ class SignificanceResult:
     n_resamples: object = None
     seed: object = None
 
+    __str__ = significance_text
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -196,6 +192,8 @@ class Comparison:
     result: SignificanceResult
     ci: ConfidenceInterval
     qids: tuple = field(repr=False, default=())
+
+    __str__ = comparison_text
 
 
 # ----------------------------------------------------------------- checks

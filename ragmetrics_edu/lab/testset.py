@@ -236,9 +236,9 @@ def testset_report(items, docs=None, k=3, run=None, retriever="bm25",
             docs = load_cranfield().docs
         queries = {rid: q for rid, q, _, _ in records}
         if retriever == "bm25":
-            run = _bm25_run()(docs, queries, top_k=100)
+            run = _bm25_run()(docs, queries, depth=100)
         elif retriever == "dense":
-            run = _dense_run()(docs, queries, top_k=100)
+            run = _dense_run()(docs, queries, depth=100)
         else:
             raise ValueError(f"retriever must be 'bm25' or 'dense', got {_describe(retriever)}")
         name = "BM25" if retriever == "bm25" else "dense retrieval (MiniLM)"

@@ -1,4 +1,4 @@
-"""The models, leaves of the package: they import nothing of it but ``_validation``.
+"""The models, leaves of the package: they import nothing of it but ``_validation`` and ``_lazy``.
 
 :mod:`.minilm` is the transformer (BERT, all-MiniLM-L6-v2) written in
 NumPy, to read next to notebook 06: reading a model folder, the forward
@@ -15,16 +15,7 @@ its weights with :mod:`.llm_weights`, its tokenizer and chat template with
 heavy is imported until a model is first used.
 """
 
-from importlib import import_module as _import_module
+from .._lazy import lazy_attributes as _lazy_attributes
 
-_MODULES = {"minilm", "loading", "decoder", "gguf", "llm_weights", "chat", "sampling"}
-
-
-def __getattr__(name):
-    if name in _MODULES:
-        return _import_module(f".{name}", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | _MODULES)
+__getattr__, __dir__ = _lazy_attributes(__name__, modules={
+    "minilm", "loading", "decoder", "gguf", "llm_weights", "chat", "sampling"})

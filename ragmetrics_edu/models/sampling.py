@@ -105,6 +105,19 @@ class ContinuationDistribution:
     def most_likely(self):
         return self.continuations[int(np.argmax(self.probabilities))]
 
+    def __str__(self):
+        return distribution_text(self.continuations, self.probabilities, self.mass)
+
+
+def distribution_text(labels, probabilities, mass):
+    """One line of a distribution over a few labels, and the mass they had before renormalising.
+
+    >>> distribution_text(["yes", "no"], [0.75, 0.25], 0.9)
+    "'yes' 0.7500, 'no' 0.2500 (mass 0.9000 before renormalising)"
+    """
+    shown = ", ".join(f"{label!r} {float(p):.4f}" for label, p in zip(labels, probabilities))
+    return f"{shown} (mass {mass:.4f} before renormalising)"
+
 
 
 def log_softmax(logits, temperature):

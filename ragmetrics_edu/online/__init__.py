@@ -9,3 +9,8 @@ test (``ab_test``) or by interleaving their rankings (``interleaving``), and
 logged clicks estimate a ranker that was never shown (``counterfactual``).
 Every score is higher-is-better; every random function takes ``seed``.
 """
+
+from .._lazy import lazy_attributes as _lazy_attributes
+
+__getattr__, __dir__ = _lazy_attributes(__name__, modules={
+    "click_models", "metrics", "ab_test", "interleaving", "counterfactual"})

@@ -34,6 +34,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from .._deprecation import renamed_attribute
 from .._validation import check_choice, check_min_alpha, check_real, describe, upper_normal_quantile
 from .._validation import (INT64_MAX, check_count, check_flag, check_probability, check_simulated,
                            rng_from)
@@ -251,23 +252,29 @@ def ab_sample_size(p_a, p_b, alpha=0.05, power=0.8, *, method="arcsine", round_u
 class ZTest:
     """The result of :func:`two_proportion_z_test`.
 
-    ``difference`` is :math:`p_B - p_A`; ``ci_low`` and ``ci_high`` its Wald
-    interval at ``confidence``.
+    ``difference`` is :math:`p_B - p_A`; ``low`` and ``high`` its Wald
+    interval at ``confidence``.  (``pvalue``, ``ci_low`` and ``ci_high``,
+    the old names of ``p_value``, ``low`` and ``high``, still read, with a
+    DeprecationWarning.)
     """
 
     p_a: float
     p_b: float
     difference: float
     statistic: float
-    pvalue: float
-    ci_low: float
-    ci_high: float
+    p_value: float
+    low: float
+    high: float
     confidence: float
+
+    pvalue = renamed_attribute("pvalue", "p_value")
+    ci_low = renamed_attribute("ci_low", "low")
+    ci_high = renamed_attribute("ci_high", "high")
 
     def __str__(self):
         return (f"CTR A {self.p_a:.4f}, B {self.p_b:.4f}: B - A = {self.difference:+.4f} "
-                f"[{self.ci_low:+.4f}, {self.ci_high:+.4f}] ({self.confidence:.0%} Wald), "
-                f"z = {self.statistic:.3f}, p = {self.pvalue:.4g} (two-sided, pooled)")
+                f"[{self.low:+.4f}, {self.high:+.4f}] ({self.confidence:.0%} Wald), "
+                f"z = {self.statistic:.3f}, p = {self.p_value:.4g} (two-sided, pooled)")
 
 
 def _check_counts(clicks, n, which):
@@ -322,9 +329,9 @@ def two_proportion_z_test(clicks_a, n_a, clicks_b, n_b, confidence=0.95):
     --------
     >>> from ragmetrics_edu.online.ab_test import two_proportion_z_test
     >>> t = two_proportion_z_test(100, 1000, 130, 1000)
-    >>> round(t.difference, 4), round(t.statistic, 4), round(t.pvalue, 4)
+    >>> round(t.difference, 4), round(t.statistic, 4), round(t.p_value, 4)
     (0.03, 2.1027, 0.0355)
-    >>> round(t.ci_low, 4), round(t.ci_high, 4)
+    >>> round(t.low, 4), round(t.high, 4)
     (0.0021, 0.0579)
     """
     clicks_a, n_a = _check_counts(clicks_a, n_a, "a")
@@ -342,16 +349,16 @@ def two_proportion_z_test(clicks_a, n_a, clicks_b, n_b, confidence=0.95):
         pvalue = 2.0 * _normal_sf(abs(statistic))
     z = upper_normal_quantile((1.0 - confidence) / 2.0)
     half = z * math.sqrt(p_a * (1.0 - p_a) / n_a + p_b * (1.0 - p_b) / n_b)
-    return ZTest(p_a=p_a, p_b=p_b, difference=diff, statistic=statistic, pvalue=pvalue,
-                 ci_low=diff - half, ci_high=diff + half, confidence=confidence)
+    return ZTest(p_a=p_a, p_b=p_b, difference=diff, statistic=statistic, p_value=pvalue,
+                 low=diff - half, high=diff + half, confidence=confidence)
 
 
 @dataclass(frozen=True)
 class Peeking:
     """The result of :func:`peeking_false_positive_rate`.
 
-    ``false_positive_rate`` stops at the first day with p < alpha;
-    ``fixed_horizon_rate`` tests once, on the last day; ``first_significant_day``
+    ``false_positive_rate`` (``float()`` of the result) stops at the first day
+    with p < alpha; ``fixed_horizon_rate`` tests once, on the last day; ``first_significant_day``
     counts, for days 1, 2, ..., the experiments first significant on that day.
     """
 
@@ -361,6 +368,9 @@ class Peeking:
     days: int
     n_experiments: int
     first_significant_day: np.ndarray
+
+    def __float__(self):
+        return float(self.false_positive_rate)
 
     def __str__(self):
         return (f"A/A tests, {self.days} daily looks, alpha {self.alpha}: "

@@ -148,6 +148,11 @@ class OnlineMetrics:
             )
         return float(self.clicks_per_rank[:k].sum())
 
+    def __str__(self):
+        return (f"session CTR {self.ctr:.4f}, {self.clicks:.4f} clicks per session, abandonment "
+                f"{self.abandonment:.4f}, first-click RR {self.first_click_rr:.4f} "
+                f"({len(self.clicks_per_rank)} ranks)")
+
 
 @dataclass(frozen=True)
 class ClickLog:
@@ -177,6 +182,13 @@ class ClickLog:
         seen = self.examined[:, ::-1]
         depth = self.examined.shape[1]
         return np.where(seen.any(axis=1), depth - seen.argmax(axis=1), 0)
+
+    def __str__(self):
+        n = max(self.n_sessions, 1)
+        return (f"{self.n_sessions} sessions of {self.model} users on {self.clicks.shape[1]} ranks: "
+                f"{self.clicks.any(axis=1).sum() / n:.4f} with a click, "
+                f"{self.clicks.sum() / n:.4f} clicks and {self.examined.sum() / n:.2f} ranks "
+                f"examined per session")
 
 
 def _first_clicks_from(clicks_per_rank_if_independent):
@@ -546,6 +558,11 @@ class Scan:
     running_ctr: np.ndarray = field(repr=False)
     expected_ctr: float
     log: ClickLog = field(repr=False)
+
+    def __str__(self):
+        running = f"{self.running_ctr[-1]:.4f}" if len(self.running_ctr) else "none"
+        return (f"{self.log.n_sessions} sessions replayed in {len(self.events)} steps: session "
+                f"CTR {running} so far, {self.expected_ctr:.4f} expected ({self.log.model} users)")
 
 
 def scan_ranking(model, rels, n_sessions=1, seed=0, depth=None):

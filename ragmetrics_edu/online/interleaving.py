@@ -108,6 +108,11 @@ class Interleaving:
         a, b = self.credit(clicks)
         return int(np.sign(b - a))
 
+    def __str__(self):
+        shown = ", ".join(f"{doc} ({team})" for doc, team in zip(self.ranking[:10], self.teams))
+        more = f", ... ({len(self.ranking)} documents)" if len(self.ranking) > 10 else ""
+        return f"{self.method.replace('_', ' ')} interleaving: {shown}{more}"
+
 
 def team_draft_interleave(ranking_a, ranking_b, seed=0, length=None):
     r"""Team-draft interleaving (Radlinski, Kurup and Joachims 2008).

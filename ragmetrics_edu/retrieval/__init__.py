@@ -13,17 +13,8 @@ tied scores, and :mod:`.frames` data frames in.  The parts import
 ``_validation`` and each other only.
 """
 
-from importlib import import_module as _import_module
+from .._lazy import lazy_attributes as _lazy_attributes
 
-_MODULES = {"order_unaware", "order_aware", "graded", "user_models", "incomplete", "batch", "trec",
-            "conventions", "tied_scores", "frames"}
-
-
-def __getattr__(name):
-    if name in _MODULES:
-        return _import_module(f".{name}", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | _MODULES)
+__getattr__, __dir__ = _lazy_attributes(__name__, modules={
+    "order_unaware", "order_aware", "graded", "user_models", "incomplete", "batch", "trec",
+    "conventions", "tied_scores", "frames"})

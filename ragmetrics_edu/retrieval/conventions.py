@@ -85,6 +85,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecation import warn_renamed
 from .._validation import check_choice, check_k, check_nested, describe_int
 from .batch.registry import (GAINS, LEVEL_SCOPES, METRICS, MISSING_POLICIES, PRESET_FAMILIES,
                              WHEN_DECLARED, WITHOUT_RELEVANT, check_metrics, families_of,
@@ -367,8 +368,8 @@ PRESETS = {
         where="https://github.com/usnistgov/trec_eval: README, option -c",
     ),
     # trec_eval 10.0 differs in one choice: it keeps a score as a C double
-    "trec_eval10": _TREC_EVAL.replace(
-        name="trec_eval10",
+    "trec_eval_10": _TREC_EVAL.replace(
+        name="trec_eval_10",
         library="trec_eval 10.0 (scores compared as C doubles)",
         scores="float64",
         where=(
@@ -455,7 +456,15 @@ PRESETS = {
         ),
     ),
 }
-"""The presets, by name.  ``PRESETS[name].where`` says where each choice is made."""
+"""The presets, by name.  ``PRESETS[name].where`` says where each choice is made.
+
+A preset is named after its library, a variant after an underscore: an option
+(``trec_eval_c``, trec_eval -c) or a version (``trec_eval_10``, as the
+precision-recall conventions ``"trec_eval_9"`` and ``"trec_eval_10"`` of
+:func:`~ragmetrics_edu.retrieval.order_aware.interpolated_precision`)."""
+
+RENAMED_PRESETS = {"trec_eval10": "trec_eval_10"}
+"""Old names of presets: still read, with a DeprecationWarning naming the new one."""
 
 
 def _presets_follow(declaration, added):
@@ -480,10 +489,13 @@ def get_preset(conventions):
     >>> get_preset("pyserini")
     Traceback (most recent call last):
     ...
-    ValueError: conventions must be one of 'trec_eval', 'trec_eval_c', 'trec_eval10', 'ranx', 'sklearn', 'seeds', 'gdeval', 'ragas' or a Conventions, got 'pyserini'
+    ValueError: conventions must be one of 'trec_eval', 'trec_eval_c', 'trec_eval_10', 'ranx', 'sklearn', 'seeds', 'gdeval', 'ragas' or a Conventions, got 'pyserini'
     """
     if isinstance(conventions, Conventions):
         return conventions
+    if isinstance(conventions, str) and conventions in RENAMED_PRESETS:
+        warn_renamed(f"the preset {conventions!r} is renamed {RENAMED_PRESETS[conventions]!r}")
+        conventions = RENAMED_PRESETS[conventions]
     if not isinstance(conventions, str) or conventions not in PRESETS:
         known = ", ".join(repr(p) for p in PRESETS)
         raise ValueError(
@@ -499,7 +511,7 @@ def rank(doc_scores, conventions="trec_eval"):
 
     The one readable definition of the order of a ranking: trec_eval's is
     highest score first, scores compared as 32-bit floats (trec_eval 9.x
-    stores them in a C ``float``; doubles for ``"trec_eval10"``), ties
+    stores them in a C ``float``; doubles for ``"trec_eval_10"``), ties
     broken by document id, larger id first (``"b"`` before ``"a"``, ``"9"``
     before ``"10"``).  :func:`ragmetrics_edu.retrieval.trec.trec_order` is
     this order, and the fast path of :func:`ragmetrics_edu.evaluate` is
@@ -527,7 +539,7 @@ def rank(doc_scores, conventions="trec_eval"):
     >>> nearly = {"b": 1.0, "a": 1.0 + 1e-12}
     >>> rank(nearly, "trec_eval")  # equal as float32: a tie, and "b" > "a"
     ['b', 'a']
-    >>> rank(nearly, "trec_eval10")  # trec_eval 10.0 compares doubles
+    >>> rank(nearly, "trec_eval_10")  # trec_eval 10.0 compares doubles
     ['a', 'b']
     >>> rank(nearly, "ranx")  # float64: a scores higher
     ['a', 'b']
@@ -724,7 +736,7 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval", *, relevance_level
         ERR, bpref and the others are scored by :func:`ragmetrics_edu.evaluate`).
     conventions : str or Conventions, default "trec_eval"
         A key of :data:`PRESETS` (``"trec_eval"``, ``"trec_eval_c"``,
-        ``"trec_eval10"``, ``"ranx"``, ``"sklearn"``, ``"seeds"``,
+        ``"trec_eval_10"``, ``"ranx"``, ``"sklearn"``, ``"seeds"``,
         ``"gdeval"``, ``"ragas"``) or your own :class:`Conventions`
         (``PRESETS["ranx"].replace(gain="exponential")``).
     relevance_level : int, optional

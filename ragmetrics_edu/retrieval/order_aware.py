@@ -475,6 +475,13 @@ class PrecisionRecallCurve:
     n_relevant: int
     convention: str
 
+    def __str__(self):
+        found = int(np.count_nonzero(self.relevant))
+        levels = " ".join(f"{p:.4f}" for p in self.interpolated_at_levels)
+        return (f"precision-recall curve of {len(self.ranks)} ranks, {found} of R = "
+                f"{self.n_relevant} relevant found; interpolated precision at recall "
+                f"0.0, 0.1, ..., 1.0 ({self.convention}): {levels}")
+
 
 def _interpolated_at(precision, hits, n_relevant, recall, convention):
     """Interpolated precision at one recall level (arguments already checked).

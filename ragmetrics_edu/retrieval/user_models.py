@@ -25,10 +25,12 @@ The conventions that differ between libraries:
   provider); other code uses the largest grade of the collection or of the
   query, which changes every value.  A grade above ``max_grade`` is an
   error (gdeval stops with a format error too).
-* **RBP's gain.**  Binary by default, a grade >= 1 is relevant: the
+* **RBP's relevance.**  Binary by default, a grade >= 1 is relevant: the
   ``cwl-eval`` package through ir_measures (``RBP(p=0.8, rel=1)``).
-  ``gain="graded"`` uses grade / ``max_grade`` (Moffat and Zobel's graded
-  form; cwl-eval scales grades in the same way).
+  ``relevance="graded"`` uses grade / ``max_grade`` (Moffat and Zobel's
+  graded form; cwl-eval scales grades in the same way).  (``gain`` names
+  DCG's gain function, linear or exponential, in :mod:`.graded`; ``gain=``,
+  the old name of this argument, still works with a DeprecationWarning.)
 * **RBP's residual.**  Moffat and Zobel report RBP as "score + residual":
   the weight of the ranks whose relevance is unknown, the unjudged ones and
   every rank beyond the end of the ranking.  The true RBP of the run lies
@@ -43,13 +45,21 @@ import numbers
 
 import numpy as np
 
+from .._deprecation import renamed_arguments, warn_renamed
 from .._validation import check_choice, check_judged_rels, check_k, check_real, describe
 
-__all__ = ["err_at_k", "rank_biased_precision", "rbp_residual", "RBP_GAINS", "check_persistence",
-           "check_max_grade", "MAX_GRADE_LIMIT"]
+__all__ = ["err_at_k", "rank_biased_precision", "rbp_residual", "RBP_RELEVANCE",
+           "check_persistence", "check_max_grade", "MAX_GRADE_LIMIT"]
 
-RBP_GAINS = ("binary", "graded")
-"""Names of RBP's gains (see :func:`rank_biased_precision`)."""
+RBP_RELEVANCE = ("binary", "graded")
+"""How RBP reads a grade: relevant or not, or graded (see :func:`rank_biased_precision`)."""
+
+
+def __getattr__(name):
+    if name == "RBP_GAINS":  # the old name of RBP_RELEVANCE
+        warn_renamed("RBP_GAINS is renamed RBP_RELEVANCE")
+        return RBP_RELEVANCE
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 MAX_GRADE_LIMIT = 1023
@@ -185,7 +195,8 @@ def _rbp_weights(n, p):
     return (1.0 - p) * np.power(p, np.arange(n, dtype=np.float64))
 
 
-def rank_biased_precision(rels, p=0.8, *, gain="binary", max_grade=4):
+@renamed_arguments(gain="relevance")
+def rank_biased_precision(rels, p=0.8, *, relevance="binary", max_grade=4):
     r"""Rank-biased precision (RBP): the gain per document read by a user of patience p.
 
     Parameters
@@ -198,12 +209,13 @@ def rank_biased_precision(rels, p=0.8, *, gain="binary", max_grade=4):
         Persistence, strictly between 0 and 1: the probability of going on
         to the next document.  The user reads :math:`1 / (1 - p)` documents
         on average (5 for p = 0.8).
-    gain : {"binary", "graded"}, default "binary"
-        ``"binary"``: a grade >= 1 gains 1, anything else 0 (``cwl-eval``'s
-        RBP, ir_measures ``RBP(p=0.8, rel=1)``).  ``"graded"``: grade /
-        ``max_grade``, negative grades 0.
+    relevance : {"binary", "graded"}, default "binary"
+        How a grade gains: ``"binary"``, a grade >= 1 gains 1, anything else
+        0 (``cwl-eval``'s RBP, ir_measures ``RBP(p=0.8, rel=1)``);
+        ``"graded"``, grade / ``max_grade``, negative grades 0.  (Its old
+        name ``gain=`` still works, with a DeprecationWarning.)
     max_grade : float, default 4
-        The top of the grading scale, for ``gain="graded"``; it must be at
+        The top of the grading scale, for ``relevance="graded"``; it must be at
         least the largest grade in ``rels``.
 
     Returns
@@ -252,13 +264,13 @@ def rank_biased_precision(rels, p=0.8, *, gain="binary", max_grade=4):
     0.625
     >>> round(rank_biased_precision(rels, p=0.8), 4)  # 0.2 * (1 + 0.8**2)
     0.328
-    >>> round(rank_biased_precision([4, 2], p=0.5, gain="graded"), 4)  # 0.5 * (4/4 + 0.5 * 2/4)
+    >>> round(rank_biased_precision([4, 2], p=0.5, relevance="graded"), 4)  # 0.5 * (4/4 + 0.5 * 2/4)
     0.625
     """
     grades = check_judged_rels(rels)
     p = check_persistence(p)
-    check_choice(gain, RBP_GAINS, name="gain")
-    if gain == "binary":
+    check_choice(relevance, RBP_RELEVANCE, name="relevance")
+    if relevance == "binary":
         gains = (grades >= 1).astype(np.float64)  # nan >= 1 is False
     else:
         max_grade = _check_max_grade(max_grade, grades, "RBP")

@@ -87,9 +87,9 @@ def expected_values(judgements, rels, convention="trec_eval_9"):
     for p in (0.5, 0.8, 0.95):
         out[f"rbp(p={p})"] = rank_biased_precision(rels, p)
         out[f"rbp_residual(p={p})"] = rbp_residual(rels, p)
-        out[f"rbp(p={p}, gain=graded)"] = rank_biased_precision(rels, p, gain="graded")
+        out[f"rbp(p={p}, relevance=graded)"] = rank_biased_precision(rels, p, relevance="graded")
     out["rbp"] = rank_biased_precision(rels)
-    out["rbp(gain=graded,max_grade=5)"] = rank_biased_precision(rels, gain="graded", max_grade=5)
+    out["rbp(relevance=graded,max_grade=5)"] = rank_biased_precision(rels, relevance="graded", max_grade=5)
     return out
 
 
@@ -113,7 +113,7 @@ def test_trec_eval10_reads_recall_levels_as_trec_eval_10():
     rng = np.random.default_rng(6)
     run = {q: {d: s + float(rng.choice([0.0, 1e-12, 2e-12])) for d, s in docs.items()}
            for q, docs in run.items()}
-    report = rm.evaluate(qrels, run, NAMES, conventions="trec_eval10")
+    report = rm.evaluate(qrels, run, NAMES, conventions="trec_eval_10")
     differs = 0
     for qid, values in report.per_query.items():
         rels = ranked(qrels[qid], run[qid], precision="float64")
@@ -237,8 +237,8 @@ def test_names_with_parameters_and_defaults():
     ("rbp(p=1)", r"rbp: the persistence p must be strictly between 0 and 1, got p=1.0"),
     ("rbp(p=0)", r"strictly between 0 and 1, got p=0.0 in metric 'rbp\(p=0\)'"),
     ("rbp_residual(p=1.5)", r"rbp_residual: the persistence p .* got p=1.5"),
-    ("rbp(p=0.8, gain=linear)", "the gain of 'rbp.*' must be one of 'binary', 'graded'"),
-    ("rbp(q=0.8)", r"rbp takes the parameters p=..., gain=..., max_grade=..., got 'q=0.8'"),
+    ("rbp(p=0.8, relevance=linear)", "the relevance of 'rbp.*' must be one of 'binary', 'graded'"),
+    ("rbp(q=0.8)", r"rbp takes the parameters p=..., relevance=..., max_grade=..., got 'q=0.8'"),
     ("err(max_grade=0)@10", "err: max_grade must be a positive number, got 0.0"),
     ("err(max_grade=2000)@10", "err: max_grade must be at most 1023"),
     ("err(max_grade=1" + "0" * 400 + ")@10", r"max_grade must be a decimal number .*\(4\d\d characters\)"),
@@ -253,7 +253,7 @@ def test_bad_names_say_the_metric_and_the_value(name, message):
         rm.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, [name])
 
 
-@pytest.mark.parametrize("name", ["err@10", "rbp(gain=graded)", "err(max_grade=3)"])
+@pytest.mark.parametrize("name", ["err@10", "rbp(relevance=graded)", "err(max_grade=3)"])
 def test_max_grade_below_a_grade_of_the_qrels(name):
     # grade 5 is in the qrels but not retrieved: still above the scale's top
     qrels = {"q": {"a": 1, "z": 5}}

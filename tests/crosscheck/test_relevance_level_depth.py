@@ -177,7 +177,7 @@ def _read_case(name):
     ("level_depth.l2.trec_eval9.txt", 2, None, "trec_eval"),
     ("level_depth.l2M5.trec_eval9.txt", 2, 5, "trec_eval"),
     ("level_depth.l3M8.trec_eval9.txt", 3, 8, "trec_eval"),
-    ("level_depth.l2M5.trec_eval10.txt", 2, 5, "trec_eval10"),
+    ("level_depth.l2M5.trec_eval10.txt", 2, 5, "trec_eval_10"),
 ])
 def test_level_and_depth_equal_trec_eval(file, level, depth, preset):
     qrels, run, expected = _read_case(file)

@@ -154,7 +154,7 @@ def test_ranx_refuses_what_it_cannot_store():
             ranx.Qrels({"q": {"a": grade}})
 
 
-@pytest.mark.parametrize("preset", ["trec_eval", "trec_eval_c", "trec_eval10", "seeds", "ragas"])
+@pytest.mark.parametrize("preset", ["trec_eval", "trec_eval_c", "trec_eval_10", "seeds", "ragas"])
 def test_integer_presets_refuse_a_fractional_grade_and_read_2_0_as_2(preset):
     # pytrec_eval refuses 2.5 ("Expected relevance to be integer"); these
     # presets used to cut it to 2 silently
@@ -167,7 +167,7 @@ def test_integer_presets_refuse_a_fractional_grade_and_read_2_0_as_2(preset):
 
 def test_every_preset_says_how_it_reads_grades():
     assert {name: conv.grades for name, conv in PRESETS.items()} == {
-        "trec_eval": "integer", "trec_eval_c": "integer", "trec_eval10": "integer",
+        "trec_eval": "integer", "trec_eval_c": "integer", "trec_eval_10": "integer",
         "ranx": "truncated", "sklearn": "real", "seeds": "integer", "gdeval": "integer",
         "ragas": "integer"}
     # where each library does it, said where the presets are documented

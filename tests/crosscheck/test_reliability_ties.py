@@ -261,7 +261,7 @@ def test_packed_keys_rank_as_sorted(ids, scores, grades, n_queries, unretrieved)
             assert values[metric] == pytest.approx(expected, abs=1e-12), (qid, metric)
 
 
-@pytest.mark.parametrize("conventions", ["trec_eval", "trec_eval10"])
+@pytest.mark.parametrize("conventions", ["trec_eval", "trec_eval_10"])
 def test_packed_keys_give_pytrec_eval_values_on_many_queries(conventions):
     # 300 queries of 40 documents, ids of at most 7 bytes (the hostile ones
     # and "d0" to "d199"), integer scores 0-4 (float32 and double keys):

@@ -228,7 +228,7 @@ TEXT = st.text(alphabet="abc d.,", max_size=20)
 def test_properties(hyp, refs, word_order):
     s = rm.sentence_chrf(hyp, refs, word_order=word_order).score
     assert 0.0 <= s <= 1.0 + 1e-12
-    # a hypothesis that is one of its references scores 1 (if it has characters)
+    # a candidate that is one of its references scores 1 (if it has characters)
     if "".join(hyp.split()):
         assert rm.sentence_chrf(hyp, refs + [hyp], word_order=word_order).score == \
             pytest.approx(1.0, abs=1e-12)
@@ -251,19 +251,19 @@ def test_bad_input_names_the_argument():
         rm.chrf(["a"], ["a"], word_order=-1)
     with pytest.raises(ValueError, match="beta must be a positive finite number, got 0"):
         rm.chrf(["a"], ["a"], beta=0)
-    with pytest.raises(ValueError, match="hypotheses must hold at least one"):
+    with pytest.raises(ValueError, match="candidates must hold at least one"):
         rm.chrf([], [])
-    with pytest.raises(TypeError, match="hypotheses must be a list"):
+    with pytest.raises(TypeError, match="candidates must be a list"):
         rm.chrf("a cat", ["a cat"])
-    with pytest.raises(ValueError, match=r"got 1 for 2 hypotheses.*zip\(\*streams\)"):
+    with pytest.raises(ValueError, match=r"got 1 for 2 candidates.*zip\(\*streams\)"):
         rm.chrf(["a", "b"], [["a", "b"]])
     with pytest.raises(TypeError, match=r"references\[0\]\[0\] must be a string.*nested"):
         rm.chrf(["a cat"], [[["a", "cat"]]])
     with pytest.raises(ValueError, match=r"references\[1\] must hold at least one"):
         rm.chrf(["a", "b"], [["a"], []])
-    with pytest.raises(TypeError, match=r"hypotheses\[0\] must be a string.*nested"):
+    with pytest.raises(TypeError, match=r"candidates\[0\] must be a string.*nested"):
         rm.chrf([["a", "cat"]], ["a cat"])
-    with pytest.raises(TypeError, match="hypothesis must be a string"):
+    with pytest.raises(TypeError, match="candidate must be a string"):
         rm.sentence_chrf(["a"], "a")
     with pytest.raises(ValueError, match="references must hold at least one"):
         rm.sentence_chrf("a", [])

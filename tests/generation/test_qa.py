@@ -230,9 +230,9 @@ def test_properties(pred, refs):
 # ---------------------------------------------------------------------------
 
 def test_bad_input_names_the_argument():
-    with pytest.raises(TypeError, match="prediction must be a string"):
+    with pytest.raises(TypeError, match="candidate must be a string"):
         rm.exact_match(["Paris"], ["Paris"])
-    with pytest.raises(TypeError, match="prediction must be a string"):
+    with pytest.raises(TypeError, match="candidate must be a string"):
         rm.token_f1(None, ["Paris"])
     with pytest.raises(ValueError, match=r"references must hold at least one.*\[''\]"):
         rm.token_f1("Paris", [])
@@ -242,13 +242,13 @@ def test_bad_input_names_the_argument():
         rm.exact_match("Paris", {"Paris"})
     with pytest.raises(ValueError, match="convention must be one of.*'squad-v3'"):
         rm.token_f1("Paris", "Paris", convention="squad-v3")
-    with pytest.raises(ValueError, match="predictions must hold at least one"):
+    with pytest.raises(ValueError, match="candidates must hold at least one"):
         rm.corpus_token_f1([], [])
-    with pytest.raises(ValueError, match="got 1 for 2 predictions"):
+    with pytest.raises(ValueError, match="got 1 for 2 candidates"):
         rm.corpus_exact_match(["a", "b"], [["a", "b"]])
-    with pytest.raises(TypeError, match="predictions must be a list"):
+    with pytest.raises(TypeError, match="candidates must be a list"):
         rm.corpus_exact_match("Paris", ["Paris"])
-    with pytest.raises(TypeError, match=r"predictions\[1\] must be a string"):
+    with pytest.raises(TypeError, match=r"candidates\[1\] must be a string"):
         rm.corpus_token_f1(["a", 3], ["a", "b"])
     with pytest.raises(TypeError, match=r"references\[0\]\[0\] must be a string, got list"):
         rm.corpus_token_f1(["a"], [[["a"]]])

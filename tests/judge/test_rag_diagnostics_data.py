@@ -53,8 +53,8 @@ def test_the_hand_labelled_answers_are_notebook_11s(hand):
     cran = rm.load_cranfield()
     qa = {it.id: it for it in rm.load_cranfield_qa()}
     queries = qa_queries(list(qa.values()))
-    fusion = rr.rrf([rr.bm25_run(cran.docs, queries, top_k=100),
-                     rr.dense_run(cran.docs, queries, top_k=100)], k=60, top_k=100)
+    fusion = rr.rrf([rr.bm25_run(cran.docs, queries, depth=100),
+                     rr.dense_run(cran.docs, queries, depth=100)], rank_constant=60, depth=100)
     answerer = rm.ExtractiveAnswerer()
     answerer.prepare(list(queries.values()))
     shipped = json.loads(importlib.resources.files("ragmetrics_edu").joinpath(

@@ -67,7 +67,7 @@ def test_bm25_matches_formula_on_random_texts():
         queries = {f"q{j}": " ".join(rng.choice(vocab, size=int(rng.integers(1, 4))))
                    for j in range(3)}
         k1, b = float(rng.uniform(0.5, 2)), float(rng.uniform(0, 1))
-        run = bm25_run(docs, queries, k1=k1, b=b, top_k=None)
+        run = bm25_run(docs, queries, k1=k1, b=b, depth=None)
         for q, text in queries.items():
             ref = _bm25_reference(docs, text, k1, b)
             assert set(run[q]) == set(ref)
@@ -76,7 +76,7 @@ def test_bm25_matches_formula_on_random_texts():
 
 
 def test_bm25_on_cranfield(cran):
-    run = bm25_run(cran.docs, cran.queries, top_k=100)
+    run = bm25_run(cran.docs, cran.queries, depth=100)
     assert list(run) == list(cran.queries)
     assert all(0 < len(r) <= 100 for r in run.values())
     for r in run.values():
@@ -106,7 +106,7 @@ def test_bm25_options(cran):
     # stop words: "in" is not a word of two letters only... "the" query matches nothing with "en"
     assert bm25_run({"x": "the wing", "y": "a slab"}, {"q": "the"})["q"] == {}
     assert set(bm25_run({"x": "the wing", "y": "a slab"}, {"q": "the"}, stopwords=None)["q"]) == {"x"}
-    assert len(bm25_run(cran.docs, {"q": "flow"}, top_k=3)["q"]) == 3
+    assert len(bm25_run(cran.docs, {"q": "flow"}, depth=3)["q"]) == 3
     assert bm25_run(docs, {}) == {}
     for method in retrievers.BM25_METHODS:
         assert "b" in bm25_run(docs, {"q": "slab"}, method=method)["q"]
@@ -116,7 +116,7 @@ def test_bm25_options(cran):
     ({"method": "bm42"}, ValueError, "method must be one of 'lucene'"),
     ({"b": 1.5}, ValueError, "b must be between 0 and 1, got 1.5"),
     ({"k1": -1}, ValueError, "k1 must be a non-negative number, got -1"),
-    ({"top_k": 0}, ValueError, "top_k must be a positive integer, got 0"),
+    ({"depth": 0}, ValueError, "depth must be a positive integer, got 0"),
 ])
 def test_bm25_rejects(kwargs, exc, msg):
     with pytest.raises(exc, match=msg):
@@ -137,29 +137,29 @@ def test_bm25_rejects_inputs():
 def test_rrf_hand_example():
     a = {"q": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
     b = {"q": {"d3": 0.9, "d1": 0.5}}
-    fused = rrf([a, b], k=60)
+    fused = rrf([a, b], rank_constant=60)
     # d1: 1/61 + 1/62; d3: 1/63 + 1/61; d2: 1/62 (absent from b)
     assert fused["q"]["d1"] == pytest.approx(1 / 61 + 1 / 62)
     assert fused["q"]["d3"] == pytest.approx(1 / 63 + 1 / 61)
     assert fused["q"]["d2"] == pytest.approx(1 / 62)
     assert list(fused["q"]) == ["d1", "d3", "d2"]
     # named runs are accepted too
-    assert rrf({"bm25": a, "dense": b}, k=60) == fused
+    assert rrf({"bm25": a, "dense": b}, rank_constant=60) == fused
 
 
 def test_rrf_ties_follow_trec_eval():
     # equal scores: the larger document id ranks first ("b" before "a")
-    fused = rrf([{"q": {"a": 1.0, "b": 1.0}}], k=0)
+    fused = rrf([{"q": {"a": 1.0, "b": 1.0}}], rank_constant=0)
     assert fused["q"] == {"b": 1.0, "a": 0.5}  # 1/(0 + 1), 1/(0 + 2)
 
 
-def test_rrf_top_k_and_queries():
+def test_rrf_depth_and_queries():
     a = {"q1": {f"d{i}": float(i) for i in range(10)}}
     b = {"q2": {"x": 1.0}}
-    fused = rrf([a, b], top_k=3)
+    fused = rrf([a, b], depth=3)
     assert list(fused["q1"]) == ["d9", "d8", "d7"] and fused["q2"] == {"x": 1 / 61}
-    with pytest.raises(ValueError, match="k must be a non-negative number, got -1"):
-        rrf([a], k=-1)
+    with pytest.raises(ValueError, match="rank_constant must be a non-negative number, got -1"):
+        rrf([a], rank_constant=-1)
     with pytest.raises(ValueError, match="runs must hold at least one run"):
         rrf([])
     with pytest.raises(TypeError, match=r"runs\[1\] must be a dict"):
@@ -174,13 +174,13 @@ def test_rrf_top_k_and_queries():
        st.integers(0, 100))
 def test_rrf_properties(rankings, k):
     runs = [{"q": r} for r in rankings]
-    fused = rrf(runs, k=k, top_k=None)["q"]
+    fused = rrf(runs, rank_constant=k, depth=None)["q"]
     # every document of any run, nothing else
     assert set(fused) == set().union(*rankings)
     # the order of the runs does not matter
-    assert rrf(runs[::-1], k=k, top_k=None)["q"] == pytest.approx(fused)
+    assert rrf(runs[::-1], rank_constant=k, depth=None)["q"] == pytest.approx(fused)
     # one run: the fused order is the run's order (score desc, docid desc)
-    single = rrf(runs[:1], k=k, top_k=None)["q"]
+    single = rrf(runs[:1], rank_constant=k, depth=None)["q"]
     expected = sorted(rankings[0], key=lambda d: (-rankings[0][d], [-ord(c) for c in d]))
     assert list(single) == expected
     assert list(fused.values()) == sorted(fused.values(), reverse=True)
@@ -238,7 +238,7 @@ def test_cache_is_used_only_for_the_cranfield_texts(cran, monkeypatch):
 
 
 def test_dense_run_on_cranfield(cran):
-    run = dense_run(cran.docs, cran.queries, top_k=100)
+    run = dense_run(cran.docs, cran.queries, depth=100)
     assert list(run) == list(cran.queries)
     assert all(len(r) == 100 for r in run.values())
     for r in run.values():
@@ -257,7 +257,7 @@ def test_dense_run_fresh_encoding():
     docs = {"a": "heat transfer through a composite slab",
             "b": "lift of a wing in a propeller slipstream",
             "c": "stock prices fell sharply on monday"}
-    run = dense_run(docs, {"q": "conduction of heat in slabs"}, top_k=2)
+    run = dense_run(docs, {"q": "conduction of heat in slabs"}, depth=2)
     assert list(run["q"]) [0] == "a" and len(run["q"]) == 2
 
 

@@ -73,7 +73,7 @@ def test_adjust_properties(p):
 
 
 def test_adjust_bad_input():
-    with pytest.raises(ValueError, match=r"pvalues must be in \[0, 1\], got 1.5 at position 1"):
+    with pytest.raises(ValueError, match=r"p_values must be in \[0, 1\], got 1.5 at position 1"):
         adjust_pvalues([0.1, 1.5])
     with pytest.raises(ValueError, match="method must be one of"):
         adjust_pvalues([0.1], "sidak")

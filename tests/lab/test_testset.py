@@ -102,7 +102,7 @@ def cranfield_runs():
     docs = rm.load_cranfield().docs
     original = rm.load_cranfield_qa()
     twins = load_cranfield_paraphrases()
-    runs = {name: bm25_run(docs, {i.id: i.question for i in items}, top_k=100)
+    runs = {name: bm25_run(docs, {i.id: i.question for i in items}, depth=100)
             for name, items in (("original", original), ("twins", twins))}
     return original, twins, runs
 

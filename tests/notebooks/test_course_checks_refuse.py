@@ -202,7 +202,7 @@ def test_09_ex4_tuning_on_every_query_is_refused(lab):
 
     def tune_bm25(grid):  # the mistake the exercise warns against: all 225 queries
         scores = {kb: rm.evaluate(cran.qrels, rr.bm25_run(cran.docs, cran.queries, k1=kb[0], b=kb[1],
-                                                          top_k=100), ["ndcg@10"]).mean["ndcg@10"]
+                                                          depth=100), ["ndcg@10"]).mean["ndcg@10"]
                   for kb in grid}
         return max(grid, key=scores.get)
 
@@ -846,8 +846,8 @@ def rag11():
 
     cran, qa = rm.load_cranfield(), rm.load_cranfield_qa()
     queries = qa_queries(qa)
-    runs = {"bm25": rr.bm25_run(cran.docs, queries, top_k=100),
-            "dense": rr.dense_run(cran.docs, queries, top_k=100)}
+    runs = {"bm25": rr.bm25_run(cran.docs, queries, depth=100),
+            "dense": rr.dense_run(cran.docs, queries, depth=100)}
     return {"runs": runs, "answerer": rm.ExtractiveAnswerer()}
 
 

@@ -48,9 +48,9 @@ def pipeline():
 
     cran, qa = rm.load_cranfield(), rm.load_cranfield_qa()
     queries = qa_queries(qa)
-    runs = {"bm25": rr.bm25_run(cran.docs, queries, top_k=100),
-            "dense": rr.dense_run(cran.docs, queries, top_k=100)}
-    runs["fusion"] = rr.rrf([runs["bm25"], runs["dense"]], k=60, top_k=100)
+    runs = {"bm25": rr.bm25_run(cran.docs, queries, depth=100),
+            "dense": rr.dense_run(cran.docs, queries, depth=100)}
+    runs["fusion"] = rr.rrf([runs["bm25"], runs["dense"]], rank_constant=60, depth=100)
     answerer = rm.ExtractiveAnswerer().prepare(list(queries.values()))
     return {"cran": cran, "qa": qa, "runs": runs, "answerer": answerer}
 

@@ -60,10 +60,10 @@ def shown():
     from ragmetrics_edu.lab import retrievers as rr
 
     cran = rm.load_cranfield()
-    runs = {"bm25": rr.bm25_run(cran.docs, cran.queries, top_k=100)}
-    runs["dense"] = rr.dense_run(cran.docs, cran.queries, top_k=100)
-    runs["rrf"] = rr.rrf([runs["bm25"], runs["dense"]], k=60, top_k=100)
-    runs["bm25 b=0"] = rr.bm25_run(cran.docs, cran.queries, b=0.0, top_k=100)
+    runs = {"bm25": rr.bm25_run(cran.docs, cran.queries, depth=100)}
+    runs["dense"] = rr.dense_run(cran.docs, cran.queries, depth=100)
+    runs["rrf"] = rr.rrf([runs["bm25"], runs["dense"]], rank_constant=60, depth=100)
+    runs["bm25 b=0"] = rr.bm25_run(cran.docs, cran.queries, b=0.0, depth=100)
     out = {name: {q: sorted(run[q], key=run[q].get, reverse=True)[:10] for q in run}
            for name, run in runs.items()}
     out["bm25 reversed"] = {q: docs[::-1] for q, docs in out["bm25"].items()}

@@ -190,14 +190,14 @@ def test_z_test_equals_statsmodels(n_a, n_b, data):
     with np.errstate(all="ignore"):
         z, p = proportions_ztest([x_b, x_a], [n_b, n_a])
     if np.isnan(z):
-        assert math.isnan(t.statistic) and math.isnan(t.pvalue)
+        assert math.isnan(t.statistic) and math.isnan(t.p_value)
     else:
         assert t.statistic == pytest.approx(z, rel=1e-9, abs=1e-12)
-        assert t.pvalue == pytest.approx(p, rel=1e-9, abs=1e-15)
+        assert t.p_value == pytest.approx(p, rel=1e-9, abs=1e-15)
     low, high = confint_proportions_2indep(x_b, n_b, x_a, n_a, method="wald",
                                            compare="diff", alpha=1 - confidence)
-    assert t.ci_low == pytest.approx(low, abs=1e-9)
-    assert t.ci_high == pytest.approx(high, abs=1e-9)
+    assert t.low == pytest.approx(low, abs=1e-9)
+    assert t.high == pytest.approx(high, abs=1e-9)
 
 
 def test_z_test_by_hand():
@@ -242,7 +242,7 @@ def test_peeking_agrees_with_the_z_test():
     daily = rng.binomial(200, 0.2, size=(2, 1, 5))
     clicks_a, clicks_b = np.cumsum(daily, axis=2)[:, 0]
     expected_first = next((d + 1 for d in range(5) if rm.two_proportion_z_test(
-        int(clicks_a[d]), 200 * (d + 1), int(clicks_b[d]), 200 * (d + 1)).pvalue < 0.3), 0)
+        int(clicks_a[d]), 200 * (d + 1), int(clicks_b[d]), 200 * (d + 1)).p_value < 0.3), 0)
     r = rm.peeking_false_positive_rate(p=0.2, users_per_day=200, days=5, alpha=0.3,
                                        n_experiments=1, seed=np.random.default_rng(5))
     assert r.false_positive_rate == float(expected_first > 0)

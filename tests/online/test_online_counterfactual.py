@@ -130,8 +130,8 @@ def test_dense_against_bm25_on_cranfield_the_numbers_of_lesson_14():
     from ragmetrics_edu.lab import retrievers as rr
 
     cran = rm.load_cranfield()
-    bm25 = rr.bm25_run(cran.docs, cran.queries, top_k=100)
-    dense = rr.dense_run(cran.docs, cran.queries, top_k=100)
+    bm25 = rr.bm25_run(cran.docs, cran.queries, depth=100)
+    dense = rr.dense_run(cran.docs, cran.queries, depth=100)
     model = rm.PositionBasedModel(eta=1.0)
     p = model.examination_probabilities(10)
 

@@ -741,7 +741,7 @@ def test_table_shows_control_characters_in_query_ids_escaped():
 def test_a_repeated_parameter_is_refused_naming_it():
     """'rbp(p=.5,p=.6)' was once read as p=.6 without a word."""
     for name, key in (("rbp(p=.5,p=.6)", "p"), ("err(max_grade=3, max_grade=3)@5", "max_grade"),
-                      ("rbp(gain=graded,p=0.9,gain=binary)", "gain")):
+                      ("rbp(relevance=graded,p=0.9,relevance=binary)", "relevance")):
         with pytest.raises(ValueError, match=rf"the parameter {key} is given twice"):
             evaluate(QRELS, RUN, [name])
 

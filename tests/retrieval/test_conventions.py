@@ -507,10 +507,10 @@ def test_trec_eval10_preset_equals_trec_eval_10(path):
     qrels, run, expected = _read_trec_eval10_case()
     names = list(TREC_EVAL10_NAMES.values())
     if path == "fast":
-        ours = rm.evaluate(qrels, run, names, conventions="trec_eval10")
+        ours = rm.evaluate(qrels, run, names, conventions="trec_eval_10")
         assert "order:score(float64) desc,docid desc" in ours.signature
     else:
-        ours = evaluate_as(qrels, run, names, "trec_eval10")
+        ours = evaluate_as(qrels, run, names, "trec_eval_10")
     assert set(ours.per_query) == set(expected)
     for q, values in expected.items():
         for m, v in values.items():  # trec_eval prints 4 decimals
@@ -528,11 +528,11 @@ def test_trec_eval10_compares_doubles_the_issue_example():
     # and pytrec_eval tie a and b as floats and put b first: 0.5
     qrels = {"q": {"a": 1}}
     run = {"q": {"a": 1.0000000001, "b": 1.0}}
-    assert rm.evaluate(qrels, run, ["mrr"], conventions="trec_eval10").mean["mrr"] == 1.0
-    assert evaluate_as(qrels, run, ["mrr"], "trec_eval10").mean["mrr"] == 1.0
+    assert rm.evaluate(qrels, run, ["mrr"], conventions="trec_eval_10").mean["mrr"] == 1.0
+    assert evaluate_as(qrels, run, ["mrr"], "trec_eval_10").mean["mrr"] == 1.0
     assert rm.evaluate(qrels, run, ["mrr"]).mean["mrr"] == 0.5
     # the one choice that differs from trec_eval 9.x
-    ten, nine = PRESETS["trec_eval10"], PRESETS["trec_eval"]
+    ten, nine = PRESETS["trec_eval_10"], PRESETS["trec_eval"]
     differ = {f.name for f in dataclasses.fields(ten)
               if getattr(ten, f.name) != getattr(nine, f.name)}
     assert differ == {"name", "library", "where", "scores"} and ten.scores == "float64"
@@ -552,8 +552,8 @@ def test_trec_eval10_fast_path_equals_the_readable_one(seed):
         judged = rng.choice(len(pool), int(rng.integers(1, 10)), replace=False)
         qrels[f"q{q}"] = {pool[d]: int(rng.integers(-1, 4)) for d in judged}
     names = ALL_NAMES
-    fast = rm.evaluate(qrels, run, names, conventions="trec_eval10")
-    readable = evaluate_as(qrels, run, names, "trec_eval10")
+    fast = rm.evaluate(qrels, run, names, conventions="trec_eval_10")
+    readable = evaluate_as(qrels, run, names, "trec_eval_10")
     for q, values in readable.per_query.items():
         for m in names:
             assert fast.per_query[q][m] == pytest.approx(values[m], rel=1e-12, abs=1e-12), (q, m)

@@ -86,7 +86,7 @@ def _outcome(qrels, run, **options):
 @given(seed=st.integers(0, 10**6), block=st.sampled_from([64, 333, 4096, 1 << 20]),
        interleave=st.booleans(),
        options=st.sampled_from([{}, {"depth": 5}, {"relevance_level": 2}, {"missing": "zero"},
-                                {"conventions": "trec_eval10"}, {"conventions": "gdeval"}]))
+                                {"conventions": "trec_eval_10"}, {"conventions": "gdeval"}]))
 def test_the_stream_equals_the_dictionary_path(tmp_path, seed, block, interleave, options):
     qrels_path, run_path = _files(tmp_path, seed, interleave)
     metrics = METRICS if options.get("conventions") != "gdeval" else ["ndcg@5", "err@5"]

@@ -134,7 +134,7 @@ def test_rbp_residual_and_graded_equal_cwl_eval(cwl_collection, p):
         assert rbp_residual(rels, p) == pytest.approx(residual, abs=1e-12), qid
         graded = [np.nan if g is None else max(g, 0) / 4 for g in rels]
         value, _ = _cwl_rbp(graded, p)
-        assert rank_biased_precision(rels, p, gain="graded") == pytest.approx(
+        assert rank_biased_precision(rels, p, relevance="graded") == pytest.approx(
             value, abs=1e-12), qid
 
 
@@ -149,8 +149,8 @@ def test_rbp_by_hand():
     assert rbp_residual([-1, 1], 0.5) == pytest.approx(1 / 4)
     # binary: a grade of 0.5 is not relevant; graded: 0.5 / 4 of a relevant one
     assert rank_biased_precision([0.5], 0.5) == 0.0
-    assert rank_biased_precision([0.5], 0.5, gain="graded") == pytest.approx(0.5 * 0.5 / 4)
-    assert rank_biased_precision([2, 1], 0.5, gain="graded", max_grade=2) == pytest.approx(
+    assert rank_biased_precision([0.5], 0.5, relevance="graded") == pytest.approx(0.5 * 0.5 / 4)
+    assert rank_biased_precision([2, 1], 0.5, relevance="graded", max_grade=2) == pytest.approx(
         0.5 * 1 + 0.25 * 0.5)
     assert rank_biased_precision([], 0.8) == 0.0
     assert rbp_residual([], 0.8) == 1.0
@@ -172,7 +172,7 @@ def test_rbp_properties(rels, p):
     best = [4 if g is None else g for g in rels]
     assert rank_biased_precision(best, p) == pytest.approx(value + residual - p ** len(rels),
                                                            abs=1e-12)
-    graded = rank_biased_precision(rels, p, gain="graded")
+    graded = rank_biased_precision(rels, p, relevance="graded")
     assert 0.0 <= graded <= 1.0
 
 
@@ -186,10 +186,10 @@ def test_rbp_p_outside_0_1(p):
 
 def test_rbp_bad_input():
     with pytest.raises(ValueError, match=r"RBP: max_grade=3 is below the largest grade .* 4"):
-        rank_biased_precision([4], 0.8, gain="graded", max_grade=3)
+        rank_biased_precision([4], 0.8, relevance="graded", max_grade=3)
     rank_biased_precision([4], 0.8, max_grade=3)  # binary: max_grade is not used
-    with pytest.raises(ValueError, match="gain"):
-        rank_biased_precision([1], 0.8, gain="exponential")
+    with pytest.raises(ValueError, match="relevance must be one of .binary., .graded."):
+        rank_biased_precision([1], 0.8, relevance="exponential")
     with pytest.raises(ValueError, match="finite"):
         rank_biased_precision([math.inf], 0.8)
 

@@ -28,7 +28,7 @@ shows seed worked examples beside the library's number with their errata.
 The exercises' checks are in :mod:`ragmetrics_edu.course.exercises`.
 """
 
-from importlib import import_module
+from ..._lazy import lazy_attributes as _lazy_attributes
 
 _EXPORTS = {
     "precision_recall_explorer": "order_unaware",
@@ -57,14 +57,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name):
-    if name in _EXPORTS:
-        value = getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = _lazy_attributes(__name__, names=_EXPORTS)

@@ -17,20 +17,11 @@ so loading it here would make ``conventions`` and this package need each
 other at load time.
 """
 
+from ..._lazy import lazy_attributes as _lazy_attributes
 from .registry import GAINS, METRICS, MISSING_POLICIES, PARAMETERS
 from .report import Report
 
 __all__ = ["evaluate", "Report", "METRICS", "PARAMETERS", "MISSING_POLICIES", "GAINS"]
 
 
-def __getattr__(name):
-    if name == "evaluate":
-        from .evaluator import evaluate
-
-        globals()["evaluate"] = evaluate
-        return evaluate
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | {"evaluate"})
+__getattr__, __dir__ = _lazy_attributes(__name__, names={"evaluate": "evaluator"})

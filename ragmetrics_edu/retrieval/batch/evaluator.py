@@ -24,7 +24,7 @@ trec_eval's own C code.
    version pytrec_eval 0.5 runs) stores a score in a C ``float``, so ``1.0``
    and ``1.0 + 1e-12`` are the *same* score for it (a tie), and so are
    ``1e300`` and ``1e301`` (both overflow to infinity).  trec_eval 10.0
-   stores a C ``double`` instead: ``conventions="trec_eval10"`` compares
+   stores a C ``double`` instead: ``conventions="trec_eval_10"`` compares
    scores as 64-bit floats, as it does (with a = 1.0000000001 and b = 1.0,
    a relevant a has reciprocal rank 0.5 under trec_eval 9.x, 1.0 under
    10.0); nothing else differs for these measures.
@@ -113,7 +113,7 @@ path with:
   cwl-eval's RBP, and ``rbp_residual(p=0.8)``:
   :func:`ragmetrics_edu.retrieval.user_models.rbp_residual`.
 
-Under ``conventions="trec_eval10"`` a recall level becomes a number of
+Under ``conventions="trec_eval_10"`` a recall level becomes a number of
 relevant documents as trec_eval 10.0 rounds it (``iprec``, ``11pt``).
 ``err`` and graded ``rbp`` refuse a ``max_grade`` below the largest grade of
 the qrels (retrieved or not).
@@ -213,7 +213,7 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None,
         ``"judged@k"`` (ir_measures ``Judged@k``), ``"err"`` / ``"err@k"``
         (gdeval's ERR; ``"err(max_grade=4)@20"`` names gdeval's default
         top grade), ``"rbp(p=0.8)"`` (cwl-eval's binary RBP; ``"rbp"`` is
-        p = 0.8; ``"rbp(p=0.8, gain=graded, max_grade=4)"`` the graded
+        p = 0.8; ``"rbp(p=0.8, relevance=graded, max_grade=4)"`` the graded
         form) and ``"rbp_residual(p=0.8)"`` (the weight of the unjudged
         ranks and of those beyond the ranking).  Each is defined by the
         readable function of its module (see the module docstring).  A
@@ -231,12 +231,12 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None,
         DCG and nDCG depend on it.
     conventions : str or Conventions, optional
         Score as another library does: a preset name (``"trec_eval"``,
-        ``"trec_eval_c"``, ``"trec_eval10"``, ``"ranx"``, ``"sklearn"``,
+        ``"trec_eval_c"``, ``"trec_eval_10"``, ``"ranx"``, ``"sklearn"``,
         ``"seeds"``, ``"gdeval"``, ``"ragas"``) or a
         :class:`ragmetrics_edu.retrieval.conventions.Conventions`.  ``missing`` and
         ``gain``, if given too, override the preset's.  Conventions that
         differ from trec_eval's only in ``missing``, ``gain`` and
-        ``scores`` (``"trec_eval10"``: doubles) take this function's fast
+        ``scores`` (``"trec_eval_10"``: doubles) take this function's fast
         path; the others are computed by
         :func:`ragmetrics_edu.retrieval.conventions.evaluate_as` (query by query,
         readable, slower), which returns a
@@ -343,7 +343,7 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None,
     >>> near = {"q": {"a": 1.0000000001, "b": 1.0}}
     >>> evaluate({"q": {"a": 1}}, near, ["mrr"]).mean["mrr"]  # a tie as floats: b first
     0.5
-    >>> evaluate({"q": {"a": 1}}, near, ["mrr"], conventions="trec_eval10").mean["mrr"]
+    >>> evaluate({"q": {"a": 1}}, near, ["mrr"], conventions="trec_eval_10").mean["mrr"]
     1.0
     >>> # trec_eval -l2: only grade 2 is relevant to MAP; nDCG keeps c's gain (grade 2) and a's (1)
     >>> dl = evaluate(qrels, run, ["map", "ndcg@3"], relevance_level=2)

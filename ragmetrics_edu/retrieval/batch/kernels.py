@@ -319,7 +319,7 @@ def rbp(ranked, metric, conv):
     """cwl-eval's RBP: binary gain (relevant from the level up), or grade / max_grade."""
     query, rank, grade, _ = ranked.hits
     weights = _rbp_weights(rank, metric["p"])
-    if metric["gain"] == "graded":
+    if metric["relevance"] == "graded":
         weights = weights * (grade / _check_max_grade(ranked, metric))
     return ranked.per_query(query, weights)
 

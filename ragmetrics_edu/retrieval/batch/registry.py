@@ -35,13 +35,14 @@ ValueError: metric 'rbp(p=.5,p=.6)': the parameter p is given twice
 import dataclasses
 import re
 
+from ..._deprecation import warn_renamed
 from ..._validation import check_choice, check_k_text, describe, shorten
 from ..graded import GAINS, dcg_at_k, ndcg_at_k
 from ..incomplete import bpref, judged_at_k
 from ..order_aware import (average_precision, eleven_point_average_precision,
                            interpolated_precision, r_precision, reciprocal_rank)
 from ..order_unaware import f1_at_k, hit_rate_at_k, precision_at_k, recall_at_k
-from ..user_models import (MAX_GRADE_LIMIT, RBP_GAINS, check_max_grade, check_persistence,
+from ..user_models import (MAX_GRADE_LIMIT, RBP_RELEVANCE, check_max_grade, check_persistence,
                            err_at_k, rank_biased_precision, rbp_residual)
 from . import kernels
 
@@ -68,6 +69,8 @@ class Parameter:
     default: object
     check: object = None
     choices: tuple = ()
+    renamed_from: str = None
+    """The parameter's old name, still read with a DeprecationWarning."""
 
     def read(self, text, base, metric):
         """The value ``text`` spells, checked; a ValueError naming ``metric`` if it is wrong."""
@@ -194,10 +197,11 @@ DECLARATIONS = [
     Declaration("rbp", "none", "rank-biased precision (Moffat & Zobel 2008)",
                 "cwl-eval RBP (ir_measures RBP(p=0.8, rel=1))", rank_biased_precision,
                 lambda q, m, c: rank_biased_precision(
-                    q.judged if m["gain"] == "graded" else q.judged_at_level, m["p"],
-                    gain=m["gain"], max_grade=m["max_grade"]),
+                    q.judged if m["relevance"] == "graded" else q.judged_at_level, m["p"],
+                    relevance=m["relevance"], max_grade=m["max_grade"]),
                 kernels.rbp,
-                parameters=(_P, Parameter("gain", "binary", choices=RBP_GAINS), _MAX_GRADE)),
+                parameters=(_P, Parameter("relevance", "binary", choices=RBP_RELEVANCE,
+                                          renamed_from="gain"), _MAX_GRADE)),
     Declaration("rbp_residual", "none", "weight of the ranks RBP could not judge",
                 "cwl-eval's RBP residual", rbp_residual,
                 lambda q, m, c: rbp_residual(q.judged, m["p"]), kernels.rbp_residual,
@@ -259,7 +263,7 @@ tied scores averaged included (their readable functions take every convention)."
 
 GRADED_FAMILIES = tuple(d.name for d in DECLARATIONS if d.graded)
 """Families whose value is built from the grades themselves (and ``rbp`` with
-``gain=graded``).  trec_eval's relevance level (``-l``) does not apply to
+``relevance=graded``).  trec_eval's relevance level (``-l``) does not apply to
 them: ``m_ndcg.c`` takes the gain of a document from its grade and never reads
 the level.  Every other family sees a document as relevant or not, relevant
 from the relevance level up (``P``, ``recall``, ``map``, ``mrr``, ``bpref``, ...)."""
@@ -305,13 +309,13 @@ def uses_relevance_level(metric, scope="binary"):
     (True, False)
     >>> uses_relevance_level(parse_metric("ndcg@10"), scope="all")  # ranx's rel_lvl
     True
-    >>> uses_relevance_level(parse_metric("rbp(p=0.8, gain=graded)"))
+    >>> uses_relevance_level(parse_metric("rbp(p=0.8, relevance=graded)"))
     False
     """
     if scope == "all":
         return True
-    if "gain" in dict(metric.params):
-        return metric["gain"] == "binary"
+    if "relevance" in dict(metric.params):
+        return metric["relevance"] == "binary"
     return not DECLARED[metric.base].graded
 
 
@@ -375,9 +379,14 @@ def _parse_parameters(text, declaration, name):
     """The ``key=value`` pairs written between parentheses, each read by its declaration."""
     declared = {p.name: p for p in declaration.parameters}
     values = {p.name: p.default for p in declaration.parameters}
+    old_names = {p.renamed_from: p.name for p in declaration.parameters if p.renamed_from}
     given = set()
     for item in text.split(","):
         key, equals, value = (part.strip() for part in item.partition("="))
+        if equals and key in old_names:
+            warn_renamed(f"metric {shorten(name)}: the parameter {key} is renamed "
+                         f"{old_names[key]}")
+            key = old_names[key]
         if not equals or key not in declared:
             known = ", ".join(f"{k}=..." for k in declared)
             raise ValueError(
