@@ -30,10 +30,11 @@ def _redact(text, key, cut=None, truncated=False):
        escaped (``%2F``, ``\\u002f``, ``\\/``, ``\\x2f``, ``+`` for a space),
        becomes ``***``; this is done on the whole text *before* the cut, so a
        key straddling the cut leaves no piece behind;
-    2. if what would be shown (the cut text and enough after it to hold a
-       key straddling the cut) still quotes the key in any way
-       :func:`_quotes_key` reads (encoded, split, in part), the whole text is
-       replaced by :data:`WITHHELD`: such a text cannot be cut apart safely.
+    2. if the whole text (not only what would be shown) still quotes the key
+       in any way :func:`_quotes_key` reads (encoded, split, in part, cut into
+       JSON fields), it is replaced by :data:`WITHHELD`: the cut would break
+       the JSON or the tags that join the pieces of the key, and what is left
+       may still show them.
 
     ``truncated=True`` says that ``text`` is the start of a longer text (a
     read stopped early): its last characters may hold the start of a key
@@ -42,10 +43,9 @@ def _redact(text, key, cut=None, truncated=False):
     """
     if key:
         text = _key_pattern(key).sub("***", text)
-        margin = _ECHO_CHARS * len(key)
         if truncated:
-            text = text[:max(len(text) - margin, 0)]
-        if _quotes_key(text if cut is None else text[:cut + margin], key):
+            text = text[:max(len(text) - _ECHO_CHARS * len(key), 0)]
+        if _quotes_key(text, key):
             return WITHHELD
     return text if cut is None else text[:cut]
 
@@ -70,6 +70,19 @@ _QUOTED_PRINTABLE = re.compile(r"=(?:\r?\n|([0-9A-Fa-f]{2}))")
 _TAG = re.compile(r"<[^<>]{0,64}>")
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _INTEGER = re.compile(r"(?<!\d)\d{1,7}(?!\d)")
+# JSON strings, read from the first quote on: every character is consumed by one match, and
+# group 1 is a value (a string not followed by ":"), resp. a key; an unclosed string at the
+# end (a cut text) counts too. The alternatives start with different characters, so a
+# failed match backtracks linearly, never exponentially.
+_STRING_BODY = r'[^"\\]*(?:\\.[^"\\]*)*'
+_STRING_END = r'(?:"|\\?\Z)'
+_JSON_VALUES = re.compile(
+    r'[^"]*(?:"(' + _STRING_BODY + r')(?:"(?!\s*:)|\\?\Z)|"' + _STRING_BODY + r'"\s*:)?',
+    re.DOTALL)
+_JSON_KEYS = re.compile(
+    r'[^"]*(?:"(' + _STRING_BODY + r')"\s*:|"' + _STRING_BODY + _STRING_END + r')?', re.DOTALL)
+# the values of a query string (?a=1&b=2;c=3), every character consumed by one match
+_QUERY_VALUES = re.compile(r"[^?&;]*(?:[?&;](?:[^=?&;#\s]*=([^?&;#\s]*))?)?")
 
 
 def _unbackslash(text):
@@ -197,80 +210,130 @@ def _code_list(text):
     return codes.astype("<u4").tobytes().decode("utf-32-le")
 
 
-def _json_strings(text):
-    """The strings of ``text`` read as JSON, joined in order; "" when it is not JSON."""
-    stripped = text.strip()
-    if not stripped.startswith(("{", "[")):
-        return ""
-    try:
-        value = json.loads(stripped)
-    except (ValueError, RecursionError):
-        return ""
-    out, stack = [], [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            out.append(item)
-        elif isinstance(item, dict):
-            stack.extend(reversed(list(item.values())))
-        elif isinstance(item, list):
-            stack.extend(reversed(item))
-    return "".join(out)
+def _joins(text):
+    """The fields of ``text`` joined: the values of its JSON strings, its JSON object keys,
+    the values of its query strings (``?a=1&b=2``), each in order and still escaped.
+
+    Read from the first quote, whatever comes before or after (a byte order mark, a
+    sentence, the rest of a cut text): a key cut into fields is joined again.
+
+    >>> _joins('error: {"a": "sk-Le", "b": ["ak/7", 3], "c": "Qz+9')
+    ('sk-Leak/7Qz+9', 'abc')
+    >>> _joins("http://x/?p0=sk-Le&p1=ak%2F7;p2=Qz%2B9#top")
+    ('sk-Leak%2F7Qz%2B9',)
+    """
+    out = []
+    if '"' in text:
+        out += ["".join(_JSON_VALUES.findall(text)), "".join(_JSON_KEYS.findall(text))]
+    if "=" in text and ("?" in text or "&" in text or ";" in text):
+        out.append("".join(_QUERY_VALUES.findall("&" + text)))   # "&": the first one too
+    return tuple(out)
+
+
+def _joins_inside(text):
+    """:func:`_joins` of ``text`` with only its HTML entities, or only its percent-encoding,
+    undone: JSON in an HTML attribute or in an address, whose own backslash escapes one
+    layer of :func:`_unescape` would undo together with the entities."""
+    out = ()
+    for undo, mark in ((lambda t: html.unescape(_DEEP_AMP.sub("&", t)), "&"),
+                       (lambda t: _unpercent(_DEEP_PERCENT.sub("%", t)), "%")):
+        if mark in text:
+            inner = undo(text)
+            if inner != text:
+                out += _joins(inner)
+    return out
+
+
+class _TooMuchToRead(Exception):
+    """The readings of a text would take more than :data:`_READ_BUDGET` times its length."""
+
+
+_READ_BUDGET = 24   # characters read, in all readings together, per character of the text
+_JOIN_DEPTH = 2     # fields joined inside joined fields (JSON inside a JSON string)
 
 
 def _sources(text):
-    """The texts a reader recovers from ``text`` before normalising it: the text and each
-    layer of escapes undone (up to :data:`_LAYERS`), the same from the strings of the text
-    read as JSON, the text with quoted-printable escapes undone, and the characters of the
-    decimal codes it lists."""
-    out = []
+    """The texts a reader recovers from ``text`` before normalising it, one at a time.
 
-    def add(start):
+    The text and each layer of escapes undone (up to :data:`_LAYERS`); from each
+    of these, the fields joined (:func:`_joins`) and their own layers, twice
+    deep (:data:`_JOIN_DEPTH`: JSON inside a JSON string, JSON in an HTML
+    attribute); the text with quoted-printable escapes undone; UTF-8 read as
+    Latin-1; and the characters of the decimal codes it lists. Each distinct
+    text once; more than
+    :data:`_READ_BUDGET` times the text's length in all raises
+    :class:`_TooMuchToRead` (bounded time and memory, whatever the text).
+    """
+    seen = set()
+    budget = [_READ_BUDGET * len(text) + (1 << 16)]
+
+    def fresh(source):
+        if not source:
+            return False
+        mark = (len(source), hash(source))
+        if mark in seen:
+            return False
+        seen.add(mark)
+        budget[0] -= len(source)
+        if budget[0] < 0:
+            raise _TooMuchToRead
+        return True
+
+    def layers(start, depth):
         layer = start
         for _ in range(_LAYERS + 1):
-            if layer and layer not in out:
-                out.append(layer)
+            if fresh(layer):
+                yield layer
+                if depth:
+                    for joined in _joins(layer) + _joins_inside(layer):
+                        yield from layers(joined, depth - 1)
             undone = _unescape(layer)
             if undone == layer:
                 break
             layer = undone
 
-    add(text)
-    add(_json_strings(text))
+    yield from layers(text, _JOIN_DEPTH)
     if "=" in text:
-        add(_QUOTED_PRINTABLE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) else "", text))
+        yield from layers(_QUOTED_PRINTABLE.sub(
+            lambda m: chr(int(m.group(1), 16)) if m.group(1) else "", text), 0)
     if not text.isascii() and max(text) < "\u0100":   # UTF-8 read as Latin-1 (a header)
-        add(text.encode("latin-1").decode("utf-8", "replace"))
+        yield from layers(text.encode("latin-1").decode("utf-8", "replace"), 0)
     codes = _code_list(text)
-    if len(codes) >= KEY_RUN and codes not in out:
-        out.append(codes)
-    return out
+    if fresh(codes):
+        yield codes
 
 
 def _readings(text):
-    """``{"exact": [...], "folded": [...], "skeleton": [...]}``: the views searched.
+    """``(view, reading)`` pairs, each once: the views searched, source by source.
 
     *exact*: each source (:func:`_sources`) as it is and compacted (without
     white space, control and format characters); *folded*: compacted, in NFKC
     and case-folded; *skeleton*: its letters and digits alone, case-folded
-    (also with HTML tags left out), the pieces of a key cut apart joined again.
+    (also with HTML tags left out), the pieces of a key cut
+    apart joined again.
     """
-    views = {"exact": [], "folded": [], "skeleton": []}
+    seen = set()
 
-    def add(kind, view):
-        if view and view not in views[kind]:
-            views[kind].append(view)
+    def fresh(view, reading):
+        mark = (view, len(reading), hash(reading))
+        if not reading or mark in seen:
+            return False
+        seen.add(mark)
+        return True
 
     for source in _sources(text):
-        add("exact", source)
         compact = _compact(source)
-        add("exact", compact)
         folded = _folded(compact)
-        add("folded", folded)
-        add("skeleton", _skeleton(folded))
+        views = [("exact", source), ("exact", compact), ("folded", folded),
+                 ("skeleton", _skeleton(folded))]
+        for view, reading in views:
+            if fresh(view, reading):
+                yield view, reading
+        del views, compact, folded
         if "<" in source:
-            add("skeleton", _skeleton(_folded(_TAG.sub("", source))))
-    return views
+            reading = _skeleton(_folded(_TAG.sub("", source)))
+            if fresh("skeleton", reading):
+                yield "skeleton", reading
 
 
 _ROT13 = str.maketrans("abcdefghijklmnopqrstuvwxyz", "nopqrstuvwxyzabcdefghijklm")
@@ -315,7 +378,7 @@ def _needles(key):
     if b64:
         out.setdefault(("exact", 12), set()).update(b64 | {w.translate(urlsafe) for w in b64})
     if len(bare) < KEY_RUN:
-        return out
+        return {where: frozenset(group) for where, group in out.items()}
     runs = [bare[i:i + KEY_RUN].casefold() for i in range(len(bare) - KEY_RUN + 1)]
     out[("folded", KEY_RUN)] = {form for run in runs
                                 for form in (run, run[::-1], run.translate(_ROT13))}
@@ -404,15 +467,21 @@ def _holds(text, needles, width, direct=None):
 
 def _quotes_key(text, key):
     """Whether ``text`` quotes ``key``: the whole key in any escape of :func:`_key_pattern`,
-    or one of :func:`_needles` in any of :func:`_readings`."""
+    or one of :func:`_needles` in any of :func:`_readings` (a text too costly to read is
+    taken to quote it)."""
     if not key or not text:
         return False
     if _key_pattern(key).search(text):
         return True
-    needles = _needles(key)
-    readings = _readings(text)
-    return any(_holds(reading, group, width)
-               for (view, width), group in needles.items() for reading in readings[view])
+    by_view = {}
+    for (view, width), group in _needles(key).items():
+        by_view.setdefault(view, []).append((width, group))
+    try:
+        return any(_holds(reading, group, width)
+                   for view, reading in _readings(text)
+                   for width, group in by_view.get(view, ()))
+    except _TooMuchToRead:
+        return True
 
 
 def _key_pattern(key):

@@ -58,9 +58,18 @@ redirect's address or a reply. A text *quotes* the key when it holds
     ``html.escape``); backslash escapes (JSON's and ``repr``'s, ``\\U0000002f``,
     octal ``\\057``, JavaScript's ``\\u{2f}``); percent-encoding, where a
     percent-encoding or an ``&amp;`` repeated any number of times
-    (``%25252F``) counts as one layer; also quoted-printable (``=2F``), the
-    strings of a JSON text joined (a key cut into fields), a list of decimal
-    codes (``115,107,45``), and UTF-8 read as Latin-1 (a header);
+    (``%25252F``) counts as one layer; also quoted-printable (``=2F``), a
+    list of decimal codes (``115,107,45``), and UTF-8 read as Latin-1 (a
+    header);
+  - fields joined (a key cut into fields): the values of the text's JSON
+    strings, in order, and apart from them its JSON object keys, in order;
+    read from the first quote to the last, whatever comes before or after
+    (a byte order mark, a sentence, a body cut short by the message's cut or
+    the 64 KiB read), and inside the fields so joined or behind HTML
+    entities or percent-encoding (JSON in a JSON string, in an HTML
+    attribute, in an address), two levels deep; and the values of a query
+    string (``?p0=sk-Le&p1=ak%2F7``: a redirect to an address that carries
+    the key in pieces);
   - white space, control characters (a NUL between the characters of a
     UTF-16 or UTF-32 body read as UTF-8) and Unicode format characters
     (category Cf: zero-width space and joiner, soft hyphen, byte order mark)
@@ -81,18 +90,25 @@ redirect's address or a reply. A text *quotes* the key when it holds
 
 Not read: an encoding applied twice on purpose (base64 of the key's
 hexadecimal, of its base64 or of its UTF-16), a key cut into pieces
-shorter than what the forms above join, or arithmetic on it: a server
-that means to smuggle the key out can always do so; the rules catch every
-echo a faulty server makes and every form a reader decodes at a glance.
+shorter than what the forms above join (pieces with other text between
+them, JSON fields interleaved with other fields, JSON whose quotes a stray
+quote before it pairs the other way), or arithmetic on it: a server that
+means to smuggle the key out can always do so; the rules catch every echo
+a faulty server makes and every form a reader decodes at a glance. The
+search is bounded: all its readings of a text together may hold at most
+24 times the text's characters (plus 64 Ki); a text needing more (no
+ordinary reply comes near) counts as quoting the key.
 
 An error message shows a server's text with each whole echo of the key
-replaced by ``***``; a text that still quotes the key after that is not
-shown at all (:data:`WITHHELD` stands in its place). A 2xx reply whose
-content quotes the key is refused (:class:`JudgeResponseError`): it is
-neither returned nor, behind a :class:`CachedJudge`, written to the cache.
-A key shorter than 12 characters (a placeholder such as ``EMPTY``, which
-some local servers want) is matched whole only; a reply holding it is
-refused too, so leave the variable unset for servers that need no key.
+replaced by ``***``; a text that still quotes the key after that, anywhere
+in it and not only in the part a message shows (a cut would break the JSON
+that joins the pieces), is not shown at all (:data:`WITHHELD` stands in its
+place). A 2xx reply whose content quotes the key is refused
+(:class:`JudgeResponseError`): it is neither returned nor, behind a
+:class:`CachedJudge`, written to the cache. A key shorter than 12
+characters (a placeholder such as ``EMPTY``, which some local servers want)
+is matched whole only; a reply holding it is refused too, so leave the
+variable unset for servers that need no key.
 
 Retries
 -------

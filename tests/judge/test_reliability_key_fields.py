@@ -1,0 +1,172 @@
+"""The key cut into fields, tags or codes is withheld wherever the cut of a message falls.
+
+A second held-out probe of issue 34 found these still shown: a JSON error
+body whose fields hold pieces of 4 to 11 characters of the key, once the
+body is longer than the cut of the message (300 characters of an error
+body, 200 of a reply that is not a chat completion) or than the 64 KiB read
+of an error body (the cut JSON no longer parsed, so its fields were never
+joined); the same body behind a byte order mark, after or before a
+sentence, inside a JSON string or an HTML attribute, or with the pieces as
+the object's keys; the key cut by HTML tags longer than 64 characters; a
+redirect to an address whose query parameters hold pieces of 6 characters;
+a key written as a list of ``0x`` codes; a key of fewer than 12 characters
+as decimal codes, ``0x`` codes or base64; a key holding a literal ``%2F``,
+percent-encoded twice. The rule these tests check is written in the module
+docstring of ``ragmetrics_edu.judge.openai_compat`` ("What counts as quoting
+the key").
+"""
+
+import html
+import json
+import urllib.parse
+import warnings
+
+import pytest
+
+from ragmetrics_edu.judge import CachedJudge, JudgeError, JudgeResponseError, OpenAICompatibleJudge
+from ragmetrics_edu.judge import _key_scan
+from ragmetrics_edu.judge.openai_compat import WITHHELD
+from ragmetrics_edu.judge.run import judge_all
+from tests.judge.test_reliability_key_encodings import KEYS
+from tests.judge.test_reliability_key_leak import (  # noqa: F401 (fixtures)
+    no_proxy, pieces, server, texts_of, texts_shown)
+
+ENV = "RAGMETRICS_KEY_FIELDS_TEST"
+
+
+def _pieces(s, n):
+    return [s[i:i + n] for i in range(0, len(s), n)]
+
+
+def _fields(key, n):
+    return {f"p{i}": p for i, p in enumerate(_pieces(key, n))}
+
+
+#: name -> a function of (key, piece length) giving a body whose fields hold the key's pieces
+SHAPES = {
+    "fields-then-a-long-field": lambda k, n: json.dumps({**_fields(k, n), "pad": "x" * 6000}),
+    "fields-behind-a-long-field": lambda k, n: json.dumps({"pad": "x" * 280, **_fields(k, n),
+                                                           "more": "x" * 6000}),
+    "fields-past-64-KiB": lambda k, n: json.dumps({**_fields(k, n), "pad": "y" * 70_000}),
+    "byte-order-mark": lambda k, n: "\ufeff" + json.dumps(_fields(k, n)),
+    "text-before": lambda k, n: "error: " + json.dumps(_fields(k, n)) + " " + "z" * 400,
+    "text-after": lambda k, n: json.dumps(_fields(k, n)) + "\nrequest id 7 " + "z" * 400,
+    "pieces-as-keys": lambda k, n: json.dumps({p: i for i, p in enumerate(_pieces(k, n))}),
+    "json-in-a-json-string": lambda k, n: json.dumps({"error": json.dumps(_fields(k, n)),
+                                                      "pad": "x" * 400}),
+    "json-in-an-html-attribute": lambda k, n: ("<div data-x='" + html.escape(json.dumps(
+        _fields(k, n))) + "'>" + "x" * 400 + "</div>"),
+    "array-of-pieces": lambda k, n: json.dumps({"parts": _pieces(k, n), "pad": "x" * 6000}),
+}
+CASES = [(k, s) for k in sorted(KEYS) for s in sorted(SHAPES)]
+
+
+def _judge(server, monkeypatch, key, status, body):
+    monkeypatch.setenv(ENV, key)
+    server.status, server.body = status, body
+    return OpenAICompatibleJudge(server.base_url, "m", api_key_env=ENV, timeout=5.0,
+                                 max_retries=0)
+
+
+def _leaks(texts, bad):
+    return [t[:120] for t in texts if any(b in t for b in bad)]
+
+
+@pytest.mark.parametrize("key_name, shape", CASES)
+def test_an_error_body_of_fields_never_shows_the_key(server, monkeypatch, key_name, shape):
+    """Pieces of 4, 8 and 11 characters; an error (cut at 300) and a 200 reply that is not a
+    chat completion (cut at 200). No 4 characters of the key may show."""
+    key = KEYS[key_name]
+    found = []
+    for n in (4, 8, 11):
+        body = SHAPES[shape](key, n).encode("utf-8")
+        for status in (500, 200):
+            texts = texts_shown(_judge(server, monkeypatch, key, status, body))
+            leak = _leaks(texts, pieces(key))
+            if leak:
+                found.append((n, status, leak[0]))
+            elif status == 500:
+                assert WITHHELD in texts[1]
+    assert found == []
+
+
+def _completion(content):
+    return json.dumps({"choices": [{"message": {"content": content}}]}).encode("utf-8")
+
+
+@pytest.mark.parametrize("shape", ["fields-then-a-long-field", "pieces-as-keys",
+                                   "json-in-a-json-string", "text-before"])
+def test_a_reply_of_fields_is_refused_and_never_cached(server, monkeypatch, tmp_path, shape):
+    key = KEYS["plain"]
+    judge = _judge(server, monkeypatch, key, 200, _completion(SHAPES[shape](key, 8)))
+    with pytest.raises(JudgeResponseError, match="quotes the API key") as info:
+        judge.complete("hello")
+    assert _leaks(texts_of(info.value), pieces(key)) == []
+    path = tmp_path / "cache.jsonl"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = judge_all(CachedJudge(judge, path), ["rate a"], errors="collect", progress=False,
+                        max_retries=0)
+    assert run.replies == [None]
+    texts = [run.summary(), *(f.reason for f in run.failures), *(str(w.message) for w in caught)]
+    assert _leaks(texts, pieces(key)) == []
+    assert not path.exists() or _leaks([path.read_text("utf-8")], pieces(key)) == []
+
+
+def test_ordinary_json_errors_and_replies_are_shown():
+    """Fields that do not join into the key are shown as they are, cut as before."""
+    key = KEYS["plain"]
+    body = json.dumps({"error": {"message": "model not found: llama3", "type": "invalid",
+                                 "code": "sk-Leak"}, "pad": "x" * 500})
+    assert _key_scan._redact(body, key, 300) == body[:300]
+    reply = ('{"score": 4, "why": "sk-Leak is a word here", "tags": ["7Qz", "9Wm"]}'
+             " <span class='" + "c" * 300 + "'>ok</span> 0x41, 0x42 "
+             "?a=sk-Le&b=ak&c=1")
+    assert not _key_scan._quotes_key(reply, key)
+
+
+@pytest.fixture(scope="module")
+def redirector():
+    from tests.judge.test_judge_http import ScriptedServer
+    s = ScriptedServer()
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize("key_name", sorted(KEYS))
+@pytest.mark.parametrize("n, separator", [(6, "&"), (4, "&"), (6, ";")])
+def test_a_redirect_with_the_key_in_query_parameters_never_shows_it(redirector, monkeypatch,
+                                                                     key_name, n, separator):
+    key = KEYS[key_name]
+    query = separator.join(f"p{i}={urllib.parse.quote(p, safe='')}"
+                           for i, p in enumerate(_pieces(key, n)))
+    monkeypatch.setenv(ENV, key)
+    redirector.script = [(302, {}, {"Location": "http://evil.example/next?" + query})]
+    judge = OpenAICompatibleJudge(redirector.base_url, "m", api_key_env=ENV, timeout=5.0,
+                                  max_retries=0)
+    with pytest.raises(JudgeError, match="HTTP 302") as info:
+        judge.complete("hello")
+    bad = pieces(key) | {urllib.parse.quote(p, safe="") for p in _pieces(key, n)}
+    assert _leaks(texts_of(info.value), bad) == []
+
+
+def test_a_text_too_costly_to_read_counts_as_quoting(monkeypatch):
+    """Readings are bounded (in all, a multiple of the text's length); past the bound the
+    text is withheld rather than shown unread."""
+    text = json.dumps({"a": "b\\u0041", "c": json.dumps({"d": "e%2541"})})
+    assert not _key_scan._quotes_key(text, KEYS["plain"])
+    monkeypatch.setattr(_key_scan, "_READ_BUDGET", 0)
+    text = text * ((1 << 16) // len(text) + 1)
+    assert _key_scan._quotes_key(text, KEYS["plain"])
+    assert _key_scan._redact(text, KEYS["plain"], 300) == WITHHELD
+
+
+@pytest.mark.parametrize("text, joined", [
+    ('{"k": "v", "w": 1, "x":"y"', ("vy", "kwx")),          # cut after a value
+    ('{"a": "x\\"y", "b" : "z\\', ('x\\"yz', "ab")),      # an escaped quote; a cut escape
+    ('\ufeff["s", {"t": ["u"]}] and "v"', ("suv", "t")),      # a BOM, text after
+    ("p0=sk-Le&p1=ak%2F7;p2=Qz", ("sk-Leak%2F7Qz",)),          # no "?" before the first
+    ("http://x/a?b=c=d&=e&f#g=h", ("c=de",)),                 # "=" in a value; no name
+])
+def test_the_fields_joined_are_the_strings_of_the_json_or_the_query_values(text, joined):
+    assert _key_scan._joins(text) == joined
