@@ -67,7 +67,7 @@ _BACKSLASH_LETTERS = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
 _DEEP_PERCENT = re.compile(r"%(?:25)+(?=[0-9a-fA-F]{2})")   # %252F: "%2F" encoded again
 _DEEP_AMP = re.compile(r"&(?:amp;)+")                        # &amp;amp;#47;: "&#47;" escaped again
 _QUOTED_PRINTABLE = re.compile(r"=(?:\r?\n|([0-9A-Fa-f]{2}))")
-_TAG = re.compile(r"<[^<>]{0,64}>")
+_TAG = re.compile(r"<[^<>]*>")   # linear: a match cannot run past the next "<"
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _INTEGER = re.compile(r"(?<!\d)\d{1,7}(?!\d)")
 # JSON strings, read from the first quote on: every character is consumed by one match, and
@@ -309,7 +309,7 @@ def _readings(text):
     *exact*: each source (:func:`_sources`) as it is and compacted (without
     white space, control and format characters); *folded*: compacted, in NFKC
     and case-folded; *skeleton*: its letters and digits alone, case-folded
-    (also with HTML tags left out), the pieces of a key cut
+    (also with HTML tags left out, however long), the pieces of a key cut
     apart joined again.
     """
     seen = set()

@@ -79,7 +79,7 @@ redirect's address or a reply. A text *quotes* the key when it holds
     reversed or in rot13; or
 * for a key of 12 characters or more, any 12 consecutive letters and digits
   of it (case-folded) in the text's letters and digits alone, HTML tags
-  left out: a key cut into short pieces joined by separators
+  (of any length) left out: a key cut into short pieces joined by separators
   (``sk-Leak/7Qz - +9Wm=2Xv``, ``<i>sk-Le</i><i>ak/7Q</i>``, a path); or
   the hexadecimal of 12 consecutive characters of it (either case, any
   separators); or any 16 characters of the key's base32 encoding standing

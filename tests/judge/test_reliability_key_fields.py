@@ -170,3 +170,16 @@ def test_a_text_too_costly_to_read_counts_as_quoting(monkeypatch):
 ])
 def test_the_fields_joined_are_the_strings_of_the_json_or_the_query_values(text, joined):
     assert _key_scan._joins(text) == joined
+
+
+# HTML tags of any length
+
+@pytest.mark.parametrize("tag_length", [65, 300, 5000])
+def test_html_tags_of_any_length_between_pieces_are_left_out(tag_length):
+    key = KEYS["plain"]
+    tag = "<span class='" + "a" * tag_length + "'>"
+    for n in (3, 5, 8):
+        text = "".join(f"{tag}{p}</span>" for p in _pieces(key, n))
+        assert _key_scan._quotes_key(text, key), n
+        assert _key_scan._redact("oops " + text, key, 300) == WITHHELD
+    assert not _key_scan._quotes_key(tag + key[:11] + "</span>" + tag + "later", key)
