@@ -70,6 +70,7 @@ _QUOTED_PRINTABLE = re.compile(r"=(?:\r?\n|([0-9A-Fa-f]{2}))")
 _TAG = re.compile(r"<[^<>]*>")   # linear: a match cannot run past the next "<"
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _INTEGER = re.compile(r"(?<!\d)\d{1,7}(?!\d)")
+_HEX_CODE = re.compile(r"(?<![0-9A-Za-z])0?[xX]([0-9a-fA-F]{1,6})(?![0-9A-Za-z])")
 # JSON strings, read from the first quote on: every character is consumed by one match, and
 # group 1 is a value (a string not followed by ":"), resp. a key; an unclosed string at the
 # end (a cut text) counts too. The alternatives start with different characters, so a
@@ -191,8 +192,20 @@ def _skeleton(text):
     return _NOT_ALNUM.sub("", text)
 
 
-def _code_list(text):
-    """The characters whose decimal code points ``text`` lists (``115,107,45``).
+def _codes_of(numbers_, base, least):
+    """The characters whose code points ``numbers_`` (strings in ``base``) list; "" for fewer
+    than ``least`` codes."""
+    if len(numbers_) < max(least, 1):
+        return ""
+    codes = np.array([int(n, base) for n in numbers_] if base != 10 else numbers_,
+                     dtype=np.int64)
+    codes = codes[(codes < 0x110000) & ((codes < 0xD800) | (codes > 0xDFFF))]
+    return codes.astype("<u4").tobytes().decode("utf-32-le")
+
+
+def _code_list(text, least=KEY_RUN):
+    """The characters whose decimal code points ``text`` lists (``115,107,45``), if it lists
+    at least ``least``.
 
     Examples
     --------
@@ -201,13 +214,22 @@ def _code_list(text):
     'sk-Leak/7Qz+'
     >>> _code_list("1, 2, 3")   # fewer codes than KEY_RUN: nothing to search
     ''
+    >>> _code_list("69, 77, 80, 84, 89", least=5)   # a key of 5 characters
+    'EMPTY'
     """
-    numbers_ = _INTEGER.findall(text)
-    if len(numbers_) < KEY_RUN:
+    return _codes_of(_INTEGER.findall(text), 10, least)
+
+
+def _hex_code_list(text, least=KEY_RUN):
+    """The characters whose code points ``text`` lists in hexadecimal after ``0x`` or ``x``
+    (``0x73, 0x6B``, ``x73 x6b``), if it lists at least ``least``.
+
+    >>> _hex_code_list("0x45 0x4d, 0x50,X54 x59", least=5)
+    'EMPTY'
+    """
+    if "x" not in text and "X" not in text:
         return ""
-    codes = np.array(numbers_, dtype=np.int64)
-    codes = codes[(codes < 0x110000) & ((codes < 0xD800) | (codes > 0xDFFF))]
-    return codes.astype("<u4").tobytes().decode("utf-32-le")
+    return _codes_of(_HEX_CODE.findall(text), 16, least)
 
 
 def _joins(text):
@@ -252,15 +274,15 @@ _READ_BUDGET = 24   # characters read, in all readings together, per character o
 _JOIN_DEPTH = 2     # fields joined inside joined fields (JSON inside a JSON string)
 
 
-def _sources(text):
+def _sources(text, least=KEY_RUN):
     """The texts a reader recovers from ``text`` before normalising it, one at a time.
 
     The text and each layer of escapes undone (up to :data:`_LAYERS`); from each
     of these, the fields joined (:func:`_joins`) and their own layers, twice
     deep (:data:`_JOIN_DEPTH`: JSON inside a JSON string, JSON in an HTML
     attribute); the text with quoted-printable escapes undone; UTF-8 read as
-    Latin-1; and the characters of the decimal codes it lists. Each distinct
-    text once; more than
+    Latin-1; and the characters of the decimal or ``0x`` codes it lists (at
+    least ``least`` of them). Each distinct text once; more than
     :data:`_READ_BUDGET` times the text's length in all raises
     :class:`_TooMuchToRead` (bounded time and memory, whatever the text).
     """
@@ -298,12 +320,12 @@ def _sources(text):
             lambda m: chr(int(m.group(1), 16)) if m.group(1) else "", text), 0)
     if not text.isascii() and max(text) < "\u0100":   # UTF-8 read as Latin-1 (a header)
         yield from layers(text.encode("latin-1").decode("utf-8", "replace"), 0)
-    codes = _code_list(text)
-    if fresh(codes):
-        yield codes
+    for codes in (_code_list(text, least), _hex_code_list(text, least)):
+        if fresh(codes):
+            yield codes
 
 
-def _readings(text):
+def _readings(text, least=KEY_RUN):
     """``(view, reading)`` pairs, each once: the views searched, source by source.
 
     *exact*: each source (:func:`_sources`) as it is and compacted (without
@@ -321,7 +343,7 @@ def _readings(text):
         seen.add(mark)
         return True
 
-    for source in _sources(text):
+    for source in _sources(text, least):
         compact = _compact(source)
         folded = _folded(compact)
         views = [("exact", source), ("exact", compact), ("folded", folded),
@@ -360,8 +382,10 @@ def _needles(key):
     *exact* views: every :data:`KEY_RUN` consecutive characters of the key,
     white space left out (the whole key if shorter); every 12 characters of
     its base64 encoding (of the key, or of ``Bearer <key>``) standing for 9
-    whole bytes, at each alignment, in both alphabets. For a key of at least
-    :data:`KEY_RUN` characters also, in the *folded* views, every run
+    whole bytes, at each alignment, in both alphabets; for a key shorter than
+    :data:`KEY_RUN`, the base64 of the key alone and of ``Bearer <key>``,
+    whole. For a key of at least :data:`KEY_RUN` characters also, in the
+    *folded* views, every run
     case-folded, reversed and in rot13; in the *skeleton* views, every 12
     consecutive letters and digits of the key (case-folded), the hexadecimal
     of every run, and every 16 characters of the key's base32 encoding that
@@ -375,6 +399,11 @@ def _needles(key):
     raw = key.encode("utf-8")
     urlsafe = str.maketrans("+/", "-_")
     b64 = _windows(base64.b64encode, raw, 4, 3, 12)
+    if len(bare) < KEY_RUN:
+        for whole in (raw, b"Bearer " + raw):
+            encoded = base64.b64encode(whole).decode("ascii").rstrip("=")
+            out.setdefault(("exact", len(encoded)), set()).update(
+                {encoded, encoded.translate(urlsafe)})
     if b64:
         out.setdefault(("exact", 12), set()).update(b64 | {w.translate(urlsafe) for w in b64})
     if len(bare) < KEY_RUN:
@@ -476,9 +505,10 @@ def _quotes_key(text, key):
     by_view = {}
     for (view, width), group in _needles(key).items():
         by_view.setdefault(view, []).append((width, group))
+    least = min(KEY_RUN, len("".join(key.split())))
     try:
         return any(_holds(reading, group, width)
-                   for view, reading in _readings(text)
+                   for view, reading in _readings(text, least)
                    for width, group in by_view.get(view, ()))
     except _TooMuchToRead:
         return True

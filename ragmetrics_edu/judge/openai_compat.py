@@ -59,8 +59,8 @@ redirect's address or a reply. A text *quotes* the key when it holds
     octal ``\\057``, JavaScript's ``\\u{2f}``); percent-encoding, where a
     percent-encoding or an ``&amp;`` repeated any number of times
     (``%25252F``) counts as one layer; also quoted-printable (``=2F``), a
-    list of decimal codes (``115,107,45``), and UTF-8 read as Latin-1 (a
-    header);
+    list of decimal codes (``115,107,45``) or hexadecimal ones (``0x73,
+    0x6b``, ``x73 x6b``), and UTF-8 read as Latin-1 (a header);
   - fields joined (a key cut into fields): the values of the text's JSON
     strings, in order, and apart from them its JSON object keys, in order;
     read from the first quote to the last, whatever comes before or after
@@ -107,8 +107,11 @@ place). A 2xx reply whose content quotes the key is refused
 (:class:`JudgeResponseError`): it is neither returned nor, behind a
 :class:`CachedJudge`, written to the cache. A key shorter than 12
 characters (a placeholder such as ``EMPTY``, which some local servers want)
-is matched whole only; a reply holding it is refused too, so leave the
-variable unset for servers that need no key.
+is matched whole only: as typed or escaped as above, as a list of decimal
+or hexadecimal codes, and as the base64 of the key alone or of ``Bearer
+<key>`` (and, from 9 bytes on, as any 12 base64 characters standing for 9
+of its bytes); a reply holding it is refused too, so leave the variable
+unset for servers that need no key.
 
 Retries
 -------

@@ -16,6 +16,7 @@ docstring of ``ragmetrics_edu.judge.openai_compat`` ("What counts as quoting
 the key").
 """
 
+import base64
 import html
 import json
 import urllib.parse
@@ -183,3 +184,48 @@ def test_html_tags_of_any_length_between_pieces_are_left_out(tag_length):
         assert _key_scan._quotes_key(text, key), n
         assert _key_scan._redact("oops " + text, key, 300) == WITHHELD
     assert not _key_scan._quotes_key(tag + key[:11] + "</span>" + tag + "later", key)
+
+
+# codes and base64 of a short key; hexadecimal codes
+
+def _hex_list(s, prefix="0x", separator=", "):
+    return separator.join(f"{prefix}{ord(c):02x}" for c in s)
+
+
+@pytest.mark.parametrize("prefix, separator", [("0x", ", "), ("0X", ","), ("x", " ")])
+def test_a_list_of_hexadecimal_codes_is_a_quote(prefix, separator):
+    key = KEYS["plain"]
+    for start in range(0, len(key) - 11, 3):
+        run = key[start:start + 12]
+        assert _key_scan._quotes_key("bytes: [" + _hex_list(run, prefix, separator) + "]", key)
+    assert not _key_scan._quotes_key(_hex_list(key[:11], prefix, separator), key)
+
+
+SHORT = "sk-Sh/rt9x"   # 10 characters: matched whole only
+
+
+def _short_forms(key):
+    return [", ".join(str(ord(c)) for c in key), ",".join(str(ord(c)) for c in key),
+            _hex_list(key), base64.b64encode(key.encode()).decode(),
+            base64.b64encode(key.encode()).decode().rstrip("="),
+            base64.urlsafe_b64encode(key.encode()).decode(),
+            base64.urlsafe_b64encode(f"Bearer {key}".encode()).decode(),
+            base64.b64encode(f"Bearer {key}".encode()).decode()]
+
+
+@pytest.mark.parametrize("key", [SHORT, "EMPTY", "tk-5/q+"])
+def test_a_short_key_as_codes_or_base64_is_a_quote(server, monkeypatch, key):
+    for form in _short_forms(key):
+        assert _key_scan._quotes_key(f"error: {form} (bad key)", key), form
+        texts = texts_shown(_judge(server, monkeypatch, key, 500, f"error: {form}".encode()))
+        assert WITHHELD in texts[1] and form not in texts[1], form
+
+
+def test_a_short_key_in_part_is_not_a_quote():
+    """The codes of all but one of its characters, the base64 of 7 of its 10 bytes (9 bytes
+    are a quote: any 12 base64 characters standing for 9 bytes of the key are)."""
+    part = SHORT[:-1]
+    for form in (", ".join(str(ord(c)) for c in part), _hex_list(part),
+                 base64.b64encode(SHORT[:7].encode()).decode(),
+                 base64.b64encode(f"Bearer {SHORT[:7]}".encode()).decode()):
+        assert not _key_scan._quotes_key(f"error: {form}", SHORT), form
