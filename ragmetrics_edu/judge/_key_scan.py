@@ -380,12 +380,13 @@ def _needles(key):
     """What a quote of the key looks like, by view and length: ``{(view, length): set}``.
 
     *exact* views: every :data:`KEY_RUN` consecutive characters of the key,
-    white space left out (the whole key if shorter); every 12 characters of
-    its base64 encoding (of the key, or of ``Bearer <key>``) standing for 9
-    whole bytes, at each alignment, in both alphabets; for a key shorter than
-    :data:`KEY_RUN`, the base64 of the key alone and of ``Bearer <key>``,
-    whole. For a key of at least :data:`KEY_RUN` characters also, in the
-    *folded* views, every run
+    white space left out (the whole key if shorter), also of the key with its
+    own escapes undone (a key holding ``%2F`` reads as ``/`` once a text
+    encoding it twice is decoded); every 12 characters of its base64 encoding
+    (of the key, or of ``Bearer <key>``) standing for 9 whole bytes, at each
+    alignment, in both alphabets; for a key shorter than :data:`KEY_RUN`, the
+    base64 of the key alone and of ``Bearer <key>``, whole. For a key of at
+    least :data:`KEY_RUN` characters also, in the *folded* views, every run
     case-folded, reversed and in rot13; in the *skeleton* views, every 12
     consecutive letters and digits of the key (case-folded), the hexadecimal
     of every run, and every 16 characters of the key's base32 encoding that
@@ -393,9 +394,18 @@ def _needles(key):
     """
     bare = "".join(key.split())
     n = min(KEY_RUN, len(bare))
+    variants = [bare]
+    for _ in range(_LAYERS):
+        undone = _compact(_unescape(variants[-1]))
+        if not undone or undone == variants[-1]:
+            break
+        variants.append(undone)
     out = {}
-    if n:
-        out.setdefault(("exact", n), set()).update(bare[i:i + n] for i in range(len(bare) - n + 1))
+    for v in variants:   # a short key (or what its escapes decode to, 6 or more) whole
+        width = min(n, len(v))
+        if width and (v is bare or width >= min(n, 6)):
+            out.setdefault(("exact", width), set()).update(
+                v[i:i + width] for i in range(len(v) - width + 1))
     raw = key.encode("utf-8")
     urlsafe = str.maketrans("+/", "-_")
     b64 = _windows(base64.b64encode, raw, 4, 3, 12)
@@ -408,13 +418,15 @@ def _needles(key):
         out.setdefault(("exact", 12), set()).update(b64 | {w.translate(urlsafe) for w in b64})
     if len(bare) < KEY_RUN:
         return {where: frozenset(group) for where, group in out.items()}
-    runs = [bare[i:i + KEY_RUN].casefold() for i in range(len(bare) - KEY_RUN + 1)]
+    variants = [v for v in variants if len(v) >= KEY_RUN]
+    runs = [v[i:i + KEY_RUN].casefold() for v in variants for i in range(len(v) - KEY_RUN + 1)]
     out[("folded", KEY_RUN)] = {form for run in runs
                                 for form in (run, run[::-1], run.translate(_ROT13))}
-    skeleton = _NOT_ALNUM.sub("", bare.casefold())
-    if len(skeleton) >= KEY_RUN:
-        out[("skeleton", KEY_RUN)] = {skeleton[i:i + KEY_RUN]
-                                      for i in range(len(skeleton) - KEY_RUN + 1)}
+    skeletons = [s for s in (_NOT_ALNUM.sub("", v.casefold()) for v in variants)
+                 if len(s) >= KEY_RUN]
+    if skeletons:
+        out[("skeleton", KEY_RUN)] = {s[i:i + KEY_RUN]
+                                      for s in skeletons for i in range(len(s) - KEY_RUN + 1)}
     out[("skeleton", 2 * KEY_RUN)] = {key[i:i + KEY_RUN].encode("utf-8").hex()
                                       for i in range(len(key) - KEY_RUN + 1)}
     b32 = _windows(base64.b32encode, raw, 8, 5, 16)

@@ -50,8 +50,10 @@ redirect's address or a reply. A text *quotes* the key when it holds
 * the whole key, with any of its characters escaped (``%2F``, ``\\u002f``,
   ``\\/``, ``\\x2f``, ``+`` for a space), or
 * any 12 consecutive characters of it (:data:`KEY_RUN`; the whole key if it
-  is shorter: an 80% prefix of a real key is a quote), in the text as it is
-  or as a reader recovers it:
+  is shorter: an 80% prefix of a real key is a quote), or of the key with
+  its own escapes undone (a key holding a literal ``%2F`` reads as ``/``
+  once a text encoding it twice is decoded), in the text as it is or as a
+  reader recovers it:
 
   - escapes undone, up to four layers deep (JSON inside JSON, HTML inside
     percent-encoding): HTML entities (``&#47;``, ``&sol;``,

@@ -229,3 +229,18 @@ def test_a_short_key_in_part_is_not_a_quote():
                  base64.b64encode(SHORT[:7].encode()).decode(),
                  base64.b64encode(f"Bearer {SHORT[:7]}".encode()).decode()):
         assert not _key_scan._quotes_key(f"error: {form}", SHORT), form
+
+
+# a key holding its own percent-escape
+
+@pytest.mark.parametrize("times", [2, 3])
+@pytest.mark.parametrize("key", ["sk-Ab%2Fcd7Qz+9Wm",   # every 12 characters hold part of "%2F"
+                                 "ab%2Fcd%2B"])         # a short key, matched whole
+def test_a_key_holding_its_own_percent_escape_encoded_again_is_a_quote(server, monkeypatch, times,
+                                                                        key):
+    echo = key
+    for _ in range(times):
+        echo = urllib.parse.quote(echo, safe="")
+    assert _key_scan._quotes_key(f"error: {echo}", key)
+    texts = texts_shown(_judge(server, monkeypatch, key, 500, f"error: {echo}".encode()))
+    assert WITHHELD in texts[1] and _leaks(texts, pieces(echo) | pieces(key)) == []
