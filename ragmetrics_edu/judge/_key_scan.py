@@ -254,61 +254,75 @@ def _joins(text):
 
 def _joins_inside(text):
     """:func:`_joins` of ``text`` with only its HTML entities, or only its percent-encoding,
-    undone: JSON in an HTML attribute or in an address, whose own backslash escapes one
-    layer of :func:`_unescape` would undo together with the entities."""
+    undone, if that revealed quotes or a query string: JSON in an HTML attribute or in an
+    address, whose own backslash escapes one layer of :func:`_unescape` would undo together
+    with the entities."""
     out = ()
     for undo, mark in ((lambda t: html.unescape(_DEEP_AMP.sub("&", t)), "&"),
                        (lambda t: _unpercent(_DEEP_PERCENT.sub("%", t)), "%")):
         if mark in text:
             inner = undo(text)
-            if inner != text:
+            if any(_revealed(text, inner, ch) for ch in '"=&'):
                 out += _joins(inner)
     return out
 
 
+def _revealed(before, after, ch):
+    """Whether undoing an escape revealed ``ch`` (a quote, ``=``, ``&``) in ``after``."""
+    return after.count(ch) > before.count(ch)
+
+
 class _TooMuchToRead(Exception):
-    """The readings of a text would take more than :data:`_READ_BUDGET` times its length."""
+    """The fields joined of a text would take more than :data:`_READ_BUDGET` times its length."""
 
 
-_READ_BUDGET = 24   # characters read, in all readings together, per character of the text
+_READ_BUDGET = 24   # characters of fields joined, in all, per character of the text
 _JOIN_DEPTH = 2     # fields joined inside joined fields (JSON inside a JSON string)
 
 
 def _sources(text, least=KEY_RUN):
     """The texts a reader recovers from ``text`` before normalising it, one at a time.
 
-    The text and each layer of escapes undone (up to :data:`_LAYERS`); from each
-    of these, the fields joined (:func:`_joins`) and their own layers, twice
-    deep (:data:`_JOIN_DEPTH`: JSON inside a JSON string, JSON in an HTML
-    attribute); the text with quoted-printable escapes undone; UTF-8 read as
-    Latin-1; and the characters of the decimal or ``0x`` codes it lists (at
-    least ``least`` of them). Each distinct text once; more than
-    :data:`_READ_BUDGET` times the text's length in all raises
-    :class:`_TooMuchToRead` (bounded time and memory, whatever the text).
+    The text and each layer of escapes undone (up to :data:`_LAYERS`); the
+    fields joined (:func:`_joins`) of the text, of the text with only its HTML
+    entities or its percent-encoding undone (:func:`_joins_inside`), and of
+    its first layer if that revealed quotes, each with its own layers and
+    fields, twice deep (:data:`_JOIN_DEPTH`: JSON inside a JSON string, JSON
+    in an HTML attribute); the text with quoted-printable escapes undone;
+    UTF-8 read as Latin-1; and the characters of the decimal or hexadecimal
+    codes it lists (at least ``least`` of them). Each distinct text once;
+    fields joined of more than :data:`_READ_BUDGET` times the text's length
+    (plus 64 Ki) in all raise :class:`_TooMuchToRead`: bounded time and
+    memory, whatever the text.
     """
     seen = set()
     budget = [_READ_BUDGET * len(text) + (1 << 16)]
 
-    def fresh(source):
+    def fresh(source, joined=False):
         if not source:
             return False
         mark = (len(source), hash(source))
         if mark in seen:
             return False
         seen.add(mark)
-        budget[0] -= len(source)
-        if budget[0] < 0:
-            raise _TooMuchToRead
+        if joined:   # the text's own layers are few (at most _LAYERS + 1): not counted
+            budget[0] -= len(source)
+            if budget[0] < 0:
+                raise _TooMuchToRead
         return True
 
-    def layers(start, depth):
+    def layers(start, depth, joined=False):
         layer = start
-        for _ in range(_LAYERS + 1):
-            if fresh(layer):
+        for level in range(_LAYERS + 1):
+            if fresh(layer, joined):
                 yield layer
-                if depth:
-                    for joined in _joins(layer) + _joins_inside(layer):
-                        yield from layers(joined, depth - 1)
+                # the fields of the text, and of the text unescaped once if that
+                # revealed quotes (JSON inside a JSON string: its fields' first layer)
+                if depth and (level == 0 or (level == 1 and (
+                        '\\"' in start or _revealed(start, layer, '"')))):
+                    joins = _joins(layer) + (_joins_inside(layer) if level == 0 else ())
+                    for fields in joins:
+                        yield from layers(fields, depth - 1, True)
             undone = _unescape(layer)
             if undone == layer:
                 break

@@ -97,9 +97,10 @@ them, JSON fields interleaved with other fields, JSON whose quotes a stray
 quote before it pairs the other way), or arithmetic on it: a server that
 means to smuggle the key out can always do so; the rules catch every echo
 a faulty server makes and every form a reader decodes at a glance. The
-search is bounded: all its readings of a text together may hold at most
-24 times the text's characters (plus 64 Ki); a text needing more (no
-ordinary reply comes near) counts as quoting the key.
+search is bounded: the fields it joins from a text may hold at most 24
+times the text's characters in all (plus 64 Ki); a text needing more (JSON
+replies nested in strings five deep stay well under it) counts as quoting
+the key.
 
 An error message shows a server's text with each whole echo of the key
 replaced by ``***``; a text that still quotes the key after that, anywhere

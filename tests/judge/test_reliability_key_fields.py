@@ -162,6 +162,27 @@ def test_a_text_too_costly_to_read_counts_as_quoting(monkeypatch):
     assert _key_scan._redact(text, KEYS["plain"], 300) == WITHHELD
 
 
+def _nested(depth, leaf):
+    """JSON whose every other field holds, as a string, JSON one level less deep."""
+    if depth == 0:
+        return leaf
+    return {"as_text": json.dumps(_nested(depth - 1, leaf)), "as_json": _nested(depth - 1, leaf),
+            "note": "relevant &amp; %20 \\n"}
+
+
+def test_json_nested_in_strings_is_read_within_the_bound():
+    """An ordinary reply of JSON nested five deep in strings (300 KB, past the fixed
+    allowance of 64 Ki) is read and returned, not taken for a quote; with the key's pieces
+    as its innermost fields it is a quote."""
+    key = KEYS["plain"]
+    plain = json.dumps([_nested(5, "a relevant passage")] * 80)
+    assert len(plain) > 300_000
+    assert not _key_scan._quotes_key(plain, key)
+    assert _key_scan._redact(plain, key, 300) == plain[:300]
+    fields = json.dumps([_nested(5, _fields(key, 5))] * 80)
+    assert _key_scan._quotes_key(fields, key)
+
+
 @pytest.mark.parametrize("text, joined", [
     ('{"k": "v", "w": 1, "x":"y"', ("vy", "kwx")),          # cut after a value
     ('{"a": "x\\"y", "b" : "z\\', ('x\\"yz', "ab")),      # an escaped quote; a cut escape
