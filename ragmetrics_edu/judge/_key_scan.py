@@ -82,6 +82,9 @@ _JSON_VALUES = re.compile(
     re.DOTALL)
 _JSON_KEYS = re.compile(
     r'[^"]*(?:"(' + _STRING_BODY + r')"\s*:|"' + _STRING_BODY + _STRING_END + r')?', re.DOTALL)
+# a quote, "=" or "&" escaped as an HTML entity or percent-encoded (any number of times)
+_HIDDEN_BY_ENTITY = re.compile(r"&(?:quot|equals|amp|#0*(?:34|61|38)|#[xX]0*(?:22|3[dD]|26));?")
+_HIDDEN_BY_PERCENT = re.compile(r"%(?:25)*(?:22|3[dD]|26)")
 # the values of a query string (?a=1&b=2;c=3), every character consumed by one match
 _QUERY_VALUES = re.compile(r"[^?&;]*(?:[?&;](?:[^=?&;#\s]*=([^?&;#\s]*))?)?")
 
@@ -258,9 +261,9 @@ def _joins_inside(text):
     address, whose own backslash escapes one layer of :func:`_unescape` would undo together
     with the entities."""
     out = ()
-    for undo, mark in ((lambda t: html.unescape(_DEEP_AMP.sub("&", t)), "&"),
-                       (lambda t: _unpercent(_DEEP_PERCENT.sub("%", t)), "%")):
-        if mark in text:
+    for undo, hides in ((lambda t: html.unescape(_DEEP_AMP.sub("&", t)), _HIDDEN_BY_ENTITY),
+                        (lambda t: _unpercent(_DEEP_PERCENT.sub("%", t)), _HIDDEN_BY_PERCENT)):
+        if hides.search(text):   # a quote, "=" or "&" escaped: else nothing new to join
             inner = undo(text)
             if any(_revealed(text, inner, ch) for ch in '"=&'):
                 out += _joins(inner)
