@@ -70,7 +70,8 @@ _QUOTED_PRINTABLE = re.compile(r"=(?:\r?\n|([0-9A-Fa-f]{2}))")
 _TAG = re.compile(r"<[^<>]*>")   # linear: a match cannot run past the next "<"
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _INTEGER = re.compile(r"(?<!\d)\d{1,7}(?!\d)")
-_HEX_CODE = re.compile(r"(?<![0-9A-Za-z])0?[xX]([0-9a-fA-F]{1,6})(?![0-9A-Za-z])")
+# 0x73 or x73, not an entity (&#x73;) nor a backslash escape (\x73): those are undone apart
+_HEX_CODE = re.compile(r"(?<![0-9A-Za-z#\\])0?[xX]([0-9a-fA-F]{1,6})(?![0-9A-Za-z])")
 # JSON strings, read from the first quote on: every character is consumed by one match, and
 # group 1 is a value (a string not followed by ":"), resp. a key; an unclosed string at the
 # end (a cut text) counts too. The alternatives start with different characters, so a
