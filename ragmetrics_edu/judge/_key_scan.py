@@ -62,7 +62,7 @@ _LAYERS = 4        # escapes undone in turn (JSON inside HTML inside percent-enc
 _BACKSLASH = re.compile(
     r"\\(?:u\{([0-9a-fA-F]{1,6})\}|U([0-9a-fA-F]{8})|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})"
     r"|([0-7]{1,3})|(.))", re.DOTALL)
-_SIMPLE_BACKSLASH = re.compile(r"\\([^uUx0-7ntrbf\\])", re.DOTALL)
+_SIMPLE_BACKSLASH = re.compile(r"\\(?=[^uUx0-7ntrbf\\])", re.DOTALL)   # the backslash alone
 _BACKSLASH_LETTERS = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
 _DEEP_PERCENT = re.compile(r"%(?:25)+(?=[0-9a-fA-F]{2})")   # %252F: "%2F" encoded again
 _DEEP_AMP = re.compile(r"&(?:amp;)+")                        # &amp;amp;#47;: "&#47;" escaped again
@@ -111,7 +111,7 @@ def _unbackslash(text):
     if keep is None:   # a text holding all three private-use characters: the plain way
         return _BACKSLASH.sub(one, text)
     text = text.replace("\\\\", keep)
-    text = _SIMPLE_BACKSLASH.sub(r"\1", text)
+    text = _SIMPLE_BACKSLASH.sub("", text)   # no template: C speed
     if "\\" in text:
         text = _BACKSLASH.sub(one, text)
     return text.replace(keep, "\\")
