@@ -4,7 +4,8 @@ A reply is searched for the key (whole, in part or encoded) before it is
 returned or cached (``ragmetrics_edu.judge.openai_compat``). The texts below
 are the worst a server can send within the default ``max_reply_bytes``
 (10 MiB): plain prose, percent-encodings and ``&amp;`` nested four deep,
-backslashes, mixed escapes, emoji. Each line prints the seconds, the peak
+backslashes, mixed escapes, emoji, JSON strings and query strings
+(joined), HTML tags long and unclosed, lists of hexadecimal codes. Each line prints the seconds, the peak
 of traced memory and its ratio to the text's size.
 
 Run: ``python benchmarks/bench_key_scan.py``.
@@ -25,6 +26,11 @@ CASES = {
     "backslashes": "\\\\\\\\\\\\\\\\u0041" * (N // 14),
     "mixed-escapes": "&#37;32&#x35;\\u0025" * (N // 20),
     "emoji": "\U0001F600" * (N // 4),
+    "json-strings": '"ab\\"c": "d", ' * (N // 14),
+    "query-strings": "?a=b&c=d&" * (N // 9),
+    "open-tags": ("<" + "a" * 99) * (N // 100),
+    "long-tags": ("<" + "a" * 200 + ">b") * (N // 203),
+    "hex-codes": "0x41, " * (N // 6),
     "key-at-the-end": "Relevant. " * (N // 10 - 10) + KEY.upper(),
 }
 

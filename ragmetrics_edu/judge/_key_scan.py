@@ -30,10 +30,11 @@ def _redact(text, key, cut=None, truncated=False):
        escaped (``%2F``, ``\\u002f``, ``\\/``, ``\\x2f``, ``+`` for a space),
        becomes ``***``; this is done on the whole text *before* the cut, so a
        key straddling the cut leaves no piece behind;
-    2. if what would be shown (the cut text and enough after it to hold a
-       key straddling the cut) still quotes the key in any way
-       :func:`_quotes_key` reads (encoded, split, in part), the whole text is
-       replaced by :data:`WITHHELD`: such a text cannot be cut apart safely.
+    2. if the whole text (not only what would be shown) still quotes the key
+       in any way :func:`_quotes_key` reads (encoded, split, in part, cut into
+       JSON fields), it is replaced by :data:`WITHHELD`: the cut would break
+       the JSON or the tags that join the pieces of the key, and what is left
+       may still show them.
 
     ``truncated=True`` says that ``text`` is the start of a longer text (a
     read stopped early): its last characters may hold the start of a key
@@ -42,10 +43,9 @@ def _redact(text, key, cut=None, truncated=False):
     """
     if key:
         text = _key_pattern(key).sub("***", text)
-        margin = _ECHO_CHARS * len(key)
         if truncated:
-            text = text[:max(len(text) - margin, 0)]
-        if _quotes_key(text if cut is None else text[:cut + margin], key):
+            text = text[:max(len(text) - _ECHO_CHARS * len(key), 0)]
+        if _quotes_key(text, key):
             return WITHHELD
     return text if cut is None else text[:cut]
 
@@ -62,14 +62,32 @@ _LAYERS = 4        # escapes undone in turn (JSON inside HTML inside percent-enc
 _BACKSLASH = re.compile(
     r"\\(?:u\{([0-9a-fA-F]{1,6})\}|U([0-9a-fA-F]{8})|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})"
     r"|([0-7]{1,3})|(.))", re.DOTALL)
-_SIMPLE_BACKSLASH = re.compile(r"\\([^uUx0-7ntrbf\\])", re.DOTALL)
+_SIMPLE_BACKSLASH = re.compile(r"\\(?=[^uUx0-7ntrbf\\])", re.DOTALL)   # the backslash alone
 _BACKSLASH_LETTERS = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
 _DEEP_PERCENT = re.compile(r"%(?:25)+(?=[0-9a-fA-F]{2})")   # %252F: "%2F" encoded again
 _DEEP_AMP = re.compile(r"&(?:amp;)+")                        # &amp;amp;#47;: "&#47;" escaped again
 _QUOTED_PRINTABLE = re.compile(r"=(?:\r?\n|([0-9A-Fa-f]{2}))")
-_TAG = re.compile(r"<[^<>]{0,64}>")
+_TAG = re.compile(r"<[^<>]*>")   # linear: a match cannot run past the next "<"
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _INTEGER = re.compile(r"(?<!\d)\d{1,7}(?!\d)")
+# 0x73 or x73, not an entity (&#x73;) nor a backslash escape (\x73): those are undone apart
+_HEX_CODE = re.compile(r"(?<![0-9A-Za-z#\\])0?[xX]([0-9a-fA-F]{1,6})(?![0-9A-Za-z])")
+# JSON strings, read from the first quote on: every character is consumed by one match, and
+# group 1 is a value (a string not followed by ":"), resp. a key; an unclosed string at the
+# end (a cut text) counts too. The alternatives start with different characters, so a
+# failed match backtracks linearly, never exponentially.
+_STRING_BODY = r'[^"\\]*(?:\\.[^"\\]*)*'
+_STRING_END = r'(?:"|\\?\Z)'
+_JSON_VALUES = re.compile(
+    r'[^"]*(?:"(' + _STRING_BODY + r')(?:"(?!\s*:)|\\?\Z)|"' + _STRING_BODY + r'"\s*:)?',
+    re.DOTALL)
+_JSON_KEYS = re.compile(
+    r'[^"]*(?:"(' + _STRING_BODY + r')"\s*:|"' + _STRING_BODY + _STRING_END + r')?', re.DOTALL)
+# a quote, "=" or "&" escaped as an HTML entity or percent-encoded (any number of times)
+_HIDDEN_BY_ENTITY = re.compile(r"&(?:quot|equals|amp|#0*(?:34|61|38)|#[xX]0*(?:22|3[dD]|26));?")
+_HIDDEN_BY_PERCENT = re.compile(r"%(?:25)*(?:22|3[dD]|26)")
+# the values of a query string (?a=1&b=2;c=3), every character consumed by one match
+_QUERY_VALUES = re.compile(r"[^?&;]*(?:[?&;](?:[^=?&;#\s]*=([^?&;#\s]*))?)?")
 
 
 def _unbackslash(text):
@@ -93,7 +111,7 @@ def _unbackslash(text):
     if keep is None:   # a text holding all three private-use characters: the plain way
         return _BACKSLASH.sub(one, text)
     text = text.replace("\\\\", keep)
-    text = _SIMPLE_BACKSLASH.sub(r"\1", text)
+    text = _SIMPLE_BACKSLASH.sub("", text)   # no template: C speed
     if "\\" in text:
         text = _BACKSLASH.sub(one, text)
     return text.replace(keep, "\\")
@@ -178,8 +196,20 @@ def _skeleton(text):
     return _NOT_ALNUM.sub("", text)
 
 
-def _code_list(text):
-    """The characters whose decimal code points ``text`` lists (``115,107,45``).
+def _codes_of(numbers_, base, least):
+    """The characters whose code points ``numbers_`` (strings in ``base``) list; "" for fewer
+    than ``least`` codes."""
+    if len(numbers_) < max(least, 1):
+        return ""
+    codes = np.array([int(n, base) for n in numbers_] if base != 10 else numbers_,
+                     dtype=np.int64)
+    codes = codes[(codes < 0x110000) & ((codes < 0xD800) | (codes > 0xDFFF))]
+    return codes.astype("<u4").tobytes().decode("utf-32-le")
+
+
+def _code_list(text, least=KEY_RUN):
+    """The characters whose decimal code points ``text`` lists (``115,107,45``), if it lists
+    at least ``least``.
 
     Examples
     --------
@@ -188,89 +218,162 @@ def _code_list(text):
     'sk-Leak/7Qz+'
     >>> _code_list("1, 2, 3")   # fewer codes than KEY_RUN: nothing to search
     ''
+    >>> _code_list("69, 77, 80, 84, 89", least=5)   # a key of 5 characters
+    'EMPTY'
     """
-    numbers_ = _INTEGER.findall(text)
-    if len(numbers_) < KEY_RUN:
+    return _codes_of(_INTEGER.findall(text), 10, least)
+
+
+def _hex_code_list(text, least=KEY_RUN):
+    """The characters whose code points ``text`` lists in hexadecimal after ``0x`` or ``x``
+    (``0x73, 0x6B``, ``x73 x6b``), if it lists at least ``least``.
+
+    >>> _hex_code_list("0x45 0x4d, 0x50,X54 x59", least=5)
+    'EMPTY'
+    """
+    if "x" not in text and "X" not in text:
         return ""
-    codes = np.array(numbers_, dtype=np.int64)
-    codes = codes[(codes < 0x110000) & ((codes < 0xD800) | (codes > 0xDFFF))]
-    return codes.astype("<u4").tobytes().decode("utf-32-le")
+    return _codes_of(_HEX_CODE.findall(text), 16, least)
 
 
-def _json_strings(text):
-    """The strings of ``text`` read as JSON, joined in order; "" when it is not JSON."""
-    stripped = text.strip()
-    if not stripped.startswith(("{", "[")):
-        return ""
-    try:
-        value = json.loads(stripped)
-    except (ValueError, RecursionError):
-        return ""
-    out, stack = [], [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            out.append(item)
-        elif isinstance(item, dict):
-            stack.extend(reversed(list(item.values())))
-        elif isinstance(item, list):
-            stack.extend(reversed(item))
-    return "".join(out)
+def _joins(text):
+    """The fields of ``text`` joined: the values of its JSON strings, its JSON object keys,
+    the values of its query strings (``?a=1&b=2``), each in order and still escaped.
 
+    Read from the first quote, whatever comes before or after (a byte order mark, a
+    sentence, the rest of a cut text): a key cut into fields is joined again.
 
-def _sources(text):
-    """The texts a reader recovers from ``text`` before normalising it: the text and each
-    layer of escapes undone (up to :data:`_LAYERS`), the same from the strings of the text
-    read as JSON, the text with quoted-printable escapes undone, and the characters of the
-    decimal codes it lists."""
+    >>> _joins('error: {"a": "sk-Le", "b": ["ak/7", 3], "c": "Qz+9')
+    ('sk-Leak/7Qz+9', 'abc')
+    >>> _joins("http://x/?p0=sk-Le&p1=ak%2F7;p2=Qz%2B9#top")
+    ('sk-Leak%2F7Qz%2B9',)
+    """
     out = []
+    if '"' in text:
+        out += ["".join(_JSON_VALUES.findall(text)), "".join(_JSON_KEYS.findall(text))]
+    if "=" in text and ("?" in text or "&" in text or ";" in text):
+        out.append("".join(_QUERY_VALUES.findall("&" + text)))   # "&": the first one too
+    return tuple(out)
 
-    def add(start):
+
+def _joins_inside(text):
+    """:func:`_joins` of ``text`` with only its HTML entities, or only its percent-encoding,
+    undone, if that revealed quotes or a query string: JSON in an HTML attribute or in an
+    address, whose own backslash escapes one layer of :func:`_unescape` would undo together
+    with the entities."""
+    out = ()
+    for undo, hides in ((lambda t: html.unescape(_DEEP_AMP.sub("&", t)), _HIDDEN_BY_ENTITY),
+                        (lambda t: _unpercent(_DEEP_PERCENT.sub("%", t)), _HIDDEN_BY_PERCENT)):
+        if hides.search(text):   # a quote, "=" or "&" escaped: else nothing new to join
+            inner = undo(text)
+            if any(_revealed(text, inner, ch) for ch in '"=&'):
+                out += _joins(inner)
+    return out
+
+
+def _revealed(before, after, ch):
+    """Whether undoing an escape revealed ``ch`` (a quote, ``=``, ``&``) in ``after``."""
+    return after.count(ch) > before.count(ch)
+
+
+class _TooMuchToRead(Exception):
+    """The fields joined of a text would take more than :data:`_READ_BUDGET` times its length."""
+
+
+_READ_BUDGET = 24   # characters of fields joined, in all, per character of the text
+_JOIN_DEPTH = 2     # fields joined inside joined fields (JSON inside a JSON string)
+
+
+def _sources(text, least=KEY_RUN):
+    """The texts a reader recovers from ``text`` before normalising it, one at a time.
+
+    The text and each layer of escapes undone (up to :data:`_LAYERS`); the
+    fields joined (:func:`_joins`) of the text, of the text with only its HTML
+    entities or its percent-encoding undone (:func:`_joins_inside`), and of
+    its first layer if that revealed quotes, each with its own layers and
+    fields, twice deep (:data:`_JOIN_DEPTH`: JSON inside a JSON string, JSON
+    in an HTML attribute); the text with quoted-printable escapes undone;
+    UTF-8 read as Latin-1; and the characters of the decimal or hexadecimal
+    codes it lists (at least ``least`` of them). Each distinct text once;
+    fields joined of more than :data:`_READ_BUDGET` times the text's length
+    (plus 64 Ki) in all raise :class:`_TooMuchToRead`: bounded time and
+    memory, whatever the text.
+    """
+    seen = set()
+    budget = [_READ_BUDGET * len(text) + (1 << 16)]
+
+    def fresh(source, joined=False):
+        if not source:
+            return False
+        mark = (len(source), hash(source))
+        if mark in seen:
+            return False
+        seen.add(mark)
+        if joined:   # the text's own layers are few (at most _LAYERS + 1): not counted
+            budget[0] -= len(source)
+            if budget[0] < 0:
+                raise _TooMuchToRead
+        return True
+
+    def layers(start, depth, joined=False):
         layer = start
-        for _ in range(_LAYERS + 1):
-            if layer and layer not in out:
-                out.append(layer)
+        for level in range(_LAYERS + 1):
+            if fresh(layer, joined):
+                yield layer
+                # the fields of the text, and of the text unescaped once if that
+                # revealed quotes (JSON inside a JSON string: its fields' first layer)
+                if depth and (level == 0 or (level == 1 and (
+                        '\\"' in start or _revealed(start, layer, '"')))):
+                    joins = _joins(layer) + (_joins_inside(layer) if level == 0 else ())
+                    for fields in joins:
+                        yield from layers(fields, depth - 1, True)
             undone = _unescape(layer)
             if undone == layer:
                 break
             layer = undone
 
-    add(text)
-    add(_json_strings(text))
+    yield from layers(text, _JOIN_DEPTH)
     if "=" in text:
-        add(_QUOTED_PRINTABLE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) else "", text))
+        yield from layers(_QUOTED_PRINTABLE.sub(
+            lambda m: chr(int(m.group(1), 16)) if m.group(1) else "", text), 0)
     if not text.isascii() and max(text) < "\u0100":   # UTF-8 read as Latin-1 (a header)
-        add(text.encode("latin-1").decode("utf-8", "replace"))
-    codes = _code_list(text)
-    if len(codes) >= KEY_RUN and codes not in out:
-        out.append(codes)
-    return out
+        yield from layers(text.encode("latin-1").decode("utf-8", "replace"), 0)
+    for codes in (_code_list(text, least), _hex_code_list(text, least)):
+        if fresh(codes):
+            yield codes
 
 
-def _readings(text):
-    """``{"exact": [...], "folded": [...], "skeleton": [...]}``: the views searched.
+def _readings(text, least=KEY_RUN):
+    """``(view, reading)`` pairs, each once: the views searched, source by source.
 
     *exact*: each source (:func:`_sources`) as it is and compacted (without
     white space, control and format characters); *folded*: compacted, in NFKC
     and case-folded; *skeleton*: its letters and digits alone, case-folded
-    (also with HTML tags left out), the pieces of a key cut apart joined again.
+    (also with HTML tags left out, however long), the pieces of a key cut
+    apart joined again.
     """
-    views = {"exact": [], "folded": [], "skeleton": []}
+    seen = set()
 
-    def add(kind, view):
-        if view and view not in views[kind]:
-            views[kind].append(view)
+    def fresh(view, reading):
+        mark = (view, len(reading), hash(reading))
+        if not reading or mark in seen:
+            return False
+        seen.add(mark)
+        return True
 
-    for source in _sources(text):
-        add("exact", source)
+    for source in _sources(text, least):
         compact = _compact(source)
-        add("exact", compact)
         folded = _folded(compact)
-        add("folded", folded)
-        add("skeleton", _skeleton(folded))
+        views = [("exact", source), ("exact", compact), ("folded", folded),
+                 ("skeleton", _skeleton(folded))]
+        for view, reading in views:
+            if fresh(view, reading):
+                yield view, reading
+        del views, compact, folded
         if "<" in source:
-            add("skeleton", _skeleton(_folded(_TAG.sub("", source))))
-    return views
+            reading = _skeleton(_folded(_TAG.sub("", source)))
+            if fresh("skeleton", reading):
+                yield "skeleton", reading
 
 
 _ROT13 = str.maketrans("abcdefghijklmnopqrstuvwxyz", "nopqrstuvwxyzabcdefghijklm")
@@ -295,10 +398,13 @@ def _needles(key):
     """What a quote of the key looks like, by view and length: ``{(view, length): set}``.
 
     *exact* views: every :data:`KEY_RUN` consecutive characters of the key,
-    white space left out (the whole key if shorter); every 12 characters of
-    its base64 encoding (of the key, or of ``Bearer <key>``) standing for 9
-    whole bytes, at each alignment, in both alphabets. For a key of at least
-    :data:`KEY_RUN` characters also, in the *folded* views, every run
+    white space left out (the whole key if shorter), also of the key with its
+    own escapes undone (a key holding ``%2F`` reads as ``/`` once a text
+    encoding it twice is decoded); every 12 characters of its base64 encoding
+    (of the key, or of ``Bearer <key>``) standing for 9 whole bytes, at each
+    alignment, in both alphabets; for a key shorter than :data:`KEY_RUN`, the
+    base64 of the key alone and of ``Bearer <key>``, whole. For a key of at
+    least :data:`KEY_RUN` characters also, in the *folded* views, every run
     case-folded, reversed and in rot13; in the *skeleton* views, every 12
     consecutive letters and digits of the key (case-folded), the hexadecimal
     of every run, and every 16 characters of the key's base32 encoding that
@@ -306,23 +412,39 @@ def _needles(key):
     """
     bare = "".join(key.split())
     n = min(KEY_RUN, len(bare))
+    variants = [bare]
+    for _ in range(_LAYERS):
+        undone = _compact(_unescape(variants[-1]))
+        if not undone or undone == variants[-1]:
+            break
+        variants.append(undone)
     out = {}
-    if n:
-        out.setdefault(("exact", n), set()).update(bare[i:i + n] for i in range(len(bare) - n + 1))
+    for v in variants:   # a short key (or what its escapes decode to, 6 or more) whole
+        width = min(n, len(v))
+        if width and (v is bare or width >= min(n, 6)):
+            out.setdefault(("exact", width), set()).update(
+                v[i:i + width] for i in range(len(v) - width + 1))
     raw = key.encode("utf-8")
     urlsafe = str.maketrans("+/", "-_")
     b64 = _windows(base64.b64encode, raw, 4, 3, 12)
+    if len(bare) < KEY_RUN:
+        for whole in (raw, b"Bearer " + raw):
+            encoded = base64.b64encode(whole).decode("ascii").rstrip("=")
+            out.setdefault(("exact", len(encoded)), set()).update(
+                {encoded, encoded.translate(urlsafe)})
     if b64:
         out.setdefault(("exact", 12), set()).update(b64 | {w.translate(urlsafe) for w in b64})
     if len(bare) < KEY_RUN:
-        return out
-    runs = [bare[i:i + KEY_RUN].casefold() for i in range(len(bare) - KEY_RUN + 1)]
+        return {where: frozenset(group) for where, group in out.items()}
+    variants = [v for v in variants if len(v) >= KEY_RUN]
+    runs = [v[i:i + KEY_RUN].casefold() for v in variants for i in range(len(v) - KEY_RUN + 1)]
     out[("folded", KEY_RUN)] = {form for run in runs
                                 for form in (run, run[::-1], run.translate(_ROT13))}
-    skeleton = _NOT_ALNUM.sub("", bare.casefold())
-    if len(skeleton) >= KEY_RUN:
-        out[("skeleton", KEY_RUN)] = {skeleton[i:i + KEY_RUN]
-                                      for i in range(len(skeleton) - KEY_RUN + 1)}
+    skeletons = [s for s in (_NOT_ALNUM.sub("", v.casefold()) for v in variants)
+                 if len(s) >= KEY_RUN]
+    if skeletons:
+        out[("skeleton", KEY_RUN)] = {s[i:i + KEY_RUN]
+                                      for s in skeletons for i in range(len(s) - KEY_RUN + 1)}
     out[("skeleton", 2 * KEY_RUN)] = {key[i:i + KEY_RUN].encode("utf-8").hex()
                                       for i in range(len(key) - KEY_RUN + 1)}
     b32 = _windows(base64.b32encode, raw, 8, 5, 16)
@@ -404,15 +526,22 @@ def _holds(text, needles, width, direct=None):
 
 def _quotes_key(text, key):
     """Whether ``text`` quotes ``key``: the whole key in any escape of :func:`_key_pattern`,
-    or one of :func:`_needles` in any of :func:`_readings`."""
+    or one of :func:`_needles` in any of :func:`_readings` (a text too costly to read is
+    taken to quote it)."""
     if not key or not text:
         return False
     if _key_pattern(key).search(text):
         return True
-    needles = _needles(key)
-    readings = _readings(text)
-    return any(_holds(reading, group, width)
-               for (view, width), group in needles.items() for reading in readings[view])
+    by_view = {}
+    for (view, width), group in _needles(key).items():
+        by_view.setdefault(view, []).append((width, group))
+    least = min(KEY_RUN, len("".join(key.split())))
+    try:
+        return any(_holds(reading, group, width)
+                   for view, reading in _readings(text, least)
+                   for width, group in by_view.get(view, ()))
+    except _TooMuchToRead:
+        return True
 
 
 def _key_pattern(key):

@@ -50,17 +50,28 @@ redirect's address or a reply. A text *quotes* the key when it holds
 * the whole key, with any of its characters escaped (``%2F``, ``\\u002f``,
   ``\\/``, ``\\x2f``, ``+`` for a space), or
 * any 12 consecutive characters of it (:data:`KEY_RUN`; the whole key if it
-  is shorter: an 80% prefix of a real key is a quote), in the text as it is
-  or as a reader recovers it:
+  is shorter: an 80% prefix of a real key is a quote), or of the key with
+  its own escapes undone (a key holding a literal ``%2F`` reads as ``/``
+  once a text encoding it twice is decoded), in the text as it is or as a
+  reader recovers it:
 
   - escapes undone, up to four layers deep (JSON inside JSON, HTML inside
     percent-encoding): HTML entities (``&#47;``, ``&sol;``,
     ``html.escape``); backslash escapes (JSON's and ``repr``'s, ``\\U0000002f``,
     octal ``\\057``, JavaScript's ``\\u{2f}``); percent-encoding, where a
     percent-encoding or an ``&amp;`` repeated any number of times
-    (``%25252F``) counts as one layer; also quoted-printable (``=2F``), the
-    strings of a JSON text joined (a key cut into fields), a list of decimal
-    codes (``115,107,45``), and UTF-8 read as Latin-1 (a header);
+    (``%25252F``) counts as one layer; also quoted-printable (``=2F``), a
+    list of decimal codes (``115,107,45``) or hexadecimal ones (``0x73,
+    0x6b``, ``x73 x6b``), and UTF-8 read as Latin-1 (a header);
+  - fields joined (a key cut into fields): the values of the text's JSON
+    strings, in order, and apart from them its JSON object keys, in order;
+    read from the first quote to the last, whatever comes before or after
+    (a byte order mark, a sentence, a body cut short by the message's cut or
+    the 64 KiB read), and inside the fields so joined or behind HTML
+    entities or percent-encoding (JSON in a JSON string, in an HTML
+    attribute, in an address), two levels deep; and the values of a query
+    string (``?p0=sk-Le&p1=ak%2F7``: a redirect to an address that carries
+    the key in pieces);
   - white space, control characters (a NUL between the characters of a
     UTF-16 or UTF-32 body read as UTF-8) and Unicode format characters
     (category Cf: zero-width space and joiner, soft hyphen, byte order mark)
@@ -70,7 +81,7 @@ redirect's address or a reply. A text *quotes* the key when it holds
     reversed or in rot13; or
 * for a key of 12 characters or more, any 12 consecutive letters and digits
   of it (case-folded) in the text's letters and digits alone, HTML tags
-  left out: a key cut into short pieces joined by separators
+  (of any length) left out: a key cut into short pieces joined by separators
   (``sk-Leak/7Qz - +9Wm=2Xv``, ``<i>sk-Le</i><i>ak/7Q</i>``, a path); or
   the hexadecimal of 12 consecutive characters of it (either case, any
   separators); or any 16 characters of the key's base32 encoding standing
@@ -81,18 +92,29 @@ redirect's address or a reply. A text *quotes* the key when it holds
 
 Not read: an encoding applied twice on purpose (base64 of the key's
 hexadecimal, of its base64 or of its UTF-16), a key cut into pieces
-shorter than what the forms above join, or arithmetic on it: a server
-that means to smuggle the key out can always do so; the rules catch every
-echo a faulty server makes and every form a reader decodes at a glance.
+shorter than what the forms above join (pieces with other text between
+them, JSON fields interleaved with other fields, JSON whose quotes a stray
+quote before it pairs the other way), or arithmetic on it: a server that
+means to smuggle the key out can always do so; the rules catch every echo
+a faulty server makes and every form a reader decodes at a glance. The
+search is bounded: the fields it joins from a text may hold at most 24
+times the text's characters in all (plus 64 Ki); a text needing more (JSON
+replies nested in strings five deep stay well under it) counts as quoting
+the key.
 
 An error message shows a server's text with each whole echo of the key
-replaced by ``***``; a text that still quotes the key after that is not
-shown at all (:data:`WITHHELD` stands in its place). A 2xx reply whose
-content quotes the key is refused (:class:`JudgeResponseError`): it is
-neither returned nor, behind a :class:`CachedJudge`, written to the cache.
-A key shorter than 12 characters (a placeholder such as ``EMPTY``, which
-some local servers want) is matched whole only; a reply holding it is
-refused too, so leave the variable unset for servers that need no key.
+replaced by ``***``; a text that still quotes the key after that, anywhere
+in it and not only in the part a message shows (a cut would break the JSON
+that joins the pieces), is not shown at all (:data:`WITHHELD` stands in its
+place). A 2xx reply whose content quotes the key is refused
+(:class:`JudgeResponseError`): it is neither returned nor, behind a
+:class:`CachedJudge`, written to the cache. A key shorter than 12
+characters (a placeholder such as ``EMPTY``, which some local servers want)
+is matched whole only: as typed or escaped as above, as a list of decimal
+or hexadecimal codes, and as the base64 of the key alone or of ``Bearer
+<key>`` (and, from 9 bytes on, as any 12 base64 characters standing for 9
+of its bytes); a reply holding it is refused too, so leave the variable
+unset for servers that need no key.
 
 Retries
 -------
