@@ -13,6 +13,13 @@ and next-token distributions; it reads its GGUF file with :mod:`.gguf`,
 its weights with :mod:`.llm_weights`, its tokenizer and chat template with
 :mod:`.chat`, and turns logits into tokens with :mod:`.sampling`.  Nothing
 heavy is imported until a model is first used.
+
+:mod:`.decoder` is written as its formulas, to be read next to the
+notebooks; :class:`~.decoder.LanguageModel` runs the same function on a
+private fast path, ``_decoder_fast`` (prompts cut into runs of tokens,
+causal attention in blocks, decoding's products split by rows), with
+``_threads`` (the worker threads and BLAS's).  Tests hold the fast path
+equal to :func:`.decoder.forward` and both to transformers.
 """
 
 from .._lazy import lazy_attributes as _lazy_attributes

@@ -35,6 +35,12 @@ Decoding keeps every layer's keys and values of the tokens seen so far in a
 :class:`KVCache`, so each new token costs one pass over the weights, not a
 pass over the whole text again.
 
+The functions of the table are the network as its formulas, a step a line.
+:class:`LanguageModel` computes the same function faster, with the private
+:mod:`ragmetrics_edu.models._decoder_fast` (attention in blocks that fit the
+CPU's cache, every core at work): its logits equal :func:`forward`'s to
+float32 rounding (tested), as both equal transformers'.
+
 The weights are read from the GGUF file by :mod:`ragmetrics_edu.models.gguf`
 and dequantized once to float32; the tokenizer is rebuilt from the file's
 vocabulary and merges with the ``tokenizers`` package (:class:`BPETokenizer`),
@@ -51,7 +57,6 @@ Examples
 ' Paris'
 """
 
-import contextlib
 import importlib.util
 import math
 import os
@@ -68,7 +73,6 @@ from .gguf import GGUFError, read_gguf
 from .llm_weights import LanguageModelConfig, read_config, read_weights, unpermute_qk
 from .sampling import (ContinuationDistribution, Generation, check_stop, first_stop, log_softmax,
                        pick_token, softmax, top_p_filter)
-from .minilm import one_blas_thread
 
 __all__ = [
     "MODEL_FILE", "LLM_HINT", "LanguageModelConfig", "BPETokenizer", "LanguageModel",
@@ -439,33 +443,34 @@ def forward(model, ids, cache=None, last_only=False):
     cos, sin = model.rotary(past + n)
     cos, sin = cos[past:past + n], sin[past:past + n]
     x = model.embedding[np.asarray(ids, dtype=np.int64)]               # (n, d)
-    with _blas_threads_for(n):
-        for i, layer in enumerate(model.layers):
-            x = decoder_layer(x, layer, config, cos, sin, cache.keys[i], cache.values[i], past)
-        cache.length = past + n
-        if last_only:
-            x = x[-1:]
-        logits = rms_norm(x, model.norm, config.rms_norm_eps) @ model.head.T
-    if not np.isfinite(logits).all():   # weights beyond float32's range: refuse, never sample
-        raise ValueError(f"{model.path}: the model's logits are not finite (NaN or infinite) "
-                         f"after {past + n} tokens: its weights overflow float32 arithmetic")
+    for i, layer in enumerate(model.layers):
+        x = decoder_layer(x, layer, config, cos, sin, cache.keys[i], cache.values[i], past)
+    cache.length = past + n
+    if last_only:
+        x = x[-1:]
+    logits = rms_norm(x, model.norm, config.rms_norm_eps) @ model.head.T
+    _check_finite(model, logits, past + n)
     return logits
 
 
-_FEW_TOKENS = 64   # up to this many new tokens, the products run on one BLAS thread
+def _check_finite(model, logits, length):
+    """Refuse logits that are not finite (weights beyond float32's range): never sample them."""
+    if not np.isfinite(logits).all():
+        raise ValueError(f"{model.path}: the model's logits are not finite (NaN or infinite) "
+                         f"after {length} tokens: its weights overflow float32 arithmetic")
 
 
-def _blas_threads_for(n):
-    """One BLAS thread for a few tokens (decoding), every thread for many (a prompt).
+def _fast_forward(model, ids, cache=None, last_only=False):
+    """:func:`forward` as the model runs it: the fast path, :mod:`._decoder_fast`.
 
-    With a few tokens every matrix product is small; OpenBLAS splits each
-    over its threads, and on a busy machine the threads' waiting costs far
-    more than the product (ten times slower measured on two shared cores).
-    Needs threadpoolctl; without it, nothing changes.
+    The same function computed in blocks and on every core, equal to
+    :func:`forward` to float32 rounding (``tests/crosscheck/test_llm_fast.py``).
     """
-    if n > _FEW_TOKENS:
-        return contextlib.nullcontext()
-    return one_blas_thread()
+    from ._decoder_fast import forward as fast   # it builds on this module's blocks
+
+    logits = fast(model, ids, cache, last_only)
+    _check_finite(model, logits, (cache.length if cache is not None else len(ids)))
+    return logits
 
 
 # ---------------------------------------------------------------- the model
@@ -614,7 +619,7 @@ class LanguageModel:
         if not ids:
             raise ValueError("ids must hold at least one token, got []")
         self._check_length(len(ids), name="ids")
-        return forward(self, ids)
+        return _fast_forward(self, ids)
 
     def next_token_distribution(self, prompt, chat=True, prefix="", temperature=1.0,
                                 allowed=None):
@@ -654,7 +659,7 @@ class LanguageModel:
         temperature = check_temperature(temperature, allow_zero=False)
         ids = self._prompt_ids(prompt, chat, prefix)
         self._check_length(len(ids))
-        logits = forward(self, ids, last_only=True)[0].astype(np.float64)
+        logits = _fast_forward(self, ids, last_only=True)[0].astype(np.float64)
         return softmax((logits - logits.max()) / temperature)  # the largest is 0: no overflow
 
     def _continuation_ids(self, allowed):
@@ -722,7 +727,7 @@ class LanguageModel:
         longest = max(len(c) for c in encoded)
         self._check_length(len(ids) + longest - 1)
         cache = KVCache(self.config, capacity=len(ids) + longest)
-        first = forward(self, ids, cache, last_only=True)[0]
+        first = _fast_forward(self, ids, cache, last_only=True)[0]
         start = cache.length
         # log-probabilities of the next token after each continuation's
         # beginnings, computed once: " 1" ... " 5" share their first token
@@ -731,7 +736,7 @@ class LanguageModel:
         for i, tokens in enumerate(encoded):
             if tuple(tokens[:-1]) not in after:
                 cache.truncate(start)
-                rows = forward(self, tokens[:-1], cache)
+                rows = _fast_forward(self, tokens[:-1], cache)
                 for j, row in enumerate(rows, start=1):
                     after[tuple(tokens[:j])] = log_softmax(row, temperature)
             logps[i] = sum(after[tuple(tokens[:j])][t] for j, t in enumerate(tokens))
@@ -807,7 +812,7 @@ class LanguageModel:
         # room for the prompt and the first tokens; the cache grows (doubling) if more are
         # written, so max_new_tokens=10**6 costs nothing until the tokens exist
         cache = KVCache(self.config, capacity=len(ids) + min(max_new_tokens, 256))
-        logits = forward(self, ids, cache, last_only=True)[0]
+        logits = _fast_forward(self, ids, cache, last_only=True)[0]
         out, reason = [], "length"
         for _ in range(max_new_tokens):
             token = pick_token(logits, temperature, top_p, rng)
@@ -822,7 +827,7 @@ class LanguageModel:
                     return Generation(text[:cut], out, "stop", len(ids))
             if len(out) == max_new_tokens:
                 break
-            logits = forward(self, [token], cache, last_only=True)[0]
+            logits = _fast_forward(self, [token], cache, last_only=True)[0]
         return Generation(self.decode(out), out, reason, len(ids))
 
     def __repr__(self):
