@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from .._validation import check_layer
+from ._threads import one_blas_thread
 
 REQUIRED_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 """The files a model folder must hold."""
@@ -550,29 +551,6 @@ def split_heads(x, heads):
     """(b, n, d) -> (b, H, n, d / H): each head sees its own slice of every vector."""
     b, n, d = x.shape
     return x.reshape(b, n, heads, d // heads).transpose(0, 2, 1, 3)
-
-
-_BLAS = []   # one threadpoolctl controller, made at first use
-
-
-def one_blas_thread():
-    """Run the per-head products on one BLAS thread.
-
-    They are many small matrix products (one per text and head); OpenBLAS
-    splits each over its threads, and on a busy machine the waiting costs far
-    more than the product (25x measured on two cores). The large dense layers
-    keep every thread. Needs threadpoolctl; without it, nothing changes.
-    """
-    if not _BLAS:
-        try:
-            from threadpoolctl import ThreadpoolController
-        except ImportError:
-            _BLAS.append(None)
-        else:
-            _BLAS.append(ThreadpoolController())
-    if _BLAS[0] is None:
-        return contextlib.nullcontext()
-    return _BLAS[0].limit(limits=1, user_api="blas")
 
 
 def attention_weights(q, k, mask):
