@@ -26,12 +26,11 @@ and every element-wise step on one core. What changes, and why:
   softmax's division comes after the product with ``V``, on the
   ``(rows, h)`` result instead of the ``(rows, seen)`` weights, and
   :math:`1/\sqrt h` scales the queries (``n h`` products, not ``n^2``).
-* **Decoding** (a few new tokens): every product is a matrix times a vector,
-  which only reads the weights from memory; the cores read one share each
-  (the rows of ``W_{qkv}``, ``W_o`` and the output layer; in the
-  feed-forward, a share of the hidden units each, from ``W_{gate}`` and
-  ``W_{up}`` through to a partial product with ``W_{down}``, so one meeting
-  per feed-forward instead of two).
+* **Decoding** (at most :data:`FEW_TOKENS` new tokens) is not done here: every
+  product is then a matrix times a vector, which only reads the weights from
+  memory, and BLAS's own threads share that reading best (measured on two
+  cores: 27 ms a token by :func:`decoder.forward`, 41 ms with the rows split
+  over Python threads); the model runs :func:`decoder.forward` itself.
 * **The output layer** (49,152 rows): only the rows needed (the last
   position with ``last_only``), the vocabulary split over the cores.
 
@@ -42,11 +41,10 @@ for bit.
 
 import numpy as np
 
-from ._threads import cores, one_blas_thread, run
-from .decoder import KVCache, rms_norm
+from ._threads import cores, run
 
 FEW_TOKENS = 8
-"""Up to this many new tokens, the products are split by the weights' rows (decoding)."""
+"""Up to this many new tokens (decoding), the model runs :func:`decoder.forward` instead."""
 
 ROWS_PER_RUN = 512
 """At most this many tokens per run of a prompt's matrix products."""
@@ -55,168 +53,18 @@ SCORES_PER_BLOCK = 1 << 19
 """Attention scores worked on at once (2 MB of float32): a block stays in a core's cache."""
 
 
-def forward(model, ids, cache=None, last_only=False):
-    """:func:`decoder.forward <ragmetrics_edu.models.decoder.forward>`, fast; same arguments and result."""
-    config = model.config
-    if cache is None:
-        cache = KVCache(config, capacity=len(ids))
-    past, n = cache.length, len(ids)
-    if past + n > config.context_length:
-        raise ValueError(f"the text is {past + n} tokens long, more than the model's context "
-                         f"window of {config.context_length} tokens")
-    cache.reserve(n)
-    cos, sin = model.rotary(past + n)
-    cos, sin = cos[past:past + n], sin[past:past + n]
-    x = model.embedding[np.asarray(ids, dtype=np.int64)]               # (n, d)
-    with one_blas_thread():
-        layers = _decode if n <= FEW_TOKENS else _prompt
-        x = layers(model, x, cos, sin, cache, past)
-        cache.length = past + n
-        if last_only:
-            x = x[-1:]
-        return _head(model, rms_norm(x, model.norm, config.rms_norm_eps))
+def layers(model, x, cos, sin, cache, past, rms_norm):
+    """The layers of :func:`decoder.forward <ragmetrics_edu.models.decoder.forward>` on a
+    prompt, fast.
 
-
-# ---------------------------------------------------------------- shared steps
-
-
-def _shares(n, count):
-    """``count`` slices of ``range(n)`` as equal as can be (fewer if ``n`` is smaller)."""
-    count = max(1, min(count, n))
-    size = -(-n // count)
-    return [slice(i, min(i + size, n)) for i in range(0, n, size)]
-
-
-def _rotate(x, cos, sin, out):
-    """:func:`decoder.apply_rotary` into ``out``, on ``(..., h)`` arrays broadcast with ``cos``."""
-    half = x.shape[-1] // 2
-    a, b = x[..., :half], x[..., half:]
-    out_a, out_b = out[..., :half], out[..., half:]
-    np.multiply(a, cos, out=out_a)
-    out_a -= b * sin
-    np.multiply(b, cos, out=out_b)
-    out_b += a * sin
-
-
-def _product(x, weight):
-    """``x W^T`` on the calling thread (a prompt's run)."""
-    return x @ weight.T
-
-
-def _project(model, i, xn, cos, sin, scale, queries, cache, where, product=_product):
-    """Layer ``i``'s queries (rotated, scaled, into ``queries``), keys and values (into the cache)."""
-    config = model.config
-    H, G, h = config.num_heads, config.num_kv_heads, config.head_size
-    r = xn.shape[0]
-    qkv = product(xn, model.layers[i].qkv)                             # (r, (H + 2G) h)
-    _rotate(qkv[:, :H * h].reshape(r, H, h), cos * scale, sin * scale, queries.reshape(r, H, h))
-    keys = np.empty((r, G, h), dtype=np.float32)
-    _rotate(qkv[:, H * h:(H + G) * h].reshape(r, G, h), cos, sin, keys)
-    cache.keys[i][:, where] = keys.transpose(1, 0, 2)
-    cache.values[i][:, where] = qkv[:, (H + G) * h:].reshape(r, G, h).transpose(1, 0, 2)
-
-
-def _silu_gate(gate, up):
-    """``silu(gate) * up``, SiLU's steps in place (as :func:`decoder.silu`)."""
-    out = np.negative(gate)
-    with np.errstate(over="ignore"):               # exp(-x) = inf for x < -88: silu = -0
-        np.exp(out, out=out)
-    out += np.float32(1)
-    np.divide(gate, out, out=out)
-    out *= up
-    return out
-
-
-def _block_mask(tokens, per_group):
-    """The mask M among a block's own tokens: row r (token r // per_group), key column c.
-
-    Only they can lie in one another's future; the keys before the block are all
-    seen. A block of fewer tokens uses the top-left corner.
+    ``x`` holds the new tokens' embeddings ``(n, d)`` (overwritten), ``cos`` and ``sin``
+    their rotary tables, ``cache`` room for them after ``past`` tokens, and ``rms_norm``
+    is :func:`decoder.rms_norm` (passed in: :mod:`.decoder` imports this module, which
+    imports nothing of it). Returns the last layer's output and fills the cache. Call it
+    on one BLAS thread (:func:`._threads.one_blas_thread`).
     """
-    token = np.arange(tokens).repeat(per_group)[:, None]
-    return np.where(np.arange(tokens)[None, :] > token, np.float32(-np.inf), np.float32(0))
-
-
-SAFE_EXPONENT = 32.0
-"""Scores within this of 0 are exponentiated as they are (see :func:`_attend`)."""
-
-
-def _attend(queries, keys, values, past, block, out, mask):
-    r"""Causal attention of some key/value heads' query heads, for a block of tokens.
-
-    ``block`` is (first key/value head, last, first token, last token); the
-    queries are token by token, head ``j`` at columns ``j h .. (j + 1) h``,
-    already scaled by :math:`1/\sqrt h`, and ``out`` takes the same layout.
-    ``values`` may carry a column of ones after its ``h`` (then the product
-    with the weights also gives their sum: one pass over them less).
-
-    The softmax subtracts each row's largest score before ``exp`` so that
-    nothing overflows. When every row's largest score lies within
-    :data:`SAFE_EXPONENT` (32) of 0, the scores are exponentiated as they
-    are: the same weights, mathematically, one pass over the scores fewer,
-    and no rounding of the differences. Nothing overflows (8,192 terms of at
-    most :math:`e^{32}` add up to about :math:`6 \cdot 10^{17}`), and what
-    underflows to 0 weighed less than :math:`e^{-87} / e^{-32} \approx 10^{-24}`
-    of the row's largest weight.
-    """
-    g0, g1, first, last = block
-    groups, _, h = keys.shape
-    per_group = queries.shape[1] // h // groups
-    tokens, columns = last - first, slice(g0 * per_group * h, g1 * per_group * h)
-    # each key/value head's query heads token by token: row r is token first + r // per_group
-    q = queries[first:last, columns].reshape(tokens, g1 - g0, per_group, h)
-    q = q.transpose(1, 0, 2, 3).reshape(g1 - g0, tokens * per_group, h)
-    seen = past + last                       # no token of the block sees beyond this key
-    scores = q @ keys[g0:g1, :seen].transpose(0, 2, 1)                # (g, rows, seen)
-    scores[:, :, past + first:] += mask[:tokens * per_group, :tokens]
-    largest = scores.max(axis=2, keepdims=True)
-    if not -SAFE_EXPONENT <= largest.min() <= largest.max() <= SAFE_EXPONENT:
-        scores -= largest
-    np.exp(scores, out=scores)
-    result = scores @ values[g0:g1, :seen]                            # (g, rows, h [+ 1])
-    if values.shape[2] > h:
-        result, total = result[..., :h], result[..., h:]
-    else:
-        total = scores.sum(axis=2, keepdims=True)
-    result /= total
-    out[first:last, columns] = result.reshape(g1 - g0, tokens, per_group * h) \
-        .transpose(1, 0, 2).reshape(tokens, -1)
-
-
-def _head(model, xn):
-    """The logits ``xn E^T``, the vocabulary split over the cores."""
-    head = model.head
-    out = np.empty((xn.shape[0], head.shape[0]), dtype=np.float32)
-    shares = _shares(head.shape[0], 2 * cores())
-    run(lambda rows: np.matmul(xn, head[rows].T, out=out[:, rows]), shares)
-    return out
-
-
-# ---------------------------------------------------------------- prompts
-
-
-def _runs(n):
-    """The runs of a prompt's tokens: a multiple of the cores, at most ROWS_PER_RUN
-    tokens each (a matrix product of fewer than about 200 rows is slower a row), at
-    least 16."""
-    count = max(cores(), -(-n // ROWS_PER_RUN))
-    count = -(-count // cores()) * cores()
-    return _shares(n, min(count, max(1, n // 16)))
-
-
-def _attention_blocks(n, past, groups, per_group):
-    """The attention's work: (key/value head, the next, first token, last token),
-    costliest first; at least one block per core for each key/value head."""
-    seen = past + n
-    tokens = max(8, min(-(-n // cores()), SCORES_PER_BLOCK // (per_group * seen)))
-    blocks = [(g, g + 1, first, min(first + tokens, n)) for first in range(0, n, tokens)
-              for g in range(groups)]
-    return sorted(blocks, key=lambda b: -b[3])           # the latest tokens see the most keys
-
-
-def _prompt(model, x, cos, sin, cache, past):
-    config = model.config
     n = x.shape[0]
+    config = model.config
     H, G, h = config.num_heads, config.num_kv_heads, config.head_size
     eps = config.rms_norm_eps
     scale = np.float32(1.0 / np.sqrt(h))
@@ -255,49 +103,132 @@ def _prompt(model, x, cos, sin, cache, past):
     return x
 
 
-# ---------------------------------------------------------------- decoding
+# ---------------------------------------------------------------- the steps
 
 
-def _split_product(x, weight):
-    """``x W^T``, the rows of ``W`` shared among the cores: each reads its share of memory."""
-    out = np.empty((x.shape[0], weight.shape[0]), dtype=np.float32)
-    run(lambda rows: np.matmul(x, weight[rows].T, out=out[:, rows]),
-        _shares(weight.shape[0], cores()))
+def _shares(n, count):
+    """``count`` slices of ``range(n)`` as equal as can be (fewer if ``n`` is smaller)."""
+    count = max(1, min(count, n))
+    size = -(-n // count)
+    return [slice(i, min(i + size, n)) for i in range(0, n, size)]
+
+
+def _rotate(x, cos, sin, out):
+    """:func:`decoder.apply_rotary` into ``out``, on ``(..., h)`` arrays broadcast with ``cos``."""
+    half = x.shape[-1] // 2
+    a, b = x[..., :half], x[..., half:]
+    out_a, out_b = out[..., :half], out[..., half:]
+    np.multiply(a, cos, out=out_a)
+    out_a -= b * sin
+    np.multiply(b, cos, out=out_b)
+    out_b += a * sin
+
+
+def _product(x, weight):
+    """``x W^T`` on the calling thread (a prompt's run)."""
+    return x @ weight.T
+
+
+def _project(model, i, xn, cos, sin, scale, queries, cache, where):
+    """Layer ``i``'s queries (rotated, scaled, into ``queries``), keys and values (into the cache)."""
+    config = model.config
+    H, G, h = config.num_heads, config.num_kv_heads, config.head_size
+    r = xn.shape[0]
+    qkv = _product(xn, model.layers[i].qkv)                             # (r, (H + 2G) h)
+    _rotate(qkv[:, :H * h].reshape(r, H, h), cos * scale, sin * scale, queries.reshape(r, H, h))
+    keys = np.empty((r, G, h), dtype=np.float32)
+    _rotate(qkv[:, H * h:(H + G) * h].reshape(r, G, h), cos, sin, keys)
+    cache.keys[i][:, where] = keys.transpose(1, 0, 2)
+    cache.values[i][:, where] = qkv[:, (H + G) * h:].reshape(r, G, h).transpose(1, 0, 2)
+
+
+def _silu_gate(gate, up):
+    """``silu(gate) * up``, SiLU's steps in place (as :func:`decoder.silu`)."""
+    out = np.negative(gate)
+    with np.errstate(over="ignore"):               # exp(-x) = inf for x < -88: silu = -0
+        np.exp(out, out=out)
+    out += np.float32(1)
+    np.divide(gate, out, out=out)
+    out *= up
     return out
 
 
-def _split_feed_forward(xn, layer):
-    """:func:`decoder.feed_forward`, each core taking a share of the hidden units.
+def _block_mask(tokens, per_group):
+    """The mask M among a block's own tokens: row r (token r // per_group), key column c.
 
-    A share's gate and up rows, its SiLU, then its columns of ``W_{down}``: a
-    partial sum of the output, added at the end.
+    Only they can lie in one another's future; the keys before the block are all
+    seen. A block of fewer tokens uses the top-left corner.
     """
-    f = layer.down.shape[1]
-
-    def share(units):
-        gate = xn @ layer.gate_up[units].T
-        up = xn @ layer.gate_up[f + units.start:f + units.stop].T
-        return _silu_gate(gate, up) @ layer.down[:, units].T
-
-    return sum(run(share, _shares(f, cores())))
+    token = np.arange(tokens).repeat(per_group)[:, None]
+    return np.where(np.arange(tokens)[None, :] > token, np.float32(-np.inf), np.float32(0))
 
 
-def _decode(model, x, cos, sin, cache, past):
-    """A few new tokens: each product's weights shared among the cores."""
-    config = model.config
-    n = x.shape[0]
-    H, G, h = config.num_heads, config.num_kv_heads, config.head_size
-    eps = config.rms_norm_eps
-    scale = np.float32(1.0 / np.sqrt(h))
-    cos, sin = cos[:, None], sin[:, None]
-    mask = _block_mask(n, H // G)
-    queries = np.empty((n, H * h), dtype=np.float32)
-    attended = np.empty((n, H * h), dtype=np.float32)
-    for i, layer in enumerate(model.layers):
-        xn = rms_norm(x, layer.attn_norm, eps)
-        _project(model, i, xn, cos, sin, scale, queries, cache, slice(past, past + n),
-                 product=_split_product)
-        _attend(queries, cache.keys[i], cache.values[i], past, (0, G, 0, n), attended, mask)
-        x = x + _split_product(attended, layer.out)
-        x += _split_feed_forward(rms_norm(x, layer.ffn_norm, eps), layer)
-    return x
+SAFE_EXPONENT = 32.0
+"""Scores within this of 0 are exponentiated as they are (see :func:`_attend`)."""
+
+
+def _attend(queries, keys, values, past, block, out, mask):
+    r"""Causal attention of some key/value heads' query heads, for a block of tokens.
+
+    ``block`` is (first key/value head, last, first token, last token); the
+    queries are token by token, head ``j`` at columns ``j h .. (j + 1) h``,
+    already scaled by :math:`1/\sqrt h`, and ``out`` takes the same layout.
+    ``values`` carries a column of ones after its ``h``: the product with the
+    weights also gives their sum (one pass over them less).
+
+    The softmax subtracts each row's largest score before ``exp`` so that
+    nothing overflows. When every row's largest score lies within
+    :data:`SAFE_EXPONENT` (32) of 0, the scores are exponentiated as they
+    are: the same weights, mathematically, one pass over the scores fewer,
+    and no rounding of the differences. Nothing overflows (8,192 terms of at
+    most :math:`e^{32}` add up to about :math:`6 \cdot 10^{17}`), and what
+    underflows to 0 weighed less than :math:`e^{-87} / e^{-32} \approx 10^{-24}`
+    of the row's largest weight.
+    """
+    g0, g1, first, last = block
+    groups, _, h = keys.shape
+    per_group = queries.shape[1] // h // groups
+    tokens, columns = last - first, slice(g0 * per_group * h, g1 * per_group * h)
+    # each key/value head's query heads token by token: row r is token first + r // per_group
+    q = queries[first:last, columns].reshape(tokens, g1 - g0, per_group, h)
+    q = q.transpose(1, 0, 2, 3).reshape(g1 - g0, tokens * per_group, h)
+    seen = past + last                       # no token of the block sees beyond this key
+    scores = q @ keys[g0:g1, :seen].transpose(0, 2, 1)                # (g, rows, seen)
+    scores[:, :, past + first:] += mask[:tokens * per_group, :tokens]
+    largest = scores.max(axis=2, keepdims=True)
+    if not -SAFE_EXPONENT <= largest.min() <= largest.max() <= SAFE_EXPONENT:
+        scores -= largest
+    np.exp(scores, out=scores)
+    result = scores @ values[g0:g1, :seen]                            # (g, rows, h + 1)
+    result, total = result[..., :h], result[..., h:]
+    result /= total
+    out[first:last, columns] = result.reshape(g1 - g0, tokens, per_group * h) \
+        .transpose(1, 0, 2).reshape(tokens, -1)
+
+
+def head(model, xn):
+    """The logits ``xn E^T``, the vocabulary split over the cores."""
+    head = model.head
+    out = np.empty((xn.shape[0], head.shape[0]), dtype=np.float32)
+    shares = _shares(head.shape[0], 2 * cores())
+    run(lambda rows: np.matmul(xn, head[rows].T, out=out[:, rows]), shares)
+    return out
+
+
+def _runs(n):
+    """The runs of a prompt's tokens: a multiple of the cores, at most ROWS_PER_RUN
+    tokens each (a matrix product of fewer than about 200 rows is slower a row), at
+    least 16."""
+    count = max(cores(), -(-n // ROWS_PER_RUN))
+    count = -(-count // cores()) * cores()
+    return _shares(n, min(count, max(1, n // 16)))
+
+
+def _attention_blocks(n, past, groups, per_group):
+    """The attention's work: (key/value head, the next, first token, last token),
+    costliest first; at least one block per core for each key/value head."""
+    seen = past + n
+    tokens = max(8, min(-(-n // cores()), SCORES_PER_BLOCK // (per_group * seen)))
+    blocks = [(g, g + 1, first, min(first + tokens, n)) for first in range(0, n, tokens)
+              for g in range(groups)]
+    return sorted(blocks, key=lambda b: -b[3])           # the latest tokens see the most keys

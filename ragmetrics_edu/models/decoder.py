@@ -69,10 +69,12 @@ from .._validation import check_k, check_seed, check_temperature, check_top_p, d
 from .chat import (MAX_PROMPT_CHARS, SMOLLM2_SYSTEM, SMOLLM2_TEMPLATE, BPETokenizer,
                    check_messages, check_text_for_model, check_token_ids, prompt_kind,
                    render_chatml, render_template)
+from ._decoder_fast import FEW_TOKENS, head as fast_head, layers as fast_layers
+from ._threads import one_blas_thread
 from .gguf import GGUFError, read_gguf
 from .llm_weights import LanguageModelConfig, read_config, read_weights, unpermute_qk
-from .sampling import (ContinuationDistribution, Generation, check_stop, first_stop, log_softmax,
-                       pick_token, softmax, top_p_filter)
+from .sampling import (ContinuationDistribution, Generation, check_continuations, check_stop,
+                       first_stop, log_softmax, pick_token, softmax, top_p_filter)
 
 __all__ = [
     "MODEL_FILE", "LLM_HINT", "LanguageModelConfig", "BPETokenizer", "LanguageModel",
@@ -271,7 +273,7 @@ def causal_attention(q, k, v, past=0):
     # r // per_group, so a block of rows is a run of consecutive tokens
     qg = q.reshape(groups, per_group, n, h).transpose(0, 2, 1, 3).reshape(groups, n * per_group, h)
     qg = qg * np.float32(1.0 / math.sqrt(h))      # scaling Q costs n h, scaling Q K^T n^2
-    keys_t = np.ascontiguousarray(k.transpose(0, 2, 1))        # (G, h, total)
+    keys_t = k.transpose(0, 2, 1)                              # (G, h, total), a view
     out = np.empty_like(qg)
     step = max(1, _QUERY_BLOCK // per_group)                   # tokens per block
     for first in range(0, n, step):
@@ -433,6 +435,21 @@ def forward(model, ids, cache=None, last_only=False):
         ``(len(ids), V)`` float32, or ``(1, V)`` with ``last_only``.
     """
     config = model.config
+    cache, past, x, cos, sin = _start(model, ids, cache)
+    for i, layer in enumerate(model.layers):
+        x = decoder_layer(x, layer, config, cos, sin, cache.keys[i], cache.values[i], past)
+    cache.length = past + len(ids)
+    if last_only:
+        x = x[-1:]
+    logits = rms_norm(x, model.norm, config.rms_norm_eps) @ model.head.T
+    _check_finite(model, logits, cache.length)
+    return logits
+
+
+def _start(model, ids, cache):
+    """:func:`forward`'s first steps: the cache (with room for ``ids``), the count of
+    tokens before them, their embeddings ``(n, d)`` and their positions' rotary tables."""
+    config = model.config
     if cache is None:
         cache = KVCache(config, capacity=len(ids))
     past, n = cache.length, len(ids)
@@ -441,16 +458,8 @@ def forward(model, ids, cache=None, last_only=False):
                          f"window of {config.context_length} tokens")
     cache.reserve(n)
     cos, sin = model.rotary(past + n)
-    cos, sin = cos[past:past + n], sin[past:past + n]
-    x = model.embedding[np.asarray(ids, dtype=np.int64)]               # (n, d)
-    for i, layer in enumerate(model.layers):
-        x = decoder_layer(x, layer, config, cos, sin, cache.keys[i], cache.values[i], past)
-    cache.length = past + n
-    if last_only:
-        x = x[-1:]
-    logits = rms_norm(x, model.norm, config.rms_norm_eps) @ model.head.T
-    _check_finite(model, logits, past + n)
-    return logits
+    x = model.embedding[np.asarray(ids, dtype=np.int64)]
+    return cache, past, x, cos[past:past + n], sin[past:past + n]
 
 
 def _check_finite(model, logits, length):
@@ -461,15 +470,22 @@ def _check_finite(model, logits, length):
 
 
 def _fast_forward(model, ids, cache=None, last_only=False):
-    """:func:`forward` as the model runs it: the fast path, :mod:`._decoder_fast`.
+    """:func:`forward` as the model runs it: a prompt's layers and output layer on the
+    fast path, :mod:`._decoder_fast`.
 
     The same function computed in blocks and on every core, equal to
     :func:`forward` to float32 rounding (``tests/crosscheck/test_llm_fast.py``).
     """
-    from ._decoder_fast import forward as fast   # it builds on this module's blocks
-
-    logits = fast(model, ids, cache, last_only)
-    _check_finite(model, logits, (cache.length if cache is not None else len(ids)))
+    if len(ids) <= FEW_TOKENS:   # decoding: matrix-vector products, fastest
+        return forward(model, ids, cache, last_only)   # on BLAS's threads
+    cache, past, x, cos, sin = _start(model, ids, cache)
+    with one_blas_thread():
+        x = fast_layers(model, x, cos, sin, cache, past, rms_norm)
+        cache.length = past + len(ids)
+        if last_only:
+            x = x[-1:]
+        logits = fast_head(model, rms_norm(x, model.norm, model.config.rms_norm_eps))
+    _check_finite(model, logits, cache.length)
     return logits
 
 
@@ -662,32 +678,6 @@ class LanguageModel:
         logits = _fast_forward(self, ids, last_only=True)[0].astype(np.float64)
         return softmax((logits - logits.max()) / temperature)  # the largest is 0: no overflow
 
-    def _continuation_ids(self, allowed):
-        if isinstance(allowed, str) or not isinstance(allowed, (list, tuple)):
-            raise TypeError(f"allowed must be a list of strings, got "
-                            f"{describe(allowed)}")
-        if len(allowed) < 1:
-            raise ValueError("allowed must hold at least one continuation, got []")
-        encoded = []
-        for i, c in enumerate(allowed):
-            if not isinstance(c, str) or not c:
-                raise ValueError(f"allowed holds {describe(c)}: the tokenizer cannot produce an "
-                                 f"empty or non-string continuation")
-            check_text_for_model(c, f"allowed[{i}]")
-            ids = self.encode(c)
-            if self.decode(ids) != c:
-                raise ValueError(f"allowed holds {shorten(c, 80)}, which the tokenizer cannot "
-                                 f"produce (its tokens decode to {shorten(self.decode(ids))})")
-            encoded.append(ids)
-        for i, a in enumerate(encoded):
-            for j, b in enumerate(encoded):
-                if i != j and b[:len(a)] == a:
-                    why = "twice" if a == b else f"as a prefix of {allowed[j]!r}"
-                    raise ValueError(
-                        f"allowed holds {allowed[i]!r} {why}: their probabilities would "
-                        f"overlap; give continuations none of which begins another")
-        return encoded
-
     def continuation_distribution(self, prompt, allowed, chat=True, prefix="",
                                   temperature=1.0):
         r"""The probability of each allowed continuation, renormalised over the set.
@@ -722,7 +712,7 @@ class LanguageModel:
         ('yes', 1.0)
         """
         temperature = check_temperature(temperature, allow_zero=False)
-        encoded = self._continuation_ids(allowed)
+        encoded = check_continuations(allowed, self.encode, self.decode)
         ids = self._prompt_ids(prompt, chat, prefix)
         longest = max(len(c) for c in encoded)
         self._check_length(len(ids) + longest - 1)

