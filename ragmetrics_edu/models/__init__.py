@@ -16,9 +16,9 @@ heavy is imported until a model is first used.
 
 :mod:`.decoder` is written as its formulas, to be read next to the
 notebooks; :class:`~.decoder.LanguageModel` runs the same function on a
-private fast path, ``_decoder_fast`` (prompts cut into runs of tokens,
-causal attention in blocks, decoding's products split by rows), with
-``_threads`` (the worker threads and BLAS's).  Tests hold the fast path
+private fast path for prompts, ``_decoder_fast`` (prompts cut into runs
+of tokens, causal attention in blocks), with ``_threads`` (the worker
+threads and BLAS's); decoding runs :func:`.decoder.forward` itself.  Tests hold the fast path
 equal to :func:`.decoder.forward` and both to transformers.
 """
 
