@@ -228,10 +228,6 @@ def apply_rotary(x, cos, sin):
     return out
 
 
-_QUERY_BLOCK = 384   # query rows per attention step: the score matrix stays small,
-                     # and the keys a block's tokens cannot see are skipped
-
-
 def causal_attention(q, k, v, past=0):
     r"""Grouped-query causal attention: each query sees its own and earlier positions.
 
@@ -267,31 +263,16 @@ def causal_attention(q, k, v, past=0):
     [1.0, 2.0]
     """
     heads, n, h = q.shape
-    groups, total, _ = k.shape
-    per_group = heads // groups
-    # the query heads of one key/value head, token by token: row r is token
-    # r // per_group, so a block of rows is a run of consecutive tokens
-    qg = q.reshape(groups, per_group, n, h).transpose(0, 2, 1, 3).reshape(groups, n * per_group, h)
-    qg = qg * np.float32(1.0 / math.sqrt(h))      # scaling Q costs n h, scaling Q K^T n^2
-    keys_t = k.transpose(0, 2, 1)                              # (G, h, total), a view
-    out = np.empty_like(qg)
-    step = max(1, _QUERY_BLOCK // per_group)                   # tokens per block
-    for first in range(0, n, step):
-        last = min(first + step, n)
-        rows = slice(first * per_group, last * per_group)
-        seen = past + last              # no token of the block sees beyond this key
-        scores = qg[:, rows] @ keys_t[:, :, :seen]             # (G, rows, seen)
-        # the mask M: only the block's own tokens can lie in another's future
-        token = first + np.arange(last - first).repeat(per_group)
-        future = np.arange(first, last)[None, :] > token[:, None]
-        scores[:, :, past + first:] += np.where(future, np.float32(-np.inf), np.float32(0))
-        # the softmax, in place, its division moved after the product with V
-        # (dividing the (rows, h) result, not the (rows, seen) weights)
-        scores -= scores.max(axis=-1, keepdims=True)
-        np.exp(scores, out=scores)
-        total_weight = scores.sum(axis=-1, keepdims=True)
-        out[:, rows] = (scores @ v[:, :seen]) / total_weight
-    return out.reshape(groups, n, per_group, h).transpose(0, 2, 1, 3).reshape(heads, n, h)
+    groups, seen, _ = k.shape
+    # the query heads of key/value head g, one under the other: row r is query
+    # head g (H / G) + r // n, token r % n
+    q = q.reshape(groups, heads // groups * n, h)
+    scores = q @ k.transpose(0, 2, 1) / np.float32(math.sqrt(h))      # (G, H / G n, seen)
+    token = past + np.arange(q.shape[1]) % n                           # each row's position
+    future = np.arange(seen)[None, :] > token[:, None]                 # M = -inf: j > past + i
+    scores[:, future] = -np.inf
+    weights = softmax(scores)                                          # each row sums to 1
+    return (weights @ v).reshape(heads, n, h)
 
 
 def silu(x):

@@ -96,8 +96,7 @@ def test_causal_attention_by_hand():
 
 
 @pytest.mark.parametrize("past", [0, 5])
-def test_grouped_query_attention_against_torch(past, monkeypatch):
-    monkeypatch.setattr(lm, "_QUERY_BLOCK", 4)          # several query blocks
+def test_grouped_query_attention_against_torch(past):
     heads, groups, n, h = 6, 2, 7, 8
     q, k, v = rand(heads, n, h), rand(groups, past + n, h, seed=1), rand(groups, past + n, h, seed=2)
     kt = llama.repeat_kv(torch.from_numpy(k)[None], heads // groups)
