@@ -349,7 +349,7 @@ def pr_convention(conv):
 
 
 def interpolated_precision(ranked, metric, conv):
-    """Interpolated precision at recall level ``metric.k`` of every query (trec_eval's iprec).
+    """Interpolated precision at recall level ``metric.k`` (trec_eval's iprec_at_recall).
 
     Parameters
     ----------
