@@ -71,6 +71,13 @@ def answer(name, namespace=None):
     """The value the student gave ``name``, or :class:`NotAttempted`.
 
     ``namespace`` defaults to the calling notebook's globals.
+
+    Parameters
+    ----------
+    name : str
+        The name the exercise asks the student to define.
+    namespace : dict or None, default None
+        Where to look it up; None: the calling notebook's globals.
     """
     __tracebackhide__ = True  # IPython shows the message, not this frame
     ns = _caller_globals() if namespace is None else namespace
@@ -84,7 +91,15 @@ def answer(name, namespace=None):
 
 
 def answers(*names, namespace=None):
-    """:func:`answer` for several names at once, as a tuple."""
+    """:func:`answer` for several names at once, as a tuple.
+
+    Parameters
+    ----------
+    *names : str
+        The names, each as in :func:`answer`.
+    namespace : dict or None, default None
+        As in :func:`answer`.
+    """
     ns = _caller_globals() if namespace is None else namespace
     return tuple(answer(n, ns) for n in names)
 

@@ -313,6 +313,13 @@ def chrf_words(text):
 def word_ngrams(words, n):
     """Count the word n-grams (tuples of ``n`` words) of a list of words.
 
+    Parameters
+    ----------
+    words : list of str
+        The words, in order.
+    n : int
+        The n-gram order (a list shorter than ``n`` has none).
+
     Examples
     --------
     >>> word_ngrams(["the", "cat", "the", "cat"], 2)

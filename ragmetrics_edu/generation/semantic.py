@@ -305,6 +305,14 @@ def rescale(score, baseline):
     narrow band near 1. Rescaling maps :math:`b` to 0 and keeps 1 at 1; the
     ranking of pairs does not change.
 
+    Parameters
+    ----------
+    score : float or numpy.ndarray
+        The raw score(s); an array is rescaled element by element and returned as
+        an array, a number as a float.
+    baseline : float
+        :math:`b`, in [0, 1) (bert-score's baseline of the model and layer).
+
     Examples
     --------
     >>> round(rescale(0.9, 0.8), 4)   # (0.9 - 0.8) / 0.2
@@ -346,6 +354,13 @@ def read_baseline(path, layer):
     The format is bert-score's: comma-separated despite the ``.tsv`` name,
     a header ``LAYER,P,R,F`` and one row per layer, layer 0 (the embedding
     layer) first.
+
+    Parameters
+    ----------
+    path : str or path
+        The baseline file (:func:`baseline_path` names the shipped ones).
+    layer : int
+        The layer whose row is read (0: the embedding layer).
 
     Returns
     -------

@@ -63,6 +63,15 @@ def pad_answer(answer, n_sentences=2, padding=NEUTRAL_PADDING):
     The padding sentences are taken in order, cycling when more are asked
     than ``padding`` holds.
 
+    Parameters
+    ----------
+    answer : str
+        The answer to pad.
+    n_sentences : int, default 2
+        How many padding sentences to add: from 1 to :data:`MAX_PADDING`.
+    padding : sequence of str, default :data:`NEUTRAL_PADDING`
+        The padding sentences (not one string; none of them blank).
+
     Examples
     --------
     >>> pad_answer("Lift rises with incidence.", 1)

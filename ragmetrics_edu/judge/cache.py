@@ -88,6 +88,17 @@ def cache_key(model, prompt, parameters=None, server=None):
     of the key, are unchanged. Text that UTF-8 cannot encode (a lone
     surrogate) is hashed with its surrogates as they are (``surrogatepass``).
 
+    Parameters
+    ----------
+    model : str
+        The judge's model name.
+    prompt : str
+        The prompt sent.
+    parameters : dict or None, default None
+        The sampling parameters (temperature, ...); None is an empty dict.
+    server : str or None, default None
+        The judge's server (``base_url``); None leaves it out of the key.
+
     Examples
     --------
     >>> k = cache_key("m", "Rate this.", {"temperature": 0.0})

@@ -259,6 +259,19 @@ def citation_recall(answer, passages, entails, at_most_citations=3, empty_score=
 
     See :func:`citation_scores` for the parameters.
 
+    Parameters
+    ----------
+    answer : str
+        As in :func:`citation_scores`.
+    passages : list of str
+        As in :func:`citation_scores`.
+    entails : callable
+        As in :func:`citation_scores`.
+    at_most_citations : int or None, default 3
+        As in :func:`citation_scores`.
+    empty_score : float, default nan
+        As in :func:`citation_scores`.
+
     Examples
     --------
     >>> yes_if_a = lambda premise, hypothesis: "A" in premise
@@ -274,6 +287,19 @@ def citation_precision(answer, passages, entails, at_most_citations=3, empty_sco
     A citation is precise when its statement is supported by its citations
     jointly and the citation either entails the statement alone or the
     other citations do not entail it without it (the module docstring).
+
+    Parameters
+    ----------
+    answer : str
+        As in :func:`citation_scores`.
+    passages : list of str
+        As in :func:`citation_scores`.
+    entails : callable
+        As in :func:`citation_scores`.
+    at_most_citations : int or None, default 3
+        As in :func:`citation_scores`.
+    empty_score : float, default nan
+        As in :func:`citation_scores`.
 
     Examples
     --------

@@ -141,7 +141,16 @@ _CLAIM_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]*)?claim[ \t]*:[ \t]*(.*?)[ \t]*$"
 
 
 def build_decompose_prompt(answer, template=DECOMPOSE_TEMPLATE):
-    """The prompt asking a judge to split ``answer`` into atomic claims."""
+    """The prompt asking a judge to split ``answer`` into atomic claims.
+
+    Parameters
+    ----------
+    answer : str
+        The answer to split.
+    template : str, default :data:`DECOMPOSE_TEMPLATE`
+        The prompt, a format string whose ``{sections}`` receives the answer in
+        its section (:func:`~ragmetrics_edu.judge.parsing.format_section`).
+    """
     from .parsing import format_section
     if not isinstance(answer, str):
         raise TypeError(f"answer must be a string, got {_describe(answer)}")
@@ -189,6 +198,15 @@ def decompose_claims(judge, answer, template=DECOMPOSE_TEMPLATE):
     The embedding stand-in cannot write text and raises
     :class:`~ragmetrics_edu.judge.JudgeError`; use a real model, or split by
     sentence with :func:`atomic_claims`.
+
+    Parameters
+    ----------
+    judge : judge or callable
+        Anything with ``complete(prompt) -> str``, or a function of the prompt.
+    answer : str
+        The answer to split.
+    template : str, default :data:`DECOMPOSE_TEMPLATE`
+        As in :func:`build_decompose_prompt`.
 
     Examples
     --------

@@ -381,6 +381,15 @@ def binary_confusion(table, level_index):
 
     Works on one table or on a stack (``(..., K, K)``).
 
+    Parameters
+    ----------
+    table : array_like of int, shape (..., K, K)
+        Confusion matrices over the K grades of a scale, in the scale's order.
+    level_index : int
+        The position in the scale of the lowest grade counted relevant.
+
+    Examples
+    --------
     >>> # rows and columns 0-1 against 2: [[5+1+2+3, 0+1], [0+1, 4]]
     >>> binary_confusion(np.array([[5, 1, 0], [2, 3, 1], [0, 1, 4]]), 2).tolist()
     [[11, 1], [1, 4]]

@@ -260,6 +260,15 @@ class LanguageModelJudge:
         this judge's seeded draws.  A caller that already holds the
         distribution (to record it, or to draw for several seeds) saves the
         model's pass.
+
+        Parameters
+        ----------
+        distribution : JudgeDistribution
+            The model's probabilities over the replies ``prompt`` allows
+            (``self.distribution(prompt)``).
+        prompt : str
+            The judge prompt; its reply format (``Score:``, ``Verdict:`` or
+            ``Winner:`` and the labels) shapes the reply.
         """
         _, prefix, labels = read_reply_format(prompt)
         if self.temperature == 0:

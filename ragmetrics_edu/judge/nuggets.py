@@ -325,6 +325,19 @@ _LABELS.update({"partial support": "partial_support", "not support": "not_suppor
 def build_nugget_prompt(question, answer, nugget, template=NUGGET_TEMPLATE):
     """The prompt asking whether ``answer`` contains ``nugget``.
 
+    Parameters
+    ----------
+    question : str
+        The user's question.
+    answer : str
+        The answer searched for the nugget.
+    nugget : str
+        The nugget (a fact the answer should hold).
+    template : str, default :data:`NUGGET_TEMPLATE`
+        The prompt, a format string whose only placeholder, ``{sections}``,
+        receives the question, the answer and the nugget, each in its section
+        (:func:`~ragmetrics_edu.judge.parsing.format_section`).
+
     Examples
     --------
     >>> p = build_nugget_prompt("Which gas?", "Helium.", "helium cooled best")

@@ -120,6 +120,16 @@ def split_sentences(text):
 def cosine_to_rating(cosine, scale=(1, 5), cosine_low=0.3, cosine_high=0.9):
     """Map a cosine similarity linearly onto an integer rating scale.
 
+    Parameters
+    ----------
+    cosine : float
+        The cosine similarity.
+    scale : tuple of int, default (1, 5)
+        The lowest and the highest rating.
+    cosine_low, cosine_high : float, default 0.3 and 0.9
+        The cosines mapped to the lowest and the highest rating (``cosine_low``
+        must be below ``cosine_high``); cosines outside them are clipped.
+
     Examples
     --------
     >>> cosine_to_rating(0.3), cosine_to_rating(0.9), cosine_to_rating(0.6)

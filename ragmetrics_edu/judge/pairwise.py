@@ -54,6 +54,22 @@ def build_pairwise_prompt(question, answer_a, answer_b, context=None, reference=
                           template=PAIRWISE_TEMPLATE):
     """Write the prompt comparing ``answer_a`` (shown as A) with ``answer_b`` (B).
 
+    Parameters
+    ----------
+    question : str
+        The user's question.
+    answer_a, answer_b : str
+        The answers shown as A and as B.
+    context : str, list of str or None, default None
+        The retrieved context, shown when given; chunks are joined with blank lines.
+    reference : str or None, default None
+        A reference answer, shown when given.
+    criterion : str, default "Which answer is more correct, relevant and helpful?"
+        What the judge compares the answers on.
+    template : str, default :data:`PAIRWISE_TEMPLATE`
+        The prompt, a format string with ``{criterion}`` and ``{sections}`` (the
+        question, the context, the reference and the answers, each in its section).
+
     Examples
     --------
     >>> p = build_pairwise_prompt("Why?", "Because.", "No idea.")

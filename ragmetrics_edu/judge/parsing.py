@@ -496,6 +496,14 @@ def escape_data(text):
 def format_section(name, text):
     """Enclose (escaped) data in a named section of a prompt.
 
+    Parameters
+    ----------
+    name : str
+        The section's name: upper-case letters, digits and ``_``, starting with a
+        letter (``"ANSWER"``).
+    text : str
+        The data, escaped by :func:`escape_data`.
+
     Examples
     --------
     >>> print(format_section("ANSWER", "Paris."))

@@ -581,6 +581,17 @@ def _format(template, **sections):
 def build_relevance_prompt(question, chunk, template=RELEVANCE_TEMPLATE):
     """The prompt asking whether ``chunk`` is relevant to ``question``.
 
+    Parameters
+    ----------
+    question : str
+        The user's question.
+    chunk : str
+        One retrieved chunk.
+    template : str, default :data:`RELEVANCE_TEMPLATE`
+        The prompt, a format string whose ``{sections}`` receives the question and
+        the chunk, each in its section
+        (:func:`~ragmetrics_edu.judge.parsing.format_section`).
+
     Examples
     --------
     >>> p = build_relevance_prompt("What is lift?", "Lift is the upward force.")
@@ -601,6 +612,17 @@ def build_graded_relevance_prompt(question, chunk, template=GRADED_RELEVANCE_TEM
     as the probabilities of the five grades by
     :meth:`~ragmetrics_edu.judge.language_model.LanguageModelJudge.distribution`.
 
+    Parameters
+    ----------
+    question : str
+        The user's question.
+    chunk : str
+        One retrieved chunk.
+    template : str, default :data:`GRADED_RELEVANCE_TEMPLATE`
+        The prompt, a format string whose ``{sections}`` receives the question and
+        the chunk, each in its section
+        (:func:`~ragmetrics_edu.judge.parsing.format_section`).
+
     Examples
     --------
     >>> p = build_graded_relevance_prompt("What is lift?", "Lift is the upward force.")
@@ -614,14 +636,35 @@ def build_graded_relevance_prompt(question, chunk, template=GRADED_RELEVANCE_TEM
 
 
 def build_support_prompt(claim, context, template=SUPPORT_TEMPLATE):
-    """The prompt asking whether ``claim`` is supported by ``context`` (str or chunks)."""
+    """The prompt asking whether ``claim`` is supported by ``context`` (str or chunks).
+
+    Parameters
+    ----------
+    claim : str
+        The statement to check.
+    context : str or list of str
+        The retrieved context; chunks are joined with blank lines.
+    template : str, default :data:`SUPPORT_TEMPLATE`
+        The prompt, a format string whose ``{sections}`` receives the context and
+        the claim, each in its section
+        (:func:`~ragmetrics_edu.judge.parsing.format_section`).
+    """
     if not isinstance(context, str):
         context = "\n\n".join(context)
     return _format(template, CONTEXT=context, CLAIM=claim)
 
 
 def build_question_generation_prompt(answer, template=QUESTION_GENERATION_TEMPLATE):
-    """The prompt asking a judge to write the question an answer responds to."""
+    """The prompt asking a judge to write the question an answer responds to.
+
+    Parameters
+    ----------
+    answer : str
+        The answer whose question is asked for.
+    template : str, default :data:`QUESTION_GENERATION_TEMPLATE`
+        The prompt, a format string whose ``{sections}`` receives the answer in
+        its section (:func:`~ragmetrics_edu.judge.parsing.format_section`).
+    """
     return _format(template, RESPONSE=answer)
 
 
@@ -665,6 +708,17 @@ def _strings(values, name):
 def judge_relevance(judge, question, chunks, template=RELEVANCE_TEMPLATE):
     """Ask a judge, chunk by chunk, whether each is relevant: a list of bools.
 
+    Parameters
+    ----------
+    judge : judge or callable
+        Anything with ``complete(prompt) -> str``, or a function of the prompt.
+    question : str
+        The user's question.
+    chunks : list of str
+        The retrieved chunks, in rank order (not one string).
+    template : str, default :data:`RELEVANCE_TEMPLATE`
+        As in :func:`build_relevance_prompt`.
+
     Examples
     --------
     >>> toy = lambda prompt: "Verdict: yes" if "lift" in prompt.split("<<<CHUNK>>>\\n")[1] else "Verdict: no"
@@ -678,7 +732,19 @@ def judge_relevance(judge, question, chunks, template=RELEVANCE_TEMPLATE):
 
 
 def judge_support(judge, claims, context, template=SUPPORT_TEMPLATE):
-    """Ask a judge, claim by claim, whether each is supported by ``context``: a list of bools."""
+    """Ask a judge, claim by claim, whether each is supported by ``context``: a list of bools.
+
+    Parameters
+    ----------
+    judge : judge or callable
+        Anything with ``complete(prompt) -> str``, or a function of the prompt.
+    claims : list of str
+        The statements to check, one judge call each (not one string).
+    context : str or list of str
+        The retrieved context, shown whole with every claim.
+    template : str, default :data:`SUPPORT_TEMPLATE`
+        As in :func:`build_support_prompt`.
+    """
     from . import as_judge, parse_verdict
     judge = as_judge(judge)
     return [parse_verdict(judge.complete(build_support_prompt(c, context, template)))
@@ -687,6 +753,19 @@ def judge_support(judge, claims, context, template=SUPPORT_TEMPLATE):
 
 def judged_context_precision(judge, question, chunks, k=None, template=RELEVANCE_TEMPLATE):
     """:func:`context_precision` with the relevance verdicts asked of a judge.
+
+    Parameters
+    ----------
+    judge : judge or callable
+        Anything with ``complete(prompt) -> str``, or a function of the prompt.
+    question : str
+        The user's question.
+    chunks : list of str
+        The retrieved chunks, in rank order (not one string).
+    k : int or None, default None
+        Only the top ``k`` chunks are judged and scored; None means all of them.
+    template : str, default :data:`RELEVANCE_TEMPLATE`
+        As in :func:`build_relevance_prompt`.
 
     Examples
     --------
@@ -706,6 +785,21 @@ def judged_context_recall(judge, reference, chunks, claims=None, empty_score=mat
     """:func:`context_recall`: which reference sentences the retrieved chunks support.
 
     ``claims`` overrides the sentences of ``reference`` (:func:`split_claims`).
+
+    Parameters
+    ----------
+    judge : judge or callable
+        Anything with ``complete(prompt) -> str``, or a function of the prompt.
+    reference : str
+        The reference answer; its sentences are the claims unless ``claims`` is given.
+    chunks : list of str
+        The retrieved chunks (not one string), shown whole with every claim.
+    claims : list of str or None, default None
+        The reference's claims; None splits ``reference`` into sentences.
+    empty_score : float, default nan
+        As in :func:`context_recall`.
+    template : str, default :data:`SUPPORT_TEMPLATE`
+        As in :func:`build_support_prompt`.
     """
     claims = split_claims(reference) if claims is None else _strings(claims, "claims")
     return context_recall(judge_support(judge, claims, _strings(chunks, "chunks"), template),
@@ -717,6 +811,21 @@ def judged_faithfulness(judge, answer, chunks, claims=None, empty_score=math.nan
     """:func:`faithfulness`: which claims of the answer the retrieved chunks support.
 
     ``claims`` overrides the sentences of ``answer`` (:func:`split_claims`).
+
+    Parameters
+    ----------
+    judge : judge or callable
+        Anything with ``complete(prompt) -> str``, or a function of the prompt.
+    answer : str
+        The generated answer; its sentences are the claims unless ``claims`` is given.
+    chunks : list of str
+        The retrieved chunks (not one string), shown whole with every claim.
+    claims : list of str or None, default None
+        The answer's claims; None splits ``answer`` into sentences.
+    empty_score : float, default nan
+        As in :func:`faithfulness`.
+    template : str, default :data:`SUPPORT_TEMPLATE`
+        As in :func:`build_support_prompt`.
 
     Examples
     --------
@@ -748,7 +857,9 @@ def judged_answer_relevancy(judge, question, answer, n_questions=3, embed=None,
     embed : callable, optional
         ``embed(list_of_texts) -> (n, dim) array``; default
         :func:`ragmetrics_edu.models.loading.encode_sentences` (all-MiniLM-L6-v2).
-
+    template : str, default :data:`QUESTION_GENERATION_TEMPLATE`
+        As in :func:`build_question_generation_prompt`; the same prompt is sent
+        ``n_questions`` times.
     noncommittal_rule : {"all", "any"}, default "all"
         0 when every reply marks the answer noncommittal (current ragas), or
         when any reply does (ragas 0.1, 0.2 and early 0.3); see

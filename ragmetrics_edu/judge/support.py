@@ -244,6 +244,17 @@ _GRADE_LABELS = {2: "full_support", 1: "partial_support", 0: "no_support"}
 def build_support_grade_prompt(sentence, passage, template=SUPPORT_GRADE_TEMPLATE):
     """The prompt asking how well ``passage`` supports ``sentence``, from 0 to 2.
 
+    Parameters
+    ----------
+    sentence : str
+        The answer's sentence.
+    passage : str
+        The passage that may support it.
+    template : str, default :data:`SUPPORT_GRADE_TEMPLATE`
+        The prompt, a format string whose ``{sections}`` receives the sentence and
+        the passage, each in its section
+        (:func:`~ragmetrics_edu.judge.parsing.format_section`).
+
     Examples
     --------
     >>> p = build_support_grade_prompt("Helium cooled best.", "helium was the best coolant")

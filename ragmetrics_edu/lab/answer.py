@@ -312,7 +312,16 @@ class ExtractiveAnswerer:
         return out
 
     def scores(self, question, doc_ids):
-        """``(candidates, cosines)``: every candidate sentence and its cosine with the question."""
+        """``(candidates, cosines)``: every candidate sentence and its cosine with the question.
+
+        Parameters
+        ----------
+        question : str
+            The question, not blank.
+        doc_ids : sequence of str
+            The retrieved documents' ids, in rank order, at least one, each in
+            ``docs`` (ids are read as strings; a repeated id is read once).
+        """
         question = _check_question(question)
         doc_ids = _check_doc_ids(doc_ids, self.docs)
         cands = self.candidates(doc_ids)
@@ -323,7 +332,16 @@ class ExtractiveAnswerer:
         return cands, matrix @ self._question_vector(question).astype(np.float32)
 
     def answer(self, question, doc_ids):
-        """Answer ``question`` from the documents ``doc_ids`` (in rank order)."""
+        """Answer ``question`` from the documents ``doc_ids`` (in rank order).
+
+        Parameters
+        ----------
+        question : str
+            The question, not blank.
+        doc_ids : sequence of str
+            The retrieved documents' ids, in rank order, at least one, each in
+            ``docs`` (ids are read as strings; a repeated id is read once).
+        """
         cands, cosines = self.scores(question, doc_ids)
         context = tuple(self.docs[d]["text"] for d in dict.fromkeys(str(x) for x in doc_ids))
         if not cands:
@@ -400,7 +418,16 @@ class GenerativeAnswerer:
         return self
 
     def prompt(self, question, doc_ids):
-        """The prompt sent for ``question`` over the documents ``doc_ids``."""
+        """The prompt sent for ``question`` over the documents ``doc_ids``.
+
+        Parameters
+        ----------
+        question : str
+            The question, not blank.
+        doc_ids : sequence of str
+            The retrieved documents' ids, in rank order, at least one, each in
+            ``docs`` (ids are read as strings; a repeated id is read once).
+        """
         from ..judge import format_section
         question = _check_question(question)
         doc_ids = _check_doc_ids(doc_ids, self.docs)
@@ -409,7 +436,15 @@ class GenerativeAnswerer:
         return self.template.format(context=context, question=format_section("QUESTION", question))
 
     def answer(self, question, doc_ids):
-        """Ask the model; the answer uses every sentence it was shown."""
+        """Ask the model; the answer uses every sentence it was shown.
+
+        Parameters
+        ----------
+        question : str
+            As in :meth:`prompt`.
+        doc_ids : sequence of str
+            As in :meth:`prompt`.
+        """
         prompt = self.prompt(question, doc_ids)
         reply = self.client.complete(prompt)
         if not isinstance(reply, str):
@@ -520,7 +555,16 @@ class LocalGenerativeAnswerer:
         return self
 
     def prompt(self, question, doc_ids):
-        """The user message for ``question`` over the documents ``doc_ids``."""
+        """The user message for ``question`` over the documents ``doc_ids``.
+
+        Parameters
+        ----------
+        question : str
+            The question, not blank.
+        doc_ids : sequence of str
+            The retrieved documents' ids, in rank order, at least one, each in
+            ``docs`` (ids are read as strings; a repeated id is read once).
+        """
         question = _check_question(question)
         doc_ids = _check_doc_ids(doc_ids, self.docs)
         context = "\n\n".join(f"Document {i}: " + " ".join(self.docs[d]["text"].split())
@@ -528,7 +572,15 @@ class LocalGenerativeAnswerer:
         return self.template.format(context=context, question=" ".join(question.split()))
 
     def answer(self, question, doc_ids):
-        """Generate the answer greedily; it uses every sentence it was shown."""
+        """Generate the answer greedily; it uses every sentence it was shown.
+
+        Parameters
+        ----------
+        question : str
+            As in :meth:`prompt`.
+        doc_ids : sequence of str
+            As in :meth:`prompt`.
+        """
         prompt = self.prompt(question, doc_ids)
         reply = str(self.model.generate(prompt, max_new_tokens=self.max_new_tokens,
                                         temperature=0.0, stop=list(self.stop)))

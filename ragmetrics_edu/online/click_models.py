@@ -212,7 +212,17 @@ class ClickModel:
         _check_max_grade(self.max_grade)
 
     def alpha(self, rels, depth=None):
-        """Attractiveness of the top ``depth`` ranks (the whole ranking if None)."""
+        """Attractiveness of the top ``depth`` ranks (the whole ranking if None).
+
+        Parameters
+        ----------
+        rels : sequence of float
+            Grades in rank order, non-negative (or probabilities, with the model's
+            ``attractiveness="probability"``).
+        depth : int or None, default None
+            How many ranks a user may examine (at most the ranking's length); None:
+            the whole ranking.
+        """
         a = attractiveness_from_grades(rels, mapping=self.attractiveness,
                                        max_grade=self.max_grade)
         depth = check_k(depth, name="depth", allow_none=True)
@@ -236,6 +246,15 @@ class ClickModel:
         \alpha_i P(E_i)` and :math:`P(E_{i+1}) = P(E_i)\,(\alpha_i c_i +
         (1 - \alpha_i)\,u_i)` with :math:`c_i, u_i` the probabilities of
         going on after a click and after none.
+
+        Parameters
+        ----------
+        rels : sequence of float
+            Grades in rank order, non-negative (or probabilities, with the model's
+            ``attractiveness="probability"``).
+        depth : int or None, default None
+            How many ranks a user may examine (at most the ranking's length); None:
+            the whole ranking.
         """
         a = self.alpha(rels, depth)
         after_click, after_skip = self._continuation(a)
@@ -245,7 +264,17 @@ class ClickModel:
         return a * examined
 
     def first_click_probabilities(self, rels, depth=None):
-        r"""P(the first click is at rank i): :math:`\alpha_i \prod_{j<i} (1 - \alpha_j) u_j`."""
+        r"""P(the first click is at rank i): :math:`\alpha_i \prod_{j<i} (1 - \alpha_j) u_j`.
+
+        Parameters
+        ----------
+        rels : sequence of float
+            Grades in rank order, non-negative (or probabilities, with the model's
+            ``attractiveness="probability"``).
+        depth : int or None, default None
+            How many ranks a user may examine (at most the ranking's length); None:
+            the whole ranking.
+        """
         a = self.alpha(rels, depth)
         _, after_skip = self._continuation(a)
         if not len(a):
@@ -254,7 +283,17 @@ class ClickModel:
         return a * no_click_yet
 
     def expected(self, rels, depth=None):
-        """The exact :class:`OnlineMetrics` of the ranking (what ``simulate`` converges to)."""
+        """The exact :class:`OnlineMetrics` of the ranking (what ``simulate`` converges to).
+
+        Parameters
+        ----------
+        rels : sequence of float
+            Grades in rank order, non-negative (or probabilities, with the model's
+            ``attractiveness="probability"``).
+        depth : int or None, default None
+            How many ranks a user may examine (at most the ranking's length); None:
+            the whole ranking.
+        """
         per_rank = self.click_probabilities(rels, depth)
         first = self.first_click_probabilities(rels, depth)
         ctr = float(first.sum())
@@ -271,6 +310,19 @@ class ClickModel:
         :math:`\\alpha_1`, goes on to rank 2 with the model's probability
         after a click or after none, and so on until they stop or the
         ranking (``depth``) ends.
+
+        Parameters
+        ----------
+        rels : sequence of float
+            Grades in rank order, non-negative (or probabilities, with the model's
+            ``attractiveness="probability"``).
+        n_sessions : int
+            How many users.
+        seed : int, None or numpy.random.Generator, default 0
+            The sessions' randomness.
+        depth : int or None, default None
+            How many ranks a user may examine (at most the ranking's length); None:
+            the whole ranking.
         """
         a = self.alpha(rels, depth)
         n_sessions = check_simulated(check_count(n_sessions, name="n_sessions"),
@@ -512,16 +564,50 @@ class PositionBasedModel(ClickModel):
         return (1.0 / np.arange(1, n + 1)) ** float(self.eta)
 
     def click_probabilities(self, rels, depth=None):
-        r"""P(click at rank i) = :math:`\epsilon_i \alpha_i`, for each rank of the top ``depth``."""
+        r"""P(click at rank i) = :math:`\epsilon_i \alpha_i`, for each rank of the top ``depth``.
+
+        Parameters
+        ----------
+        rels : sequence of float
+            Grades in rank order, non-negative (or probabilities, with the model's
+            ``attractiveness="probability"``).
+        depth : int or None, default None
+            How many ranks a user may examine (at most the ranking's length); None:
+            the whole ranking.
+        """
         a = self.alpha(rels, depth)
         return a * self.examination_probabilities(len(a))
 
     def first_click_probabilities(self, rels, depth=None):
-        r"""P(first click at i) = :math:`\epsilon_i \alpha_i \prod_{j<i} (1 - \epsilon_j \alpha_j)`."""
+        r"""P(first click at i) = :math:`\epsilon_i \alpha_i \prod_{j<i} (1 - \epsilon_j \alpha_j)`.
+
+        Parameters
+        ----------
+        rels : sequence of float
+            Grades in rank order, non-negative (or probabilities, with the model's
+            ``attractiveness="probability"``).
+        depth : int or None, default None
+            How many ranks a user may examine (at most the ranking's length); None:
+            the whole ranking.
+        """
         return _first_clicks_from(self.click_probabilities(rels, depth))
 
     def simulate(self, rels, n_sessions, seed=0, depth=None):
-        """Simulate ``n_sessions`` users; each rank is examined independently of the others."""
+        """Simulate ``n_sessions`` users; each rank is examined independently of the others.
+
+        Parameters
+        ----------
+        rels : sequence of float
+            Grades in rank order, non-negative (or probabilities, with the model's
+            ``attractiveness="probability"``).
+        n_sessions : int
+            How many users.
+        seed : int, None or numpy.random.Generator, default 0
+            The sessions' randomness.
+        depth : int or None, default None
+            How many ranks a user may examine (at most the ranking's length); None:
+            the whole ranking.
+        """
         a = self.alpha(rels, depth)
         n_sessions = check_simulated(check_count(n_sessions, name="n_sessions"),
                                      name="n_sessions", per=len(a), what="ranks")

@@ -278,6 +278,14 @@ def team_draft_credit(teams, clicks):
 
     B wins the impression if :math:`h_B > h_A`, A if :math:`h_A > h_B`.
 
+    Parameters
+    ----------
+    teams : sequence of {"A", "B"}
+        The team that contributed each document of the shown list, in rank order.
+    clicks : sequence of bool or 0/1
+        One click flag per rank of the shown list (it may stop early: the ranks
+        after it were not clicked).
+
     Examples
     --------
     >>> from ragmetrics_edu.online.interleaving import team_draft_credit
@@ -305,6 +313,17 @@ def balanced_credit(ranking, clicks, ranking_a, ranking_b):
         k = \min\{j : a_j = d \vee b_j = d\}, \qquad
         h_A = |\{\text{clicked } d' \in a_{1..k}\}|, \qquad
         h_B = |\{\text{clicked } d' \in b_{1..k}\}|
+
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        The shown (interleaved) list: document ids in rank order, none twice.
+    clicks : sequence of bool or 0/1
+        One click flag per rank of the shown list (it may stop early: the ranks
+        after it were not clicked).
+    ranking_a, ranking_b : sequence of hashable
+        The two rankings that were interleaved (none lists a document twice);
+        the lowest clicked document must be in one of them.
 
     Returns
     -------

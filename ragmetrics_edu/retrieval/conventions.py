@@ -873,6 +873,18 @@ def compare(qrels, run, metrics, presets=None):
 
     A preset whose library does not compute a metric gets ``None`` there.
 
+    Parameters
+    ----------
+    qrels : dict, DataFrame or path
+        ``{qid: {docid: grade}}``, a data frame or a qrels file
+        (:func:`~ragmetrics_edu.retrieval.frames.from_frames`).
+    run : dict, DataFrame or path
+        ``{qid: {docid: score}}``, a data frame or a run file.
+    metrics : str or list of str
+        The metric names (``"map"``, ``"P@2"``).
+    presets : list of str or None, default None
+        The presets' names; None compares every one of :data:`PRESETS`.
+
     Examples
     --------
     >>> qrels = {"q1": {"a": 1, "b": 0, "c": 1}}

@@ -29,6 +29,15 @@ def from_frames(qrels, run):
     returned as it is (and checked as a dict later).  pandas is never
     imported here: a frame brings it.
 
+    Parameters
+    ----------
+    qrels : dict, DataFrame, table or path
+        The relevance judgements; a frame has the columns ``query_id``, ``doc_id``
+        and ``relevance``.
+    run : dict, DataFrame, table or path
+        The system's ranked documents; a frame has the columns ``query_id``,
+        ``doc_id`` and ``score``.
+
     Examples
     --------
     >>> import pandas as pd

@@ -23,7 +23,16 @@ __all__ = ["check_tie_scores", "expected_hits", "thresholded_average_precision",
 
 
 def check_tie_scores(scores, n):
-    """``scores`` as a list of ``n`` floats in rank order (non-increasing), or raise."""
+    """``scores`` as a list of ``n`` floats in rank order (non-increasing), or raise.
+
+    Parameters
+    ----------
+    scores : sequence of numbers
+        The ranked documents' scores, in rank order (non-increasing); not a
+        string, not a bool, not NaN.
+    n : int
+        The number of ranked documents, which ``scores`` must have.
+    """
     if isinstance(scores, (str, bytes)) or not hasattr(scores, "__len__"):
         raise TypeError(f"scores must be a sequence of numbers in rank order, got {scores!r}")
     values = list(scores)
@@ -61,6 +70,17 @@ def expected_hits(relevant, scores, k):
     A tie group of ``size`` documents, ``h`` of them relevant, with ``inside``
     places in the top ``k`` adds ``h * inside / size``: the mean over every
     order of the tie.
+
+    Parameters
+    ----------
+    relevant : sequence of bool
+        Whether each ranked document is relevant, in rank order (1 and 0 count
+        as True and False).
+    scores : list of float
+        The ranked documents' scores, best first (:func:`check_tie_scores`);
+        equal scores make a tie group.
+    k : int or None
+        The cut-off; None means the whole ranking.
     """
     return math.fsum(sum(relevant[start:start + size]) * inside / size
                      for start, size, inside in _tie_windows(scores, k))
@@ -87,6 +107,23 @@ def thresholded_average_precision(relevant, scores, k, n_relevant, denominator):
     ``average_precision_score``: recall steps by :math:`h_t / D` at each
     distinct score, times the precision of everything scoring at least
     that.  Without ties each group is one document and this is AP.
+
+    Parameters
+    ----------
+    relevant : sequence of bool
+        Whether each ranked document is relevant, in rank order (1 and 0 count
+        as True and False).
+    scores : list of float
+        The ranked documents' scores, best first (:func:`check_tie_scores`);
+        equal scores make a tie group.
+    k : int or None
+        The cut-off; None means the whole ranking.
+    n_relevant : int
+        R, the query's number of relevant documents (read by ``"all_relevant"``
+        and ``"min_k_relevant"``).
+    denominator : {"all_relevant", "retrieved_relevant", "min_k_relevant"}
+        D above (any other value is read as ``"min_k_relevant"``: the calling
+        metric checks it).
     """
     total, hits, places = [], 0.0, 0
     for start, size, inside in _tie_windows(scores, k):
@@ -113,6 +150,17 @@ def tie_averaged_reciprocal_rank(relevant, scores, k):
     In a group of ``size`` documents starting after ``start`` others, ``h``
     relevant, the first relevant one is at place ``j`` with probability
     ``comb(size - j, h - 1) / comb(size, h)``.
+
+    Parameters
+    ----------
+    relevant : sequence of bool
+        Whether each ranked document is relevant, in rank order (1 and 0 count
+        as True and False).
+    scores : list of float
+        The ranked documents' scores, best first (:func:`check_tie_scores`);
+        equal scores make a tie group.
+    k : int or None
+        The cut-off; None means the whole ranking.
     """
     cutoff = len(scores) if k is None else k
     for start, size, _ in _tie_windows(scores, k):
@@ -124,7 +172,19 @@ def tie_averaged_reciprocal_rank(relevant, scores, k):
 
 
 def tie_averaged_hit_rate(relevant, scores, k):
-    """1 - the probability, over every order of the ties, that no relevant document is in the top ``k``."""
+    """1 - the probability, over every order of the ties, that no relevant document is in the top ``k``.
+
+    Parameters
+    ----------
+    relevant : sequence of bool
+        Whether each ranked document is relevant, in rank order (1 and 0 count
+        as True and False).
+    scores : list of float
+        The ranked documents' scores, best first (:func:`check_tie_scores`);
+        equal scores make a tie group.
+    k : int or None
+        The cut-off; None means the whole ranking.
+    """
     for start, size, inside in _tie_windows(scores, k):
         h = sum(relevant[start:start + size])
         if h:
@@ -141,6 +201,19 @@ def tie_averaged_dcg(grades, scores, k, gain):
                 \sum_{i \in G,\, i \le k} \frac{1}{\log_2(i + 1)}
 
     (McSherry & Najork 2008; scikit-learn's ``_tie_averaged_dcg``).
+
+    Parameters
+    ----------
+    grades : sequence of int or float
+        The ranked documents' grades, in rank order.
+    scores : list of float
+        The ranked documents' scores, best first (:func:`check_tie_scores`);
+        equal scores make a tie group.
+    k : int or None
+        The cut-off; None means the whole ranking.
+    gain : {"linear", "exponential"}
+        The gain of a grade g: g, or 2**g - 1 (any value but ``"linear"`` is read
+        as exponential: the calling metric checks it).
     """
     total = []
     for start, size, inside in _tie_windows(scores, k):

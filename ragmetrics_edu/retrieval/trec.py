@@ -101,6 +101,13 @@ def parse_integer(token, what):
     are accepted, and the value must fit in 64 bits (a C ``long``); anything
     ``atol`` would read only a prefix of (``"1_0"``, ``"1.5"``, ``"٣"``) is
     refused rather than read differently.  Raises ValueError naming ``what``.
+
+    Parameters
+    ----------
+    token : bytes
+        One whitespace-separated field of a line.
+    what : str
+        What the field is, for the message (``"the grade"``).
     """
     if not _INTEGER.fullmatch(token):
         raise ValueError(f"{what} must be an integer (ASCII digits with an optional "
@@ -125,6 +132,13 @@ def parse_number(token, what):
     (trec_eval cannot order it).  Anything ``strtod`` would read only a
     prefix of (``"1_0"``, ``"0.5abc"``, ``"٣"``) is refused.  Raises
     ValueError naming ``what``.
+
+    Parameters
+    ----------
+    token : bytes
+        One whitespace-separated field of a line.
+    what : str
+        What the field is, for the message.
     """
     if _DECIMAL.fullmatch(token) or _INFINITY.fullmatch(token):
         return float(token)

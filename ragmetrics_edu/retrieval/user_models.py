@@ -72,6 +72,17 @@ def check_max_grade(max_grade, metric, *, limit=None):
     The bounds of the parameter, written once: the readable functions and
     the metric names of :func:`~ragmetrics_edu.evaluate` (``"err(max_grade=3)"``)
     both check it here; ``metric`` names the measure in the message.
+
+    Parameters
+    ----------
+    max_grade : float
+        The top of the grading scale: a finite number above 0 (not a bool).
+    metric : str
+        The measure's name, named in the message (``"ERR"``).
+    limit : float or None, default None
+        The largest value allowed (ERR and the metric names pass
+        :data:`MAX_GRADE_LIMIT`, 1023, so that 2**max_grade fits in a float); None
+        sets no limit.
     """
     if isinstance(max_grade, bool) or not isinstance(max_grade, numbers.Real):
         raise ValueError(f"{metric}: max_grade must be a positive number, got {describe(max_grade)}")
@@ -100,7 +111,15 @@ def _check_max_grade(max_grade, grades, metric, limit=None):
 
 
 def check_persistence(p, metric="RBP"):
-    """The persistence ``p`` of RBP as a float, strictly between 0 and 1 (its bounds, written once)."""
+    """The persistence ``p`` of RBP as a float, strictly between 0 and 1 (its bounds, written once).
+
+    Parameters
+    ----------
+    p : float
+        The persistence: a number strictly between 0 and 1 (not a bool).
+    metric : str, default "RBP"
+        The measure's name, named in the message.
+    """
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 < p < 1:
         raise ValueError(
             f"{metric}: the persistence p must be strictly between 0 and 1, got p={p!r}"

@@ -289,7 +289,15 @@ def grade_sliders(rels, max_grade, *, height="160px"):
 
 
 def fmt(x, digits=4):
-    """A number for a table: integers plain, others rounded (``0.6667``)."""
+    """A number for a table: integers plain, others rounded (``0.6667``).
+
+    Parameters
+    ----------
+    x : float
+        The number (anything ``float()`` reads).
+    digits : int, default 4
+        Decimals kept for a number that is not a whole one.
+    """
     x = float(x)
     if x == int(x) and abs(x) < 1e15:
         return str(int(x))
@@ -298,6 +306,13 @@ def fmt(x, digits=4):
 
 def spoken(x, digits=2):
     """A number for an alt text: rounded, no trailing zeros (``0.67``, ``0.5``, ``1``).
+
+    Parameters
+    ----------
+    x : float
+        The number (anything ``float()`` reads).
+    digits : int, default 2
+        Decimals at most.
 
     Examples
     --------
@@ -323,7 +338,20 @@ def spoken_list(items):
 
 
 def html_table(header, rows, highlight=None, caption=None):
-    """A small HTML table; row number ``highlight`` (0-based) is shaded."""
+    """A small HTML table; row number ``highlight`` (0-based) is shaded.
+
+    Parameters
+    ----------
+    header : sequence of str
+        The column headings.
+    rows : sequence of sequence
+        The cells, row by row (put in the HTML as they are: format numbers with
+        :func:`fmt` first).
+    highlight : int or None, default None
+        The row to shade; None shades none.
+    caption : str or None, default None
+        A caption above the table; None (or "") for none.
+    """
     style = "border-collapse:collapse;font-family:monospace;font-size:12px"
     cell = "padding:2px 8px;border-bottom:1px solid #ddd;text-align:right"
     parts = [f'<table style="{style}">']

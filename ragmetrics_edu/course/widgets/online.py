@@ -39,6 +39,14 @@ def make_click_model(model, parameter=None):
     (``continuation``) of the DCM, :math:`\\gamma` of the DBN; the cascade
     takes none.  Attractiveness is ERR's mapping of grades 0-4.
 
+    Parameters
+    ----------
+    model : {"cascade", "pbm", "dcm", "dbn"}
+        The click model: cascade, position-based, dependent click model, DBN.
+    parameter : float or None, default None
+        The model's parameter, as above; None keeps the model's default (the
+        cascade takes only None).
+
     Examples
     --------
     >>> make_click_model("dbn", 0.7)

@@ -423,6 +423,13 @@ def select_queries(qrels, run):
     file cannot even express it, pytrec_eval treats it as absent, and
     trec_eval -c does not count it.  It is listed with the unjudged
     queries, in the run or not, so that no query is dropped silently.
+
+    Parameters
+    ----------
+    qrels : dict
+        ``{qid: {docid: grade}}``, the relevance judgements.
+    run : dict
+        ``{qid: {docid: score}}``, the system's ranked documents.
     """
     empty = [qid for qid, docs in qrels.items() if len(docs) == 0]
     judged = qrels.keys() - empty if empty else qrels.keys()
@@ -456,6 +463,22 @@ def dict_chunks(qrels, run, scored, scores, every_judged=True):
     ranked, so an error is the same whichever query holds it.  Each
     judged document is looked up in its query's run (``dict.get``): its
     score there, or NaN if it was not retrieved.
+
+    Parameters
+    ----------
+    qrels : dict
+        ``{qid: {docid: grade}}``, the relevance judgements.
+    run : dict
+        ``{qid: {docid: score}}``, the system's ranked documents.
+    scored : list of str
+        The ids of the queries to score (:attr:`Queries.scored`), in that order.
+    scores : {"float32", "float64"}
+        The precision a score is kept at (:attr:`Conventions.scores`): ``"float32"``
+        rounds each score to a C ``float`` first, as trec_eval 9.x reads a run.
+    every_judged : bool, default True
+        Look every judged document up in the run (the metrics that read
+        non-relevant judgements need it: bpref, judged@k, the RBP residual); if
+        False, only the relevant ones are looked up when at most half are.
     """
     rankings = _as_dicts([run[qid] for qid in scored])
     judgements = _as_dicts([qrels[qid] for qid in scored])
@@ -565,6 +588,16 @@ def score_chunks(chunks, parsed, conv):
     applies to sees a document as relevant from ``conv.relevance_level`` up;
     the graded ones (nDCG, DCG, ERR, graded RBP) from grade 1 up, so they keep
     every grade's gain (rule 4).
+
+    Parameters
+    ----------
+    chunks : iterable of Chunk
+        The checked blocks of whole queries (from :func:`dict_chunks` or a run file).
+    parsed : list of Metric
+        The parsed metrics, each scored by its family's kernel.
+    conv : Conventions
+        The conventions: ``conv.depth`` cuts each ranking, ``conv.relevance_level``
+        is the lowest relevant grade; the kernels read the rest.
     """
     qids, n_relevant = [], []
     parts = {m.name: [] for m in parsed}
@@ -594,6 +627,18 @@ def evaluate_files(qrels, run_path, parsed, conv):
     plainly written (an error, a rare spelling such as ``inf``), is read
     whole by :func:`~ragmetrics_edu.retrieval.trec.read_run` (which names
     the line of an error) and scored as a dict: the same numbers.
+
+    Parameters
+    ----------
+    qrels : str, path, dict or DataFrame
+        The relevance judgements: a qrels file, ``{qid: {docid: grade}}``, or a
+        data frame (:func:`~ragmetrics_edu.retrieval.frames.from_frames`).
+    run_path : str or path
+        The TREC run file.
+    parsed : list of Metric
+        The parsed metrics.
+    conv : Conventions
+        The conventions the numbers follow.
     """
     qrels_path = path_of(qrels)
     columns = None
@@ -653,6 +698,25 @@ def report(scored, values, n_relevant, queries, conv, grades_of):
     A query without a relevant document (at the relevance level) is listed,
     and left out under ``without_relevant="skip"`` (gdeval), as is a missing
     one whose grades (``grades_of(qid)``) hold no relevant document.
+
+    Parameters
+    ----------
+    scored : list of str
+        The scored query ids, in the order of ``values``.
+    values : dict
+        ``{metric name: numpy array of one value per scored query}``.
+    n_relevant : numpy.ndarray
+        R of each scored query at the relevance level.
+    queries : Queries
+        The scored, unjudged and missing queries (:func:`select_queries`).
+    conv : Conventions
+        The conventions: ``conv.missing`` (``"zero"``: a judged query absent from
+        the run scores 0 and counts in the means, as trec_eval -c), and
+        ``conv.without_relevant`` (``"skip"``: a query without a relevant
+        document is left out, as gdeval does) decide the means.
+    grades_of : callable
+        ``grades_of(qid)``: the grades of a query's judgements, read for a missing
+        query under ``without_relevant="skip"``.
     """
     names = list(values)
     missing = queries.missing if conv.missing == "zero" else ()

@@ -71,7 +71,15 @@ class Ranked:
         return len(self.qids)
 
     def per_query(self, query, values):
-        """Sum ``values`` by query (in the order given: rank order here)."""
+        """Sum ``values`` by query (in the order given: rank order here).
+
+        Parameters
+        ----------
+        query : numpy.ndarray of int
+            The query (its index in ``qids``) of each value.
+        values : numpy.ndarray
+            The values to add up (booleans count 1), in the order they are summed.
+        """
         return np.bincount(query, weights=values, minlength=self.n_queries)
 
     @cached_property
@@ -109,29 +117,101 @@ def _found(ranked, k):
 
 
 def precision(ranked, metric, conv):
+    """P@k of every query: the relevant documents in the top k, over k.
+
+    Parameters
+    ----------
+    ranked : Ranked
+        The judged documents every query retrieved, at their ranks, and each
+        query's judgements.
+    metric : Metric
+        The parsed metric; ``metric.k`` is its cut-off.
+    conv : Conventions
+        The conventions; not read here (every kernel takes them).
+    """
     return _found(ranked, metric.k) / metric.k
 
 
 def recall(ranked, metric, conv):
+    """Recall@k of every query: the relevant documents in the top k, over R (0 if R is 0).
+
+    Parameters
+    ----------
+    ranked : Ranked
+        The judged documents every query retrieved, at their ranks, and each
+        query's judgements.
+    metric : Metric
+        The parsed metric; ``metric.k`` is its cut-off.
+    conv : Conventions
+        The conventions; not read here (every kernel takes them).
+    """
     return _safe_divide(_found(ranked, metric.k), ranked.n_relevant)
 
 
 def f1(ranked, metric, conv):
+    """F1@k of every query: the harmonic mean of P@k and recall@k (0 if both are 0).
+
+    Parameters
+    ----------
+    ranked : Ranked
+        The judged documents every query retrieved, at their ranks, and each
+        query's judgements.
+    metric : Metric
+        The parsed metric; ``metric.k`` is its cut-off.
+    conv : Conventions
+        The conventions; not read here (every kernel takes them).
+    """
     p, r = precision(ranked, metric, conv), recall(ranked, metric, conv)
     return _safe_divide(2 * p * r, p + r)
 
 
 def hit_rate(ranked, metric, conv):
+    """Hit rate@k of every query: 1 if a relevant document is in the top k, else 0.
+
+    Parameters
+    ----------
+    ranked : Ranked
+        The judged documents every query retrieved, at their ranks, and each
+        query's judgements.
+    metric : Metric
+        The parsed metric; ``metric.k`` is its cut-off.
+    conv : Conventions
+        The conventions; not read here (every kernel takes them).
+    """
     return (_found(ranked, metric.k) > 0).astype(np.float64)
 
 
 def reciprocal_rank(ranked, metric, conv):
+    """RR@k of every query: 1 / the rank of its first relevant document (0 if none in the top k).
+
+    Parameters
+    ----------
+    ranked : Ranked
+        The judged documents every query retrieved, at their ranks, and each
+        query's judgements.
+    metric : Metric
+        The parsed metric; its cut-off ``metric.k`` (None: the whole ranking).
+    conv : Conventions
+        The conventions; not read here (every kernel takes them).
+    """
     query, rank, _, i = ranked.hits
     first = (i == 1) & _in_top(rank, metric.k)  # each query's first hit, if in the top k
     return ranked.per_query(query[first], 1.0 / rank[first])
 
 
 def average_precision(ranked, metric, conv):
+    """AP@k of every query: the precision at each hit in the top k, summed, over R.
+
+    Parameters
+    ----------
+    ranked : Ranked
+        The judged documents every query retrieved, at their ranks, and each
+        query's judgements.
+    metric : Metric
+        The parsed metric; its cut-off ``metric.k`` (None: the whole ranking).
+    conv : Conventions
+        The conventions; not read here (every kernel takes them).
+    """
     query, rank, _, i = ranked.hits
     precisions = (i / rank) * _in_top(rank, metric.k)
     return _safe_divide(ranked.per_query(query, precisions), ranked.n_relevant)
@@ -163,6 +243,19 @@ def _check_finite(ranked, sums, gain):
 
 
 def dcg(ranked, metric, conv):
+    """DCG@k of every query: the gain of each relevant document in the top k / log2(rank + 1).
+
+    Parameters
+    ----------
+    ranked : Ranked
+        The judged documents every query retrieved, at their ranks, and each
+        query's judgements.
+    metric : Metric
+        The parsed metric; ``metric.k`` is its cut-off.
+    conv : Conventions
+        The conventions; ``conv.gain`` is the gain of a grade g (``"linear"``: g;
+        ``"exponential"``: 2**g - 1).
+    """
     gained = np.flatnonzero(ranked.grade >= ranked.level)  # (level 1: a grade above 0)
     terms = _dcg_terms(ranked.grade[gained], ranked.rank[gained],
                        _in_top(ranked.rank[gained], metric.k), conv.gain,
@@ -171,6 +264,19 @@ def dcg(ranked, metric, conv):
 
 
 def ndcg(ranked, metric, conv):
+    """nDCG@k of every query: DCG@k over the DCG@k of its ideal ranking (0 if that is 0).
+
+    Parameters
+    ----------
+    ranked : Ranked
+        The judged documents every query retrieved, at their ranks, and each
+        query's judgements.
+    metric : Metric
+        The parsed metric; its cut-off ``metric.k`` (None: the whole ranking).
+    conv : Conventions
+        The conventions; ``conv.gain`` is the gain of a grade g (``"linear"``: g;
+        ``"exponential"``: 2**g - 1).
+    """
     ideal = np.flatnonzero(ranked.judged_grade >= ranked.level)  # each query's best first
     query, grade = ranked.judged_query[ideal], ranked.judged_grade[ideal]
     count = np.bincount(query, minlength=ranked.n_queries)
@@ -184,7 +290,18 @@ def ndcg(ranked, metric, conv):
 # --- the measures of the precision-recall curve and of incomplete judgements
 
 def r_precision(ranked, metric, conv):
-    """Relevant documents in the top R, over R (trec_eval's Rprec)."""
+    """Relevant documents in the top R, over R (trec_eval's Rprec).
+
+    Parameters
+    ----------
+    ranked : Ranked
+        The judged documents every query retrieved, at their ranks, and each
+        query's judgements.
+    metric : Metric
+        The parsed metric; not read (R-precision takes no cut-off).
+    conv : Conventions
+        The conventions; not read here (every kernel takes them).
+    """
     query, rank, _, _ = ranked.hits
     n_relevant = ranked.n_relevant
     return _safe_divide(ranked.per_query(query, rank <= n_relevant[query]), n_relevant)
@@ -232,10 +349,36 @@ def pr_convention(conv):
 
 
 def interpolated_precision(ranked, metric, conv):
+    """Interpolated precision at recall level ``metric.k`` (trec_eval's iprec_at_recall).
+
+    Parameters
+    ----------
+    ranked : Ranked
+        The judged documents every query retrieved, at their ranks, and each
+        query's judgements.
+    metric : Metric
+        The parsed metric; ``metric.k`` is the recall level, in [0, 1].
+    conv : Conventions
+        The conventions; ``conv.scores`` picks the rounding of a recall level to a
+        number of relevant documents (``"float64"``: trec_eval 10's, else trec_eval 9's).
+    """
     return _interpolated_precision_at(ranked, [metric.k], pr_convention(conv))[0]
 
 
 def eleven_point(ranked, metric, conv):
+    """The mean interpolated precision at the recall levels 0, 0.1, ..., 1 of every query.
+
+    Parameters
+    ----------
+    ranked : Ranked
+        The judged documents every query retrieved, at their ranks, and each
+        query's judgements.
+    metric : Metric
+        The parsed metric; not read (the levels are 0, 0.1, ..., 1).
+    conv : Conventions
+        The conventions; ``conv.scores`` picks the rounding of a recall level to a
+        number of relevant documents (``"float64"``: trec_eval 10's, else trec_eval 9's).
+    """
     total = np.zeros(ranked.n_queries)
     for at_level in _interpolated_precision_at(ranked, ELEVEN_POINTS, pr_convention(conv)):
         total += at_level  # level after level, in trec_eval's order of summing
@@ -249,6 +392,16 @@ def bpref(ranked, metric, conv):
     (``m_bpref.c``: ``0 <= rel < relevance_level``; a negative grade is
     skipped, as an unjudged document is); N counts them in the qrels,
     retrieved or not.
+
+    Parameters
+    ----------
+    ranked : Ranked
+        The judged documents every query retrieved, at their ranks, and each
+        query's judgements.
+    metric : Metric
+        The parsed metric; not read (bpref takes no cut-off).
+    conv : Conventions
+        The conventions; not read here (every kernel takes them).
     """
     level, n_queries = ranked.level, ranked.n_queries
     is_nonrelevant = (ranked.grade >= 0) & (ranked.grade < level)
@@ -273,7 +426,18 @@ def bpref(ranked, metric, conv):
 
 
 def judged(ranked, metric, conv):
-    """Judged documents in the top k over the documents in the top k (ir_measures' Judged@k)."""
+    """Judged documents in the top k over the documents in the top k (ir_measures' Judged@k).
+
+    Parameters
+    ----------
+    ranked : Ranked
+        The judged documents every query retrieved, at their ranks, and each
+        query's judgements.
+    metric : Metric
+        The parsed metric; its cut-off ``metric.k`` (None: the whole ranking).
+    conv : Conventions
+        The conventions; not read here (every kernel takes them).
+    """
     found = ranked.per_query(ranked.query, _in_top(ranked.rank, metric.k))
     depth = ranked.n_ranked if metric.k is None else np.minimum(ranked.n_ranked, metric.k)
     return _safe_divide(found, depth)
@@ -299,6 +463,17 @@ def err(ranked, metric, conv):
     Only relevant documents have R > 0, so the product runs over the hits
     above; it is built hit by hit (the i-th hits of every query at once),
     multiplying in the same order as the readable function.
+
+    Parameters
+    ----------
+    ranked : Ranked
+        The judged documents every query retrieved, at their ranks, and each
+        query's judgements.
+    metric : Metric
+        The parsed metric; its cut-off ``metric.k`` (None: the whole ranking)
+        and ``metric["max_grade"]``, the largest grade the qrels may hold.
+    conv : Conventions
+        The conventions; not read here (every kernel takes them).
     """
     max_grade = _check_max_grade(ranked, metric)
     query, rank, grade, i = ranked.hits
@@ -316,7 +491,20 @@ def _rbp_weights(ranks, p):
 
 
 def rbp(ranked, metric, conv):
-    """cwl-eval's RBP: binary gain (relevant from the level up), or grade / max_grade."""
+    """cwl-eval's RBP: binary gain (relevant from the level up), or grade / max_grade.
+
+    Parameters
+    ----------
+    ranked : Ranked
+        The judged documents every query retrieved, at their ranks, and each
+        query's judgements.
+    metric : Metric
+        The parsed metric (RBP takes no cut-off): ``metric["p"]`` is the persistence,
+        ``metric["relevance"]`` ``"binary"`` or ``"graded"``, and a graded RBP divides
+        each grade by ``metric["max_grade"]``.
+    conv : Conventions
+        The conventions; not read here (every kernel takes them).
+    """
     query, rank, grade, _ = ranked.hits
     weights = _rbp_weights(rank, metric["p"])
     if metric["relevance"] == "graded":
@@ -325,5 +513,16 @@ def rbp(ranked, metric, conv):
 
 
 def rbp_residual(ranked, metric, conv):
-    """1 - the weight of the judged ranks: the unjudged ranks and those beyond the ranking."""
+    """1 - the weight of the judged ranks: the unjudged ranks and those beyond the ranking.
+
+    Parameters
+    ----------
+    ranked : Ranked
+        The judged documents every query retrieved, at their ranks, and each
+        query's judgements.
+    metric : Metric
+        The parsed metric (no cut-off): ``metric["p"]`` is the persistence.
+    conv : Conventions
+        The conventions; not read here (every kernel takes them).
+    """
     return 1.0 - ranked.per_query(ranked.query, _rbp_weights(ranked.rank, metric["p"]))

@@ -73,7 +73,17 @@ class Parameter:
     """The parameter's old name, still read with a DeprecationWarning."""
 
     def read(self, text, base, metric):
-        """The value ``text`` spells, checked; a ValueError naming ``metric`` if it is wrong."""
+        """The value ``text`` spells, checked; a ValueError naming ``metric`` if it is wrong.
+
+        Parameters
+        ----------
+        text : str
+            The value as written between the parentheses (``"0.9"`` of ``"rbp(p=0.9)"``).
+        base : str
+            The family's name (``"rbp"``), passed to :attr:`check` for its message.
+        metric : str
+            The whole metric name, named in an error.
+        """
         if self.choices:
             check_choice(text, self.choices, name=f"the {self.name} of {shorten(metric)}")
             return text
@@ -303,6 +313,14 @@ def uses_relevance_level(metric, scope="binary"):
 
     ``metric`` is a :class:`Metric`; ``scope`` one of :data:`LEVEL_SCOPES`.
 
+    Parameters
+    ----------
+    metric : Metric
+        The parsed metric.
+    scope : {"binary", "all"}, default "binary"
+        ``"binary"``: the level applies to the binary measures only (trec_eval's
+        ``-l``); ``"all"``: to every measure, graded ones too (ranx's ``rel_lvl``).
+
     Examples
     --------
     >>> uses_relevance_level(parse_metric("map")), uses_relevance_level(parse_metric("ndcg@10"))
@@ -406,6 +424,17 @@ def parse_metric(name, families=None, *, who=None):
     Returns a :class:`Metric`; its cut-off is None when the name has none
     (``"map"``).  ``families``, when given, are the only families accepted
     (a preset's), and ``who`` names what computes them in the message.
+
+    Parameters
+    ----------
+    name : str
+        The metric name: a family, then optional ``(key=value, ...)`` parameters
+        and ``@k`` (a positive integer; a recall level in [0, 1] for ``iprec``).
+    families : collection of str or None, default None
+        The only families accepted (a preset's); None accepts every declared one.
+    who : str or None, default None
+        What computes the families, named when a family is refused (default
+        "this evaluator").
     """
     if not isinstance(name, str):
         raise TypeError(f"metric names must be strings, got {describe(name)}")
@@ -460,6 +489,15 @@ def check_metrics(metrics, families=None, *, who=None):
     """Return the metric names as a list of :class:`Metric`, without repeats.
 
     ``families`` and ``who`` as in :func:`parse_metric`.
+
+    Parameters
+    ----------
+    metrics : str or iterable of str
+        The metric names (one name is a list of one).
+    families : collection of str or None, default None
+        As in :func:`parse_metric`.
+    who : str or None, default None
+        As in :func:`parse_metric`.
     """
     if isinstance(metrics, str):
         metrics = [metrics]
