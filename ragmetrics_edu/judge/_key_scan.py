@@ -123,12 +123,33 @@ def _unescape(text):
     A percent-encoding or an ``&amp;`` repeated any number of times
     (``%25252F``, ``&amp;amp;#47;``) is undone as one layer.
     """
-    if "&" in text:
-        text = html.unescape(_DEEP_AMP.sub("&", text))
-    text = _unbackslash(text)
+    text = _unescape_but_percent(text)
     if "%" in text:
         text = _unpercent(_DEEP_PERCENT.sub("%", text))
     return text
+
+
+def _unescape_but_percent(text):
+    """One layer of HTML entities and backslash escapes undone, not percent-encoding."""
+    if "&" in text:
+        text = html.unescape(_DEEP_AMP.sub("&", text))
+    return _unbackslash(text)
+
+
+def _percent_kept(text):
+    """``text`` with every repeated percent-encoding undone but its last layer, both ways
+    a run of ``%25`` can be read: ``%25252F`` as ``%2F``, and ``%252525cd`` as ``%25cd``.
+
+    A key holding its own escape (``pass%2F``, ``ab%25cd``) encoded again reads as itself
+    here; :func:`_unescape` undoes the last layer too (``pass/``), and reads
+    ``%252525cd`` as ``%cd`` (the key's own ``%25`` taken for one more layer).
+
+    >>> _percent_kept("pass%25252F and ab%252525cd")
+    ('pass%2F and ab%cd', 'pass%252F and ab%25cd')
+    """
+    if "%25" not in text or not _DEEP_PERCENT.search(text):
+        return ()
+    return _DEEP_PERCENT.sub("%", text), _DEEP_PERCENT.sub("%25", text)
 
 
 _HEX_VALUE = np.full(256, 255, dtype=np.uint8)
@@ -292,9 +313,11 @@ def _sources(text, least=KEY_RUN):
     entities or its percent-encoding undone (:func:`_joins_inside`), and of
     its first layer if that revealed quotes, each with its own layers and
     fields, twice deep (:data:`_JOIN_DEPTH`: JSON inside a JSON string, JSON
-    in an HTML attribute); the text with quoted-printable escapes undone;
-    UTF-8 read as Latin-1; and the characters of the decimal or hexadecimal
-    codes it lists (at least ``least`` of them). Each distinct text once;
+    in an HTML attribute); beside each layer, its repeated percent-encodings
+    undone but the last (:func:`_percent_kept`: a key's own ``%2F`` kept);
+    the text with quoted-printable escapes undone; UTF-8 read as Latin-1;
+    and the characters of the decimal or hexadecimal codes it lists (at
+    least ``least`` of them). Each distinct text once;
     fields joined of more than :data:`_READ_BUDGET` times the text's length
     (plus 64 Ki) in all raise :class:`_TooMuchToRead`: bounded time and
     memory, whatever the text.
@@ -327,7 +350,15 @@ def _sources(text, least=KEY_RUN):
                     joins = _joins(layer) + (_joins_inside(layer) if level == 0 else ())
                     for fields in joins:
                         yield from layers(fields, depth - 1, True)
-            undone = _unescape(layer)
+            # a percent-encoding repeated, undone but its last layer (a key's own "%2F"
+            # kept; also under HTML entities or backslash escapes, as \u002525252F):
+            # read apart, with no layers nor fields of its own
+            bare = _unescape_but_percent(layer)
+            for kept in _percent_kept(layer) + (_percent_kept(bare) if bare != layer else ()):
+                if fresh(kept, joined):
+                    yield kept
+            # _unescape(layer), from the part already undone
+            undone = _unpercent(_DEEP_PERCENT.sub("%", bare)) if "%" in bare else bare
             if undone == layer:
                 break
             layer = undone
