@@ -85,6 +85,7 @@ _JSON_KEYS = re.compile(
     r'[^"]*(?:"(' + _STRING_BODY + r')"\s*:|"' + _STRING_BODY + _STRING_END + r')?', re.DOTALL)
 # a quote, "=" or "&" escaped as an HTML entity or percent-encoded (any number of times)
 _HIDDEN_BY_ENTITY = re.compile(r"&(?:quot|equals|amp|#0*(?:34|61|38)|#[xX]0*(?:22|3[dD]|26));?")
+_PERCENT_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
 _HIDDEN_BY_PERCENT = re.compile(r"%(?:25)*(?:22|3[dD]|26)")
 # the values of a query string (?a=1&b=2;c=3), every character consumed by one match
 _QUERY_VALUES = re.compile(r"[^?&;]*(?:[?&;](?:[^=?&;#\s]*=([^?&;#\s]*))?)?")
@@ -305,7 +306,7 @@ _READ_BUDGET = 24   # characters of fields joined, in all, per character of the 
 _JOIN_DEPTH = 2     # fields joined inside joined fields (JSON inside a JSON string)
 
 
-def _sources(text, least=KEY_RUN):
+def _sources(text, least=KEY_RUN, keep_percent=False):
     """The texts a reader recovers from ``text`` before normalising it, one at a time.
 
     The text and each layer of escapes undone (up to :data:`_LAYERS`); the
@@ -314,8 +315,8 @@ def _sources(text, least=KEY_RUN):
     its first layer if that revealed quotes, each with its own layers and
     fields, twice deep (:data:`_JOIN_DEPTH`: JSON inside a JSON string, JSON
     in an HTML attribute); beside each layer, its repeated percent-encodings
-    undone but the last (:func:`_percent_kept`: a key's own ``%2F`` kept);
-    the text with quoted-printable escapes undone; UTF-8 read as Latin-1;
+    undone but the last (:func:`_percent_kept`: a key's own ``%2F`` kept;
+    only if ``keep_percent``, for a key holding a percent escape); the text with quoted-printable escapes undone; UTF-8 read as Latin-1;
     and the characters of the decimal or hexadecimal codes it lists (at
     least ``least`` of them). Each distinct text once;
     fields joined of more than :data:`_READ_BUDGET` times the text's length
@@ -354,9 +355,11 @@ def _sources(text, least=KEY_RUN):
             # kept; also under HTML entities or backslash escapes, as \u002525252F):
             # read apart, with no layers nor fields of its own
             bare = _unescape_but_percent(layer)
-            for kept in _percent_kept(layer) + (_percent_kept(bare) if bare != layer else ()):
-                if fresh(kept, joined):
-                    yield kept
+            if keep_percent:
+                for kept in _percent_kept(layer) + (_percent_kept(bare) if bare != layer
+                                                    else ()):
+                    if fresh(kept, joined):
+                        yield kept
             # _unescape(layer), from the part already undone
             undone = _unpercent(_DEEP_PERCENT.sub("%", bare)) if "%" in bare else bare
             if undone == layer:
@@ -374,7 +377,7 @@ def _sources(text, least=KEY_RUN):
             yield codes
 
 
-def _readings(text, least=KEY_RUN):
+def _readings(text, least=KEY_RUN, keep_percent=False):
     """``(view, reading)`` pairs, each once: the views searched, source by source.
 
     *exact*: each source (:func:`_sources`) as it is and compacted (without
@@ -392,7 +395,7 @@ def _readings(text, least=KEY_RUN):
         seen.add(mark)
         return True
 
-    for source in _sources(text, least):
+    for source in _sources(text, least, keep_percent):
         compact = _compact(source)
         folded = _folded(compact)
         views = [("exact", source), ("exact", compact), ("folded", folded),
@@ -567,9 +570,10 @@ def _quotes_key(text, key):
     for (view, width), group in _needles(key).items():
         by_view.setdefault(view, []).append((width, group))
     least = min(KEY_RUN, len("".join(key.split())))
+    keep_percent = _PERCENT_ESCAPE.search(key) is not None   # the key holds its own "%2F"
     try:
         return any(_holds(reading, group, width)
-                   for view, reading in _readings(text, least)
+                   for view, reading in _readings(text, least, keep_percent)
                    for width, group in by_view.get(view, ()))
     except _TooMuchToRead:
         return True
