@@ -314,14 +314,14 @@ def _sources(text, least=KEY_RUN, keep_percent=False):
     entities or its percent-encoding undone (:func:`_joins_inside`), and of
     its first layer if that revealed quotes, each with its own layers and
     fields, twice deep (:data:`_JOIN_DEPTH`: JSON inside a JSON string, JSON
-    in an HTML attribute); beside each layer, its repeated percent-encodings
-    undone but the last (:func:`_percent_kept`: a key's own ``%2F`` kept;
-    only if ``keep_percent``, for a key holding a percent escape); the text with quoted-printable escapes undone; UTF-8 read as Latin-1;
-    and the characters of the decimal or hexadecimal codes it lists (at
-    least ``least`` of them). Each distinct text once;
-    fields joined of more than :data:`_READ_BUDGET` times the text's length
-    (plus 64 Ki) in all raise :class:`_TooMuchToRead`: bounded time and
-    memory, whatever the text.
+    in an HTML attribute); beside each layer, for a key holding a percent
+    escape (``keep_percent``), the layer with its repeated percent-encodings
+    undone but the last (:func:`_percent_kept`: the key's own ``%2F`` kept);
+    the text with quoted-printable escapes undone; UTF-8 read as Latin-1; and
+    the characters of the decimal or hexadecimal codes it lists (at least
+    ``least`` of them). Each distinct text once; fields joined of more than
+    :data:`_READ_BUDGET` times the text's length (plus 64 Ki) in all raise
+    :class:`_TooMuchToRead`: bounded time and memory, whatever the text.
     """
     seen = set()
     budget = [_READ_BUDGET * len(text) + (1 << 16)]
