@@ -8,9 +8,11 @@ backslashes, mixed escapes, emoji, JSON strings and query strings
 (joined), HTML tags long and unclosed, lists of hexadecimal codes. Each line prints the seconds, the peak
 of traced memory and its ratio to the text's size.
 
-Run: ``python benchmarks/bench_key_scan.py``.
+Run: ``python benchmarks/bench_key_scan.py [CASE ...]`` (every case without
+arguments; ``python benchmarks/bench_key_scan.py json-strings`` runs one).
 """
 
+import sys
 import time
 import tracemalloc
 
@@ -35,9 +37,13 @@ CASES = {
 }
 
 
-def main():
+def main(names=()):
+    unknown = [n for n in names if n not in CASES]
+    if unknown:
+        sys.exit(f"unknown case {unknown[0]!r}; the cases are: {', '.join(CASES)}")
     _quotes_key("warm up " + KEY[:5], KEY)
-    for name, text in CASES.items():
+    for name in names or CASES:
+        text = CASES[name]
         start = time.perf_counter()
         found = _quotes_key(text, KEY)
         seconds = time.perf_counter() - start
@@ -50,4 +56,4 @@ def main():
               f"peak {peak / 2**20:6.0f} MiB ({peak / size:4.1f} x the text)", flush=True)
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -191,6 +191,13 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         raise _UsageError(f"{message}\n\n{self.format_usage().strip()}")
 
+    def print_help(self, file=None):
+        # started with stdout closed (`--help >&-`), Python sets sys.stdout to None and
+        # argparse's _print_message would write the help to stderr and exit 0
+        if file is None and sys.stdout is None:
+            raise _UsageError("cannot write the help to standard output: it is closed")
+        super().print_help(file)
+
     def _print_message(self, message, file=None):
         # argparse's own ignores a failed write (--help >/dev/full: the help lost, exit 0);
         # through _Output it fails as the results do (exit 2)

@@ -711,3 +711,16 @@ def test_a_help_that_cannot_be_written_exits_2(argv):
     ok = subprocess.run([sys.executable, "-m", "ragmetrics_edu", *argv], capture_output=True,
                         text=True, timeout=120)
     assert ok.returncode == 0 and ok.stdout.startswith("usage: ragmetrics-edu") and not ok.stderr
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["evaluate", "--help"], ["compare", "-h"]])
+def test_a_help_with_standard_output_closed_exits_2(argv):
+    """`--help >&-`: Python set sys.stdout to None, argparse's fallback wrote the help to
+    standard error and the command exited 0; it now fails as the results do (exit 2, one
+    line)."""
+    proc = subprocess.run([sys.executable, "-m", "ragmetrics_edu", *argv],
+                          stderr=subprocess.PIPE, text=True, timeout=120,
+                          preexec_fn=lambda: os.close(1))   # as the shell's >&- does
+    assert proc.returncode == 2
+    assert proc.stderr == ("ragmetrics-edu: error: cannot write the help to standard output: "
+                           "it is closed\n")

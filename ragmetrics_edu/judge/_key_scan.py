@@ -85,6 +85,7 @@ _JSON_KEYS = re.compile(
     r'[^"]*(?:"(' + _STRING_BODY + r')"\s*:|"' + _STRING_BODY + _STRING_END + r')?', re.DOTALL)
 # a quote, "=" or "&" escaped as an HTML entity or percent-encoded (any number of times)
 _HIDDEN_BY_ENTITY = re.compile(r"&(?:quot|equals|amp|#0*(?:34|61|38)|#[xX]0*(?:22|3[dD]|26));?")
+_PERCENT_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
 _HIDDEN_BY_PERCENT = re.compile(r"%(?:25)*(?:22|3[dD]|26)")
 # the values of a query string (?a=1&b=2;c=3), every character consumed by one match
 _QUERY_VALUES = re.compile(r"[^?&;]*(?:[?&;](?:[^=?&;#\s]*=([^?&;#\s]*))?)?")
@@ -123,12 +124,33 @@ def _unescape(text):
     A percent-encoding or an ``&amp;`` repeated any number of times
     (``%25252F``, ``&amp;amp;#47;``) is undone as one layer.
     """
-    if "&" in text:
-        text = html.unescape(_DEEP_AMP.sub("&", text))
-    text = _unbackslash(text)
+    text = _unescape_but_percent(text)
     if "%" in text:
         text = _unpercent(_DEEP_PERCENT.sub("%", text))
     return text
+
+
+def _unescape_but_percent(text):
+    """One layer of HTML entities and backslash escapes undone, not percent-encoding."""
+    if "&" in text:
+        text = html.unescape(_DEEP_AMP.sub("&", text))
+    return _unbackslash(text)
+
+
+def _percent_kept(text):
+    """``text`` with every repeated percent-encoding undone but its last layer, both ways
+    a run of ``%25`` can be read: ``%25252F`` as ``%2F``, and ``%252525cd`` as ``%25cd``.
+
+    A key holding its own escape (``pass%2F``, ``ab%25cd``) encoded again reads as itself
+    here; :func:`_unescape` undoes the last layer too (``pass/``), and reads
+    ``%252525cd`` as ``%cd`` (the key's own ``%25`` taken for one more layer).
+
+    >>> _percent_kept("pass%25252F and ab%252525cd")
+    ('pass%2F and ab%cd', 'pass%252F and ab%25cd')
+    """
+    if "%25" not in text or not _DEEP_PERCENT.search(text):
+        return ()
+    return _DEEP_PERCENT.sub("%", text), _DEEP_PERCENT.sub("%25", text)
 
 
 _HEX_VALUE = np.full(256, 255, dtype=np.uint8)
@@ -284,7 +306,7 @@ _READ_BUDGET = 24   # characters of fields joined, in all, per character of the 
 _JOIN_DEPTH = 2     # fields joined inside joined fields (JSON inside a JSON string)
 
 
-def _sources(text, least=KEY_RUN):
+def _sources(text, least=KEY_RUN, keep_percent=False):
     """The texts a reader recovers from ``text`` before normalising it, one at a time.
 
     The text and each layer of escapes undone (up to :data:`_LAYERS`); the
@@ -292,12 +314,14 @@ def _sources(text, least=KEY_RUN):
     entities or its percent-encoding undone (:func:`_joins_inside`), and of
     its first layer if that revealed quotes, each with its own layers and
     fields, twice deep (:data:`_JOIN_DEPTH`: JSON inside a JSON string, JSON
-    in an HTML attribute); the text with quoted-printable escapes undone;
-    UTF-8 read as Latin-1; and the characters of the decimal or hexadecimal
-    codes it lists (at least ``least`` of them). Each distinct text once;
-    fields joined of more than :data:`_READ_BUDGET` times the text's length
-    (plus 64 Ki) in all raise :class:`_TooMuchToRead`: bounded time and
-    memory, whatever the text.
+    in an HTML attribute); beside each layer, for a key holding a percent
+    escape (``keep_percent``), the layer with its repeated percent-encodings
+    undone but the last (:func:`_percent_kept`: the key's own ``%2F`` kept);
+    the text with quoted-printable escapes undone; UTF-8 read as Latin-1; and
+    the characters of the decimal or hexadecimal codes it lists (at least
+    ``least`` of them). Each distinct text once; fields joined of more than
+    :data:`_READ_BUDGET` times the text's length (plus 64 Ki) in all raise
+    :class:`_TooMuchToRead`: bounded time and memory, whatever the text.
     """
     seen = set()
     budget = [_READ_BUDGET * len(text) + (1 << 16)]
@@ -327,7 +351,17 @@ def _sources(text, least=KEY_RUN):
                     joins = _joins(layer) + (_joins_inside(layer) if level == 0 else ())
                     for fields in joins:
                         yield from layers(fields, depth - 1, True)
-            undone = _unescape(layer)
+            # a percent-encoding repeated, undone but its last layer (a key's own "%2F"
+            # kept; also under HTML entities or backslash escapes, as \u002525252F):
+            # read apart, with no layers nor fields of its own
+            bare = _unescape_but_percent(layer)
+            if keep_percent:
+                for kept in _percent_kept(layer) + (_percent_kept(bare) if bare != layer
+                                                    else ()):
+                    if fresh(kept, joined):
+                        yield kept
+            # _unescape(layer), from the part already undone
+            undone = _unpercent(_DEEP_PERCENT.sub("%", bare)) if "%" in bare else bare
             if undone == layer:
                 break
             layer = undone
@@ -343,7 +377,7 @@ def _sources(text, least=KEY_RUN):
             yield codes
 
 
-def _readings(text, least=KEY_RUN):
+def _readings(text, least=KEY_RUN, keep_percent=False):
     """``(view, reading)`` pairs, each once: the views searched, source by source.
 
     *exact*: each source (:func:`_sources`) as it is and compacted (without
@@ -361,7 +395,7 @@ def _readings(text, least=KEY_RUN):
         seen.add(mark)
         return True
 
-    for source in _sources(text, least):
+    for source in _sources(text, least, keep_percent):
         compact = _compact(source)
         folded = _folded(compact)
         views = [("exact", source), ("exact", compact), ("folded", folded),
@@ -536,9 +570,10 @@ def _quotes_key(text, key):
     for (view, width), group in _needles(key).items():
         by_view.setdefault(view, []).append((width, group))
     least = min(KEY_RUN, len("".join(key.split())))
+    keep_percent = _PERCENT_ESCAPE.search(key) is not None   # the key holds its own "%2F"
     try:
         return any(_holds(reading, group, width)
-                   for view, reading in _readings(text, least)
+                   for view, reading in _readings(text, least, keep_percent)
                    for width, group in by_view.get(view, ()))
     except _TooMuchToRead:
         return True

@@ -60,9 +60,11 @@ redirect's address or a reply. A text *quotes* the key when it holds
     ``html.escape``); backslash escapes (JSON's and ``repr``'s, ``\\U0000002f``,
     octal ``\\057``, JavaScript's ``\\u{2f}``); percent-encoding, where a
     percent-encoding or an ``&amp;`` repeated any number of times
-    (``%25252F``) counts as one layer; also quoted-printable (``=2F``), a
-    list of decimal codes (``115,107,45``) or hexadecimal ones (``0x73,
-    0x6b``, ``x73 x6b``), and UTF-8 read as Latin-1 (a header);
+    (``%25252F``) counts as one layer (and, for a key holding a percent
+    escape, is also undone but its last layer: ``pass%25252F`` reads as the
+    key ``pass%2F``, ``ab%252525cd`` as ``ab%25cd``); also quoted-printable
+    (``=2F``), a list of decimal codes (``115,107,45``) or hexadecimal ones
+    (``0x73, 0x6b``, ``x73 x6b``), and UTF-8 read as Latin-1 (a header);
   - fields joined (a key cut into fields): the values of the text's JSON
     strings, in order, and apart from them its JSON object keys, in order;
     read from the first quote to the last, whatever comes before or after

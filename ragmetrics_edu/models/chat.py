@@ -251,8 +251,10 @@ def prompt_kind(prompt):
                     f"got {got}")
 
 
-MAX_TOKEN_IDS = MAX_PROMPT_CHARS
-"""The most token ids read at once (4,194,304): as many as the longest text read can encode to."""
+MAX_TOKEN_IDS = MAX_PROMPT_CHARS + 1
+"""The most token ids read at once (4,194,305): as many as the longest text read can encode to
+(a text is read up to :data:`MAX_PROMPT_CHARS` UTF-8 bytes, a token stands for one byte or
+more, and a BOS token may come first)."""
 
 
 def check_token_ids(ids, vocab_size):
@@ -270,7 +272,7 @@ def check_token_ids(ids, vocab_size):
     >>> check_token_ids(range(10**8), 10)
     Traceback (most recent call last):
     ...
-    ValueError: ids must hold at most 4,194,304 token ids (MAX_TOKEN_IDS, as many as the longest text read encodes to), got 100,000,000
+    ValueError: ids must hold at most 4,194,305 token ids (MAX_TOKEN_IDS, as many as the longest text read encodes to), got 100,000,000
     """
     if isinstance(ids, np.ndarray):
         if ids.ndim != 1 or ids.dtype.kind not in "iu":
@@ -304,16 +306,33 @@ def check_token_ids(ids, vocab_size):
 def check_text_for_model(text, name):
     """``text`` if it is a string the tokenizer can read, else an error naming ``name``.
 
+    A text longer than :data:`MAX_PROMPT_CHARS` characters, or UTF-8 bytes,
+    is refused before it is tokenized: the tokenizer takes about 290 bytes
+    per character (a text of 9 million characters aborted the process under
+    a 3 GiB limit), and a longer text could encode to more token ids than
+    :data:`MAX_TOKEN_IDS` (one per byte at most), which decode refuses.
     A lone surrogate (``"\\ud800"``, half of a UTF-16 pair) is not text: the
     tokenizer cannot encode it (and said so as "TextInputSequence must be str").
+
+    >>> check_text_for_model("ab " * 1_400_000, "text")
+    Traceback (most recent call last):
+    ...
+    ValueError: text is 4,200,000 characters long: more than the 4,194,304 characters read (MAX_PROMPT_CHARS); shorten it
     """
     if not isinstance(text, str):
         raise TypeError(f"{name} must be a string, got {describe(text)}")
+    if len(text) > MAX_PROMPT_CHARS:
+        raise ValueError(f"{name} is {len(text):,} characters long: more than the "
+                         f"{MAX_PROMPT_CHARS:,} characters read (MAX_PROMPT_CHARS); shorten it")
     try:
-        text.encode("utf-8")
+        size = len(text.encode("utf-8"))
     except UnicodeEncodeError as exc:
         raise ValueError(f"{name} holds a lone surrogate {text[exc.start]!r} at character "
                          f"{exc.start}: half of a UTF-16 pair, not text") from None
+    if size > MAX_PROMPT_CHARS:
+        raise ValueError(f"{name} is {len(text):,} characters long, {size:,} bytes in UTF-8: "
+                         f"more than the {MAX_PROMPT_CHARS:,} bytes read (MAX_PROMPT_CHARS; a "
+                         "token stands for one byte or more); shorten it")
     return text
 
 

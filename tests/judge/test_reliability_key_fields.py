@@ -265,3 +265,49 @@ def test_a_key_holding_its_own_percent_escape_encoded_again_is_a_quote(server, m
     assert _key_scan._quotes_key(f"error: {echo}", key)
     texts = texts_shown(_judge(server, monkeypatch, key, 500, f"error: {echo}".encode()))
     assert WITHHELD in texts[1] and _leaks(texts, pieces(echo) | pieces(key)) == []
+
+
+# a short key holding its own percent-escape, encoded again and again
+
+SHORT_ESCAPED = ["pass%2F", "x%2Fy%2Fz", "k%3D%3D", "ab%25cd"]
+
+
+def _quoted(s, times):
+    for _ in range(times):
+        s = urllib.parse.quote(s, safe="")
+    return s
+
+
+#: name -> a function of the echo giving a body that holds it
+ECHO_SHAPES = {
+    "plain-body": lambda e: e,
+    "json-field": lambda e: json.dumps({"key": e, "pad": "x" * 400}),
+    "error-message": lambda e: json.dumps({"error": {"message": f"Incorrect API key provided: "
+                                                                f"{e}. Check it.",
+                                                     "type": "invalid_request_error"}}),
+    "json-field-escaped": lambda e: json.dumps({"key": e}).replace("%", "\\u0025"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(ECHO_SHAPES))
+@pytest.mark.parametrize("key", SHORT_ESCAPED)
+def test_a_short_key_holding_its_own_escape_encoded_again_is_withheld(server, monkeypatch, key,
+                                                                      shape):
+    """A key under 12 characters holding ``%2F`` (or ``%25``), percent-encoded once, twice
+    and three times (``pass%2F``, ``pass%252F``, ``pass%25252F``): collapsing every ``%25``
+    at once read ``pass/``, not the key; the reading that keeps the key's own escape is
+    searched too. Nothing of the echo nor of the key may show, as an error (cut at 300)
+    or as a 200 reply that is not a chat completion."""
+    found = []
+    for times in (1, 2, 3):
+        echo = _quoted(key, times)
+        body = ECHO_SHAPES[shape](echo)
+        assert _key_scan._quotes_key(body, key), (times, body[:80])
+        for status in (500, 200):
+            texts = texts_shown(_judge(server, monkeypatch, key, status, body.encode()))
+            leak = _leaks(texts, {echo, key} | pieces(echo, 6))
+            if leak:
+                found.append((times, status, leak[0]))
+            elif status == 500:   # the echo cut out (***) or the whole text withheld
+                assert WITHHELD in texts[1] or "***" in texts[1], texts[1]
+    assert found == []

@@ -293,11 +293,44 @@ def test_a_long_prompt_is_refused_before_it_is_tokenized(tiny, monkeypatch):
     real = tiny.tokenizer.encode
     monkeypatch.setattr(tiny.tokenizer, "encode", lambda text: calls.append(len(text)) or real(text))
     with pytest.raises(ValueError, match=r"prompt is 20,000,000 characters long: more than the "
-                                         r"model's context window of 64 tokens can hold"):
+                                         r"4,194,304 characters read \(MAX_PROMPT_CHARS\)"):
         tiny.generate("x" * 20_000_000, max_new_tokens=1, chat=False)
+    with pytest.raises(ValueError, match=r"prompt is 200,000 characters long: more than the "
+                                         r"model's context window of 64 tokens can hold"):
+        tiny.generate("x" * 200_000, max_new_tokens=1, chat=False)
     with pytest.raises(ValueError, match="characters long"):
         tiny.chat_prompt("x" * 20_000_000)
     assert calls == []
+
+
+
+def test_a_text_longer_than_max_prompt_chars_is_refused_before_it_is_tokenized(tiny,
+                                                                               monkeypatch):
+    """Before: encode had no bound on the text (the tokenizer takes about 290 bytes per
+    character: "ab " * 3,000,000 aborted in Rust under a 3 GiB limit), and the ids of a
+    longer text could not be decoded (MAX_TOKEN_IDS). 4,194,306 = 3 * (4,194,304 // 3 + 1)."""
+    def tokenize(text):
+        raise AssertionError(f"a text of {len(text):,} characters was tokenized")
+    monkeypatch.setattr(tiny.tokenizer, "encode", tokenize)
+    text = "ab " * (chat.MAX_PROMPT_CHARS // 3 + 1)
+    with pytest.raises(ValueError, match=r"^text is 4,194,306 characters long: more than the "
+                                         r"4,194,304 characters read \(MAX_PROMPT_CHARS\); "
+                                         r"shorten it$"):
+        tiny.encode(text)
+    with pytest.raises(ValueError, match=r"^allowed\[1\] is 4,194,306 characters long"):
+        chat.check_text_for_model(text, "allowed[1]")
+    edge = "x" * chat.MAX_PROMPT_CHARS   # the bound itself is read
+    assert chat.check_text_for_model(edge, "text") is edge
+    # characters of 4 bytes: a token stands for one byte or more, so the bytes are bounded
+    # too (1,048,577 characters are 4,194,308 bytes; each could be a token id)
+    wide = "\U00010400" * (chat.MAX_PROMPT_CHARS // 4 + 1)
+    with pytest.raises(ValueError, match=r"^text is 1,048,577 characters long, 4,194,308 bytes "
+                                         r"in UTF-8: more than the 4,194,304 bytes read "
+                                         r"\(MAX_PROMPT_CHARS; a token stands for one byte or "
+                                         r"more\); shorten it$"):
+        tiny.encode(wide)
+    edge = "\U00010400" * (chat.MAX_PROMPT_CHARS // 4)
+    assert chat.check_text_for_model(edge, "text") is edge
 
 
 # ----------------------------------------------------------------- the held-out probe's files
@@ -369,10 +402,10 @@ def test_an_epsilon_that_is_0_in_float32_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("ids, rule", [
-    (range(10**8), r"ids must hold at most 4,194,304 token ids \(MAX_TOKEN_IDS.*got 100,000,000"),
+    (range(10**8), r"ids must hold at most 4,194,305 token ids \(MAX_TOKEN_IDS.*got 100,000,000"),
     (range(10**6), r"ids must be token ids from 0 to \d+, got \d+"),
     (range(-1, 5), r"ids must be token ids from 0 to \d+, got -1"),
-    (np.zeros((1 << 22) + 1, dtype=np.int64), r"ids must hold at most 4,194,304"),
+    (np.zeros((1 << 22) + 2, dtype=np.int64), r"ids must hold at most 4,194,305"),
 ])
 def test_decode_checks_the_length_and_a_range_before_building_a_list(tiny, ids, rule):
     """Before: decode(range(10**8)) checked each id, built the list and ran out of memory (23 s)."""
