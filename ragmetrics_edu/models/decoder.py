@@ -569,6 +569,7 @@ class LanguageModel:
         if kind == "ids":
             return self._check_ids(prompt) + (self.encode(prefix) if prefix else [])
         if kind == "text":
+            self._check_chars(len(prompt), "prompt")  # this model's bound first: the useful one
             check_text_for_model(prompt, "prompt")
             if not chat:
                 self._check_chars(len(prompt) + len(prefix), "prompt")
