@@ -24,6 +24,10 @@ What changes, and why:
 * **A tiny batch** (a judge's sentence or two) runs on one BLAS thread: its
   products are small, and waiting for a second thread costs more than they do.
 
+Together (64 Cranfield abstracts of up to 256 pieces, in batches of 32, on two
+cores shared with other work): 6 to 7 s here, 70 to 120 s with the readable
+blocks.
+
 The embeddings, the dense layers and the layer norms are :mod:`.minilm`'s own
 functions, passed in as :class:`Blocks` (:mod:`.minilm` imports this module,
 which imports nothing of it). The attention and the layers add the same

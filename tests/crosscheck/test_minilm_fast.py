@@ -71,7 +71,10 @@ def batches(model):
     cranfield = load_cranfield()
     queries = list(cranfield.queries.values())
     docs = sorted((doc["text"] for doc in cranfield.docs.values()), key=len)
-    encode = lambda text: model.tokenizer.encode_text(text, 512).ids  # noqa: E731
+
+    def encode(text):
+        return model.tokenizer.encode_text(text, 512).ids
+
     return {
         "queries": [encode(q) for q in queries[:16]],
         "mixed": [encode(t) for t in queries[16:19] + docs[700:701] + ["", "jet"]],
