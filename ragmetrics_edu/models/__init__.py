@@ -14,6 +14,11 @@ its weights with :mod:`.llm_weights`, its tokenizer and chat template with
 :mod:`.chat`, and turns logits into tokens with :mod:`.sampling`.  Nothing
 heavy is imported until a model is first used.
 
+:mod:`.minilm`'s blocks are written as their formulas; :func:`.minilm.forward`
+runs the same function on a private fast path, ``_minilm_fast`` (GELU from a
+fitted polynomial, attention in cache-sized groups, every core at work), which
+tests hold equal to the blocks and both to transformers.
+
 :mod:`.decoder` is written as its formulas, to be read next to the
 notebooks; :class:`~.decoder.LanguageModel` runs the same function on a
 private fast path for prompts, ``_decoder_fast`` (prompts cut into runs

@@ -9,7 +9,8 @@ Two backends compute the same numbers:
 ``backend="numpy"`` (the default)
     :mod:`ragmetrics_edu.models.minilm`, BERT's forward pass written in NumPy; it
     needs ``tokenizers``, no deep-learning framework (and not scipy: GELU's
-    error function is computed in NumPy, :func:`ragmetrics_edu.models.minilm.normal_tail`).
+    error function is ``math.erf`` in the readable blocks, and a polynomial
+    fitted to it on the fast path the model runs, ``_minilm_fast.normal_tail``).
 ``backend="torch"``
     transformers' ``AutoModel`` on PyTorch, the reference the tests compare
     with (the ``dev`` extra installs it). Heavy: imported only when asked for.

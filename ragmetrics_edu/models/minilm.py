@@ -9,18 +9,29 @@ the code can be read next to the lesson. It gives the same numbers as
 The network (BERT, Devlin et al. 2019), for ``n`` word pieces, hidden size
 ``d`` (384 for MiniLM), ``H`` heads (12) of size ``d / H`` (32):
 
-====================  =========================================  ==================
+====================  =========================================  ===============================
 block                 what it does                               function
-====================  =========================================  ==================
+====================  =========================================  ===============================
 embeddings            token + position + segment vectors,         :func:`embed`
                       then layer norm
-self-attention        every piece looks at every (real) piece     :func:`self_attention`
-feed-forward          two dense layers with GELU between          :func:`feed_forward`
+self-attention        every piece looks at every (real) piece     :func:`self_attention`,
+                                                                  :func:`attention_weights`
+feed-forward          two dense layers with GELU between          :func:`feed_forward`, :func:`gelu`
 one layer             attention, add & norm, feed-forward,        :func:`transformer_layer`
                       add & norm
 the encoder           embeddings, then ``L`` layers (6)           :func:`forward`
 sentence vector       mean of the last layer, L2-normalised       :func:`sentence_embeddings`
-====================  =========================================  ==================
+====================  =========================================  ===============================
+
+The functions of the table up to :func:`transformer_layer` are the network as
+its formulas, a step a line (GELU with ``math.erf``, a plain softmax with the
+padding mask). :func:`forward`, and so :func:`sentence_embeddings`,
+:func:`attention` and every metric built on them, computes the same function
+faster with the private :mod:`ragmetrics_edu.models._minilm_fast` (the GELU's
+error function from a fitted polynomial on whole arrays, attention a few texts
+at a time in the CPU's cache, every core at work): its layers equal
+:func:`transformer_layer`'s to float32 rounding (tested), as both equal
+transformers'.
 
 The weights come from the model folder's ``model.safetensors`` (read by hand:
 a JSON header, then the raw float32 buffer), the sizes from ``config.json``
@@ -38,10 +49,9 @@ Examples
 (7, (1, 4, 384))
 """
 
-import contextlib
 import importlib.util
 import json
-import os
+import math
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +59,7 @@ from pathlib import Path
 import numpy as np
 
 from .._validation import check_layer
-from ._threads import one_blas_thread
+from ._minilm_fast import Blocks, forward as fast_forward
 
 REQUIRED_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 """The files a model folder must hold."""
@@ -446,91 +456,20 @@ def linear(x, weight, bias):
     return out.reshape(b, n, -1)
 
 
-# P(Z > u) = t exp(-u^2 / 2 + P(t)) with t = 1 / (1 + u / 4): the polynomial P
-# (highest power first) is a least-squares Chebyshev fit of
-# log(erfc(u / sqrt 2) / (2 t)) + u^2 / 2 on 0 <= u <= 9, computed with
-# math.erfc in float64; its relative error is under 5e-8 (float32 rounds to 6e-8).
-_TAIL_POLY = (-0.30731399, 1.67658749, -3.574654, 3.77069511, -2.3805201,
-              1.20698138, 0.18705175, 1.03542144, -2.30739626)
-_GELU_CHUNK = 65536   # values per step: the temporaries stay in the CPU cache
+def erf(x):
+    """The error function of every number of the array ``x``: ``math.erf``, one after the other."""
+    return np.vectorize(math.erf, otypes=[x.dtype])(x)
 
 
-def normal_tail(u):
-    r"""The standard normal tail :math:`P(Z > u)` for :math:`u \ge 0`, to float precision.
-
-    .. math:: P(Z > u) = \tfrac12 \mathrm{erfc}(u / \sqrt 2) = t\, e^{-u^2/2 + P(t)},
-              \qquad t = \frac{1}{1 + u/4}
-
-    with ``P`` a polynomial of degree 8 fitted once to ``math.erfc``
-    (relative error under 5e-8 on ``0 <= u <= 9``; past 9 the tail is below
-    1e-19). Whole arrays at a time, in NumPy: about twice as fast as
-    ``scipy.special.erf``, which computes one number after the other.
-    """
-    f = u.dtype.type
-    t = u + f(4)
-    np.divide(f(4), t, out=t)                       # t = 1 / (1 + u / 4)
-    p = t * f(_TAIL_POLY[0])
-    p += f(_TAIL_POLY[1])
-    for c in _TAIL_POLY[2:]:                        # Horner: p = p t + c
-        p *= t
-        p += f(c)
-    half_square = u * u
-    half_square *= 0.5
-    p -= half_square
-    np.exp(p, out=p)
-    p *= t
-    return p
-
-
-def gelu(x, out=None):
+def gelu(x):
     r"""BERT's GELU, exact (with the error function, not the tanh approximation).
 
     .. math:: \mathrm{GELU}(x) = x\,\Phi(x) = \frac{x}{2} \left(1 + \mathrm{erf}\frac{x}{\sqrt 2}\right)
-              = \max(x, 0) - |x|\, P(Z > |x|)
 
-    (:math:`\Phi` the standard normal distribution function; the last form
-    follows from :math:`\Phi(x) = 1 - P(Z > x)` and :math:`\Phi(-x) = P(Z > x)`.)
-    The tail comes from :func:`normal_tail`, as accurate as float32 holds.
-    ``out`` (an array of ``x``'s shape and type, ``x`` itself allowed) saves
-    allocating the result.
+    with :math:`\Phi` the standard normal distribution function.
     """
     x = np.asarray(x, dtype=np.result_type(x, np.float32))   # float32 stays float32
-    if out is None:
-        out = np.empty(x.shape, dtype=x.dtype)
-    elif out.shape != x.shape or out.dtype != x.dtype or not out.flags.c_contiguous:
-        raise ValueError(f"out must be a contiguous {x.dtype} array of shape {x.shape}, "
-                         f"got {out.dtype} {out.shape}")
-    flat, flat_out = x.reshape(-1), out.reshape(-1)
-
-    def chunk(start):
-        part = flat[start:start + _GELU_CHUNK]
-        u = np.abs(part)
-        tail = normal_tail(u)
-        tail *= u
-        np.maximum(part, 0, out=flat_out[start:start + _GELU_CHUNK])
-        flat_out[start:start + _GELU_CHUNK] -= tail
-
-    starts = range(0, flat.size, _GELU_CHUNK)
-    if len(starts) > 1:
-        # NumPy lets go of Python's lock inside each operation: the chunks
-        # run on every core at once
-        list(_workers().map(chunk, starts))
-    else:
-        for start in starts:
-            chunk(start)
-    return out
-
-
-_POOL = []   # one thread pool, made at first use
-
-
-def _workers():
-    """A pool of one thread per core, for :func:`gelu`'s chunks."""
-    if not _POOL:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _POOL.append(ThreadPoolExecutor(max_workers=os.cpu_count() or 1))
-    return _POOL[0]
+    return x / 2 * (1 + erf(x / math.sqrt(2)))
 
 
 def embed(model, ids, segments=None):
@@ -556,53 +495,32 @@ def split_heads(x, heads):
 def attention_weights(q, k, mask):
     r"""Softmax of the scaled dot products; padded keys get weight 0.
 
-    .. math:: A = \mathrm{softmax}\left(\frac{Q K^\top}{\sqrt{d_h}}\right)
+    .. math:: A = \mathrm{softmax}\left(\frac{Q K^\top}{\sqrt{d_h}} + M\right),
+              \qquad \mathrm{softmax}(z)_j = \frac{e^{z_j}}{\sum_{j'} e^{z_{j'}}}
+
+    with :math:`M_{ij} = -\infty` when key ``j`` is padding (its weight is
+    :math:`e^{-\infty} = 0`) and 0 when it is a real piece.
     """
     # q, k: (b, H, n, dh); mask: (b, n), 1 for a real piece, 0 for padding
-    with one_blas_thread():
-        scores = q @ k.transpose(0, 1, 3, 2)                      # (b, H, n, n)
-    scores /= np.sqrt(q.shape[-1]).astype(scores.dtype)
-    # a padded key is never looked at: adding the lowest float to its score
-    # makes its weight exp(-3.4e38) = 0 (the arrays are large, so each step
-    # below works in place)
-    padding = np.where(mask == 0, np.finfo(np.float32).min, 0).astype(scores.dtype)  # (b, n)
-    scores += padding[:, None, None, :]
-    scores -= scores.max(axis=-1, keepdims=True)                  # for a stable exp
-    np.exp(scores, out=scores)
-    scores /= scores.sum(axis=-1, keepdims=True)                  # rows sum to 1
-    return scores
+    scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(q.shape[-1])  # (b, H, n, n)
+    scores = np.where(mask[:, None, None, :] == 0, -np.inf, scores)   # + M
+    scores = scores - scores.max(axis=-1, keepdims=True)  # same softmax; exp cannot overflow
+    e = np.exp(scores)
+    return e / e.sum(axis=-1, keepdims=True)                       # rows sum to 1
 
 
-_ATTENTION_CACHE = 1 << 18   # attention weights worked on at once: 1 MB of float32
-
-
-def self_attention(x, mask, p, heads, keep_weights=True):
+def self_attention(x, mask, p, heads):
     """Multi-head self-attention: every piece mixes the value vectors of all pieces.
 
-    Returns the output (b, n, d), before the residual, and the weights
-    (b, H, n, n), or None for the weights if ``keep_weights`` is False.
+    Returns the output (b, n, d), before the residual, and the weights (b, H, n, n).
     """
     q = split_heads(linear(x, p["attention.self.query.weight"], p["attention.self.query.bias"]), heads)
     k = split_heads(linear(x, p["attention.self.key.weight"], p["attention.self.key.bias"]), heads)
     v = split_heads(linear(x, p["attention.self.value.weight"], p["attention.self.value.bias"]), heads)
-    b, _, n, _ = q.shape
-    context = np.empty(q.shape, dtype=q.dtype)                    # (b, H, n, dh)
-    weights = np.empty((b, heads, n, n), dtype=q.dtype) if keep_weights else None
-
-    def some_texts(texts):
-        a = attention_weights(q[texts], k[texts], mask[texts])         # (t, H, n, n)
-        np.matmul(a, v[texts], out=context[texts])                     # (t, H, n, dh)
-        if keep_weights:
-            weights[texts] = a
-
-    # A few texts at a time: their weights stay in the CPU cache through the
-    # softmax's passes, where a whole batch's would not (32 texts of 256
-    # pieces: 100 MB). The groups go to every core at once.
-    workers = os.cpu_count() or 1
-    per_group = max(1, min(-(-b // workers), _ATTENTION_CACHE // (heads * n * n)))
-    with one_blas_thread():
-        list(_workers().map(some_texts, [slice(i, i + per_group) for i in range(0, b, per_group)]))
-    context = context.transpose(0, 2, 1, 3).reshape(b, n, -1)     # heads side by side: (b, n, d)
+    weights = attention_weights(q, k, mask)                        # (b, H, n, n)
+    context = weights @ v                                          # (b, H, n, dh): mixed values
+    b, n, d = x.shape
+    context = context.transpose(0, 2, 1, 3).reshape(b, n, d)      # heads side by side: (b, n, d)
     out = linear(context, p["attention.output.dense.weight"], p["attention.output.dense.bias"])
     return out, weights
 
@@ -610,18 +528,16 @@ def self_attention(x, mask, p, heads, keep_weights=True):
 def feed_forward(x, p):
     """Widen to 1536, GELU, back to d: the same two dense layers at every position."""
     h = linear(x, p["intermediate.dense.weight"], p["intermediate.dense.bias"])        # (b, n, 1536)
-    gelu(h, out=h)                                                  # in place: h is large
-    return linear(h, p["output.dense.weight"], p["output.dense.bias"])                # (b, n, d)
+    return linear(gelu(h), p["output.dense.weight"], p["output.dense.bias"])          # (b, n, d)
 
 
-def transformer_layer(x, mask, p, config, keep_weights=True):
+def transformer_layer(x, mask, p, config):
     """One encoder layer: attention, add & norm, feed-forward, add & norm.
 
-    Returns the new hidden states (b, n, d) and the attention weights
-    (None if ``keep_weights`` is False).
+    Returns the new hidden states (b, n, d) and the attention weights (b, H, n, n).
     """
     eps = config.layer_norm_eps
-    attended, weights = self_attention(x, mask, p, config.num_attention_heads, keep_weights)
+    attended, weights = self_attention(x, mask, p, config.num_attention_heads)
     x = layer_norm(x + attended, p["attention.output.LayerNorm.weight"],
                    p["attention.output.LayerNorm.bias"], eps)     # residual, then norm
     x = layer_norm(x + feed_forward(x, p), p["output.LayerNorm.weight"],
@@ -652,6 +568,11 @@ def _check_ids(model, batch_ids):
 def forward(model, batch_ids, output_attentions=False, layers=None):
     """Run the encoder on a batch of token id lists (padded to the longest).
 
+    :func:`embed`, then :func:`transformer_layer` ``layers`` times, computed on
+    the fast path (:mod:`._minilm_fast`: every core, cache-sized groups, a
+    GELU without ``math.erf``'s loop), equal to those blocks to float32
+    rounding (tested), as both equal transformers.
+
     Parameters
     ----------
     model : MiniLM
@@ -675,25 +596,9 @@ def forward(model, batch_ids, output_attentions=False, layers=None):
     _check_ids(model, batch_ids)
     n_layers = model.config.num_hidden_layers if layers is None else int(layers)
     ids, mask = _padded(batch_ids, model.tokenizer.pad_token_id)
-    # A tiny batch (a judge's sentence or two) is all small products: on one
-    # BLAS thread it does not wait for the others (see one_blas_thread).
-    # From a few sentences on, every thread pays on a quiet machine (64
-    # sentences: 1.3 s on two threads, 1.9 s on one; 4 sentences: 67 and 106
-    # ms), as it does for torch, which always uses them.
-    small = ids.size < SMALL_BATCH_PIECES
-    with one_blas_thread() if small else contextlib.nullcontext():
-        x = embed(model, ids)
-        hidden, attentions = [x], []
-        for i in range(n_layers):
-            x, a = transformer_layer(x, mask, model.layer(i), model.config,
-                                     keep_weights=output_attentions)
-            hidden.append(x)
-            attentions.append(a)
+    blocks = Blocks(embed=embed, split_heads=split_heads, linear=linear, layer_norm=layer_norm)
+    hidden, attentions = fast_forward(model, ids, mask, n_layers, output_attentions, blocks)
     return (hidden, attentions) if output_attentions else hidden
-
-
-SMALL_BATCH_PIECES = 256
-"""Batches with fewer word pieces than this (all texts, padding included) run on one BLAS thread."""
 
 
 # ---------------------------------------------------------------- what the metrics use

@@ -3,6 +3,8 @@
 The references: ``transformers.BertModel`` and its tokenizer for the hidden
 states, word pieces and attention weights; ``sentence_transformers`` for the
 sentence embeddings; the blocks by hand (math.erf, a softmax of three numbers).
+``minilm.forward`` runs the fast path (``_minilm_fast``); ``test_minilm_fast.py``
+holds the readable blocks equal to it and to transformers.
 """
 
 import dataclasses
@@ -17,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ragmetrics_edu.models import _minilm_fast as fast
 from ragmetrics_edu.models import loading as _models; from ragmetrics_edu.models import minilm
 
 torch = pytest.importorskip("torch")
@@ -194,34 +197,37 @@ def test_padding_does_not_change_a_text(texts, layer):
 # ---------------------------------------------------------------- the blocks, by hand
 
 
-def test_gelu_is_the_exact_erf_form():
+@pytest.mark.parametrize("gelu", [minilm.gelu, fast.gelu], ids=["readable", "fast"])
+def test_gelu_is_the_exact_erf_form(gelu):
     x = np.array([-10.0, -1.0, 0.0, 0.5, 1.0, 3.0], dtype=np.float32)
     want = [v * 0.5 * (1 + math.erf(v / math.sqrt(2))) for v in x.tolist()]
-    np.testing.assert_allclose(minilm.gelu(x), want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(gelu(x), want, rtol=1e-6, atol=1e-7)
     # GELU(1) = Phi(1) = 0.841345; the tanh approximation gives 0.841192
-    assert round(float(minilm.gelu(np.float32(1.0))), 6) == 0.841345
+    assert round(float(gelu(np.float32(1.0))), 6) == 0.841345
 
 
 def test_normal_tail_equals_math_erfc():
-    """The fitted tail, in float64, to 1e-7 relative on the whole range it was fitted on."""
+    """The fast path's fitted tail, in float64, to 1e-7 relative on the whole range it was
+    fitted on."""
     u = np.linspace(0.0, 9.0, 9001)
     want = [0.5 * math.erfc(v / math.sqrt(2)) for v in u.tolist()]
-    np.testing.assert_allclose(minilm.normal_tail(u), want, rtol=1e-7, atol=0)
+    np.testing.assert_allclose(fast.normal_tail(u), want, rtol=1e-7, atol=0)
 
 
 def test_gelu_is_within_float32_rounding_of_math_erf():
-    """200,001 points (several chunks of gelu's loop): as close to math.erf's GELU as
-    float32 allows (2.4e-7 measured; a float32 ulp is 9.5e-7 at 10), negative tail included."""
+    """The fast path's GELU on 200,001 points (several chunks of its loop): as close to
+    math.erf's GELU as float32 allows (2.4e-7 measured; a float32 ulp is 9.5e-7 at 10),
+    negative tail included."""
     x = np.linspace(-10.0, 10.0, 200_001, dtype=np.float32)
     want = np.array([v * 0.5 * math.erfc(-v / math.sqrt(2)) for v in x.tolist()])
-    got = minilm.gelu(x)
+    got = fast.gelu(x)
     assert got.dtype == np.float32 and got.shape == x.shape
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=3e-7)
     # other shapes and types: a 2-D slice that is not contiguous, float64, integers
     grid = x[:12].reshape(3, 4)[:, ::2]
-    np.testing.assert_array_equal(minilm.gelu(grid), minilm.gelu(grid.copy()))
-    assert minilm.gelu(grid.astype(np.float64)).dtype == np.float64
-    ints = minilm.gelu(np.array([-1, 0, 2]))
+    np.testing.assert_array_equal(fast.gelu(grid), fast.gelu(grid.copy()))
+    assert fast.gelu(grid.astype(np.float64)).dtype == np.float64
+    ints = fast.gelu(np.array([-1, 0, 2]))
     assert ints.dtype == np.float64
     np.testing.assert_allclose(ints, [-0.15865525393145707, 0.0, 1.9544997361036416], rtol=1e-7)
 
@@ -230,13 +236,13 @@ def test_gelu_in_place_gives_the_same_values():
     x = np.linspace(-6.0, 6.0, 70_007, dtype=np.float32).reshape(7, -1)  # two chunks
     want = [v * 0.5 * math.erfc(-v / math.sqrt(2)) for v in x.ravel().tolist()]
     copy = x.copy()
-    assert minilm.gelu(copy, out=copy) is copy
-    np.testing.assert_array_equal(copy, minilm.gelu(x))
+    assert fast.gelu(copy, out=copy) is copy
+    np.testing.assert_array_equal(copy, fast.gelu(x))
     np.testing.assert_allclose(copy.ravel(), want, rtol=2e-6, atol=3e-7)
     with pytest.raises(ValueError, match="out must be a contiguous float32 array of shape"):
-        minilm.gelu(x, out=np.empty(x.shape, dtype=np.float64))
+        fast.gelu(x, out=np.empty(x.shape, dtype=np.float64))
     with pytest.raises(ValueError, match=r"shape \(7, 10001\)"):
-        minilm.gelu(x, out=np.empty((7, 10000), dtype=np.float32))
+        fast.gelu(x, out=np.empty((7, 10000), dtype=np.float32))
 
 
 def test_layer_norm_by_hand():
@@ -247,12 +253,14 @@ def test_layer_norm_by_hand():
     np.testing.assert_allclose(out, [[-2, -1, 0, 3] / np.sqrt(3.5) * 2 + 1], rtol=1e-6)
 
 
-def test_attention_weights_by_hand_and_the_padding_mask():
+@pytest.mark.parametrize("attention_weights", [minilm.attention_weights, fast.attention_weights],
+                         ids=["readable", "fast"])
+def test_attention_weights_by_hand_and_the_padding_mask(attention_weights):
     # one head, query [1, 0] against keys [1, 0], [0, 1], [5, 5] (the last is padding)
     q = np.array([[[[1.0, 0.0]]]], dtype=np.float32)                  # (1, 1, 1, 2)
     k = np.array([[[[1.0, 0.0], [0.0, 1.0], [5.0, 5.0]]]], dtype=np.float32)
     mask = np.array([[1, 1, 0]], dtype=np.float32)
-    a = minilm.attention_weights(q, k, mask)[0, 0, 0]
+    a = attention_weights(q, k, mask)[0, 0, 0]
     s = 1 / math.sqrt(2)                                  # scores 1/sqrt(2) and 0
     want = [math.exp(s) / (math.exp(s) + 1), 1 / (math.exp(s) + 1), 0.0]
     np.testing.assert_allclose(a, want, rtol=1e-6)
