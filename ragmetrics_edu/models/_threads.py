@@ -1,7 +1,7 @@
 """Threads for the models' fast paths: a pool of worker threads, and BLAS's own threads.
 
 Engine, not lesson: nothing here changes what is computed, only on how many
-cores and in which order. Used by :mod:`._decoder_fast`, and by :mod:`.minilm`
+cores and in which order. Used by :mod:`._decoder_fast`, and by :mod:`._minilm_fast`
 for its attention's many small products.
 
 Two kinds of threads share the machine's cores:
