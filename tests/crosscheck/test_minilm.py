@@ -20,7 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragmetrics_edu.models import _minilm_fast as fast
-from ragmetrics_edu.models import loading as _models; from ragmetrics_edu.models import minilm
+from ragmetrics_edu.models import loading as _models
+from ragmetrics_edu.models import minilm
+from tests._minilm_reference import reference_hidden
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
@@ -58,18 +60,6 @@ def models():
     ref = transformers.AutoModel.from_pretrained(str(path), local_files_only=True,
                                                  attn_implementation="eager").eval()
     return ours, tok, ref
-
-
-def reference_hidden(ref, batch_ids, pad=0):
-    width = max(len(x) for x in batch_ids)
-    ids = torch.full((len(batch_ids), width), pad, dtype=torch.long)
-    mask = torch.zeros((len(batch_ids), width), dtype=torch.long)
-    for row, seq in enumerate(batch_ids):
-        ids[row, :len(seq)] = torch.tensor(seq)
-        mask[row, :len(seq)] = 1
-    with torch.no_grad():
-        out = ref(ids, attention_mask=mask, output_hidden_states=True, output_attentions=True)
-    return [h.numpy() for h in out.hidden_states], [a.numpy() for a in out.attentions]
 
 
 # ---------------------------------------------------------------- the whole encoder

@@ -38,6 +38,7 @@ import pytest
 from ragmetrics_edu.lab.datasets import load_cranfield
 from ragmetrics_edu.models import _minilm_fast as fast
 from ragmetrics_edu.models import loading, minilm
+from tests._minilm_reference import reference_hidden
 
 HIDDEN_ATOL = 2e-5
 WEIGHT_ATOL = 1e-5
@@ -162,20 +163,6 @@ def reference(model):
                                                   attn_implementation="eager").eval()
 
 
-def reference_forward(ref, batch_ids):
-    import torch
-
-    width = max(len(ids) for ids in batch_ids)
-    ids = torch.zeros((len(batch_ids), width), dtype=torch.long)
-    mask = torch.zeros((len(batch_ids), width), dtype=torch.long)
-    for row, seq in enumerate(batch_ids):
-        ids[row, :len(seq)] = torch.tensor(seq)
-        mask[row, :len(seq)] = 1
-    with torch.no_grad():
-        out = ref(ids, attention_mask=mask, output_hidden_states=True, output_attentions=True)
-    return [h.numpy() for h in out.hidden_states], [a.numpy() for a in out.attentions]
-
-
 def test_the_readable_blocks_equal_transformers(model, batches, both, reference):
     """Every layer and every attention weight of the texts up to 511 pieces to 1e-5 (the
     512-piece abstract's long sums are compared in float64 below, as in test_minilm.py)."""
@@ -183,7 +170,7 @@ def test_the_readable_blocks_equal_transformers(model, batches, both, reference)
         batch_ids = [ids for ids in every_ids if len(ids) < 512]
         hidden, weights = (both[name][0] if len(batch_ids) == len(every_ids)
                            else readable_forward(model, batch_ids))
-        want_hidden, want_weights = reference_forward(reference, batch_ids)
+        want_hidden, want_weights = reference_hidden(reference, batch_ids)
         for got, want in zip(hidden, want_hidden):
             assert worst_difference(got, want, batch_ids) <= REFERENCE_ATOL, name
         for got, want in zip(weights, want_weights):
@@ -201,7 +188,7 @@ def test_the_readable_blocks_in_float64_equal_transformers_in_float64(model, bat
     batch_ids = batches["longest"]
     hidden, _ = readable_forward(model64, batch_ids)
     try:
-        want, _ = reference_forward(reference.double(), batch_ids)
+        want, _ = reference_hidden(reference.double(), batch_ids)
     finally:
         reference.float()
     for got, expected in zip(hidden, want):
