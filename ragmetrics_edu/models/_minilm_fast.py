@@ -236,11 +236,27 @@ SMALL_BATCH_PIECES = 256
 
 
 def forward(model, ids, mask, n_layers, keep_weights, blocks):
-    """The embeddings and the first ``n_layers`` layers of ``ids`` (b, n), padded, with
-    ``mask`` (b, n): :func:`minilm.forward <ragmetrics_edu.models.minilm.forward>`'s work.
+    """The embeddings and the first ``n_layers`` layers of a padded batch:
+    :func:`minilm.forward <ragmetrics_edu.models.minilm.forward>`'s work.
 
-    Returns the hidden states (``n_layers + 1`` arrays (b, n, d)) and the attention
-    weights (``n_layers`` arrays (b, H, n, n), or None each if ``keep_weights`` is False).
+    Parameters
+    ----------
+    model : MiniLM
+    ids, mask : numpy.ndarray
+        ``(b, n)``: the word pieces' ids, padded, and 1 for a real piece, 0 for padding.
+    n_layers : int
+        How many layers to run.
+    keep_weights : bool
+        Return the attention weights too.
+    blocks : Blocks
+        The readable functions this path shares with :mod:`.minilm`.
+
+    Returns
+    -------
+    (list of numpy.ndarray, list)
+        The hidden states (``n_layers + 1`` arrays ``(b, n, d)``) and the attention
+        weights (``n_layers`` arrays ``(b, H, n, n)``, or None each without
+        ``keep_weights``).
     """
     # A tiny batch (a judge's sentence or two) is all small products: on one
     # BLAS thread it does not wait for the others (see one_blas_thread).

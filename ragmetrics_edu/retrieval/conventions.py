@@ -46,10 +46,8 @@ functions of :mod:`~ragmetrics_edu.retrieval.order_unaware`,
 every number can be traced to one keyword.  The tests check each preset
 against the library it is named after (pytrec_eval, ranx, scikit-learn) on
 hundreds of random queries, and the ``"trec_eval"`` preset against
-:func:`ragmetrics_edu.evaluate`.
-
-Every score is "higher is better" (``dcg@k`` is an unbounded gain, the rest
-are in [0, 1]).
+:func:`ragmetrics_edu.evaluate`.  Every score is "higher is better" (``dcg@k``
+is an unbounded gain, the rest are in [0, 1]).
 
 Two behaviours of ranx are worth knowing, and are shown in notebook 10:
 
@@ -728,10 +726,9 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval", *, relevance_level
         ``{qid: {docid: score}}``; higher is better.  The order of the
         documents matters only for presets with ``ties="input"``.
     metrics : str or list of str
-        Names as in :func:`ragmetrics_edu.evaluate`: ``"P@k"``,
-        ``"recall@k"``, ``"f1@k"``, ``"hit_rate@k"``, ``"mrr"``,
-        ``"mrr@k"``, ``"map"``, ``"map@k"``, ``"ndcg"``, ``"ndcg@k"``,
-        ``"dcg@k"``, limited to those the preset's library computes (the
+        Names as in :func:`ragmetrics_edu.evaluate`: ``"P@k"``, ``"recall@k"``,
+        ``"f1@k"``, ``"hit_rate@k"``, ``"mrr"``, ``"mrr@k"``, ``"map"``, ``"map@k"``,
+        ``"ndcg"``, ``"ndcg@k"``, ``"dcg@k"``, limited to those the preset's library computes (the
         families of :data:`~ragmetrics_edu.retrieval.batch.registry.PRESET_FAMILIES`:
         ERR, bpref and the others are scored by :func:`ragmetrics_edu.evaluate`).
     conventions : str or Conventions, default "trec_eval"
@@ -756,9 +753,8 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval", *, relevance_level
     Raises
     ------
     ValueError
-        Unknown preset or metric, a metric the preset's library does not
-        compute, no query both judged and in the run, a relevance level or
-        depth that is not a positive integer.
+        Unknown preset or metric, a metric the preset's library does not compute, no
+        query both judged and in the run, a relevance level or depth not a positive integer.
 
     See Also
     --------
@@ -777,10 +773,10 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval", *, relevance_level
                       {DCG@k(\text{ranked grades sorted})}
 
     Queries without judgements (absent from qrels, or judged with an empty
-    dict) are listed and never scored; a judged query
-    absent from the run is skipped (``missing="ignore"``) or scored 0 for
-    every metric (``missing="zero"``).  A query whose judgements are all 0
-    scores 0 and counts in the mean, in every preset.
+    dict) are listed and never scored; a judged query absent from the run is
+    skipped (``missing="ignore"``) or scored 0 for every metric
+    (``missing="zero"``).  A query whose judgements are all 0 scores 0 and
+    counts in the mean, in every preset.
 
     References
     ----------
@@ -791,8 +787,7 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval", *, relevance_level
        Performance Measures Efficiently in the Presence of Tied Scores",
        ECIR 2008 (scikit-learn's tie-averaged DCG).
     .. [4] F. Pedregosa et al., "Scikit-learn: Machine Learning in Python",
-       JMLR 12, 2011; ``sklearn.metrics.ndcg_score``,
-       ``average_precision_score``.
+       JMLR 12, 2011; ``sklearn.metrics.ndcg_score``, ``average_precision_score``.
 
     Examples
     --------
@@ -875,15 +870,10 @@ def compare(qrels, run, metrics, presets=None):
 
     Parameters
     ----------
-    qrels : dict, DataFrame or path
-        ``{qid: {docid: grade}}``, a data frame or a qrels file
-        (:func:`~ragmetrics_edu.retrieval.frames.from_frames`).
-    run : dict, DataFrame or path
-        ``{qid: {docid: score}}``, a data frame or a run file.
-    metrics : str or list of str
-        The metric names (``"map"``, ``"P@2"``).
-    presets : list of str or None, default None
-        The presets' names; None compares every one of :data:`PRESETS`.
+    qrels, run, metrics
+        As in :func:`evaluate_as`.
+    presets : list of str, optional
+        Names of :data:`PRESETS`; default all of them.
 
     Examples
     --------
@@ -897,8 +887,7 @@ def compare(qrels, run, metrics, presets=None):
     >>> table["sklearn"]["P@2"] is None  # scikit-learn has no P@k for rankings
     True
     """
-    if isinstance(metrics, str):
-        metrics = [metrics]
+    metrics = [metrics] if isinstance(metrics, str) else metrics
     qrels, run = from_frames(qrels, run)
     names = list(PRESETS) if presets is None else list(presets)
     out = {}
