@@ -40,6 +40,7 @@ import statistics
 
 import numpy as np
 
+from .._scaling import exponent
 from .._validation import check_choice, check_min_alpha, upper_normal_quantile
 
 __all__ = [
@@ -127,10 +128,10 @@ def _scaled_terms(y, yhat, yhat_u, lam):
     plain formulas (and ``ppi_py``'s).
     """
     if lam == 0.0:  # the people alone: the judge's labels play no part, nor their scale
-        e = _exponent(y)
+        e = exponent(y)
         return np.zeros(len(yhat_u)), np.ldexp(y, -e), e
     e_lam = math.frexp(lam)[1]
-    e = max(_exponent(y), e_lam + _exponent(np.concatenate([yhat, yhat_u])))
+    e = max(exponent(y), e_lam + exponent(np.concatenate([yhat, yhat_u])))
     lam_scaled = math.ldexp(lam, -e_lam)
     imputed = lam_scaled * np.ldexp(yhat_u, e_lam - e)
     rectifier = np.ldexp(y, -e) - lam_scaled * np.ldexp(yhat, e_lam - e)
@@ -153,12 +154,6 @@ def _unscaled(x, e, lam):
 
 # ----------------------------------------------------------------- PPI
 
-def _exponent(values):
-    """The ``e`` with ``max |values| < 2**e`` (0 for nothing but zeros): a scale to divide by."""
-    largest = float(np.max(np.abs(values))) if len(values) else 0.0
-    return math.frexp(largest)[1] if largest else 0
-
-
 def _tuned_lambda(y, yhat, yhat_u):
     n, N = len(y), len(yhat_u)
     judge = np.concatenate([yhat, yhat_u])
@@ -172,7 +167,7 @@ def _tuned_lambda(y, yhat, yhat_u):
         return 0.0
     # lambda is a ratio of the people's scale to the judge's: each is divided by a power of
     # two (exactly) first, so that no product or square overflows or underflows
-    ey, eh = _exponent(y), _exponent(judge)
+    ey, eh = exponent(y), exponent(judge)
     y, yhat, judge = np.ldexp(y, -ey), np.ldexp(yhat, -eh), np.ldexp(judge, -eh)
     covariance = float(((y - y.mean()) * (yhat - yhat.mean())).mean())  # divisor n
     variance = float(np.var(judge, ddof=1))                             # divisor n + N - 1
@@ -448,7 +443,7 @@ def classical_mean_ci(Y, *, alpha=0.1, alternative="two-sided"):
     y = _values(Y, "Y", min_len=2)
     alpha = _check_alpha(alpha)
     check_choice(alternative, ALTERNATIVES, name="alternative")
-    e = _exponent(y)
+    e = exponent(y)
     y = np.ldexp(y, -e)
     low, high = _z_interval(y.mean(), np.std(y) / math.sqrt(len(y)), alpha, alternative)
     return _unscaled(low, e, None), _unscaled(high, e, None)

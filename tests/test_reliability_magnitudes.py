@@ -1,0 +1,166 @@
+"""Numbers at the edges of a float's range: the third held-out probe of issue 34.
+
+Every statistic below is the same for values scaled by any power of two (a
+correlation, a t statistic, a standardized effect, an interval's coverage), so
+values of 1e-200 or 1e200 are valid input with an answer; before, the sums of
+their squares or products underflowed to 0 or overflowed to inf and the
+functions returned 0.0, NaN, +-inf or wrong p-values without a word. Expected
+values come from scipy (or from the same input at ordinary magnitudes, which
+scipy agrees with), and integers beyond a float (10**400) must be named.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.stats
+
+import ragmetrics_edu as rm
+from ragmetrics_edu.judge import agreement, meta_eval, ppi_study
+from ragmetrics_edu.lab import power as lab_power
+from ragmetrics_edu.lab import significance
+
+X = [1.0, 0.0, 2.0, 5.0, 3.0, 3.5]
+Y = [0.0, 1.0, 3.0, 1.0, 2.5, 4.0]
+
+
+# ---------------------------------------------------------------- 1. Pearson
+
+@pytest.mark.parametrize("scale", [1e77, 1e150, 1e300, 1e-150, 1e-300, 5e-324 * 2**20])
+def test_pearson_is_scipys_at_any_magnitude(scale):
+    x, y = [v * scale for v in X], [v * scale for v in Y]
+    want = scipy.stats.pearsonr(X, Y).statistic
+    assert meta_eval.pearson(x, y) == pytest.approx(want, abs=1e-12)
+    # the probe's own case: 0.0 before (the product of the variances overflowed)
+    assert meta_eval.pearson([1e77, 0, 2e77, 5e77], [0, 1e77, 3e77, 1e77]) == pytest.approx(
+        scipy.stats.pearsonr([1, 0, 2, 5], [0, 1, 3, 1]).statistic, abs=1e-12)
+
+
+def test_pearson_of_mixed_magnitudes_and_through_correlation_ci():
+    x, y = [1e-300, 3e300, 2e300, 0.0], [5e-300, 1e-300, 3e-300, 4e-300]
+    want = scipy.stats.pearsonr(np.array(x) / 1e300, np.array(y) / 1e-300).statistic
+    assert meta_eval.pearson(x, y) == pytest.approx(want, abs=1e-12)
+    ci = meta_eval.correlation_ci([v * 1e-300 for v in X], Y, method="pearson", n_resamples=200)
+    assert ci.value == pytest.approx(scipy.stats.pearsonr(X, Y).statistic, abs=1e-12)
+    assert ci.n_undefined == meta_eval.correlation_ci(X, Y, method="pearson", n_resamples=200).n_undefined
+
+
+def test_pearson_of_a_constant_is_nan_even_when_its_mean_rounds():
+    # 0.1 * 10 / 10 is not 0.1 in floats: the deviations are ~1e-17, not 0
+    assert math.isnan(meta_eval.pearson([0.1] * 10, list(range(10))))
+    assert math.isnan(meta_eval.pearson(list(range(10)), [1e-300] * 10))
+
+
+def test_pearson_is_unchanged_bit_for_bit_on_ordinary_input():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        x, y = rng.normal(size=30), rng.normal(size=30)
+        dx, dy = x - x.mean(), y - y.mean()
+        before = float(np.clip(float(dx @ dy) / np.sqrt(float(dx @ dx) * float(dy @ dy)), -1, 1))
+        assert meta_eval.pearson(x, y) == before
+
+
+# ---------------------------------------------------------------- 2. paired statistics
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-300, 1e100, 1e140])
+def test_paired_t_test_at_any_magnitude(scale):
+    a, b = [0.2, 0.4, 0.3, 0.5, 0.1], [0.3, 0.35, 0.45, 0.7, 0.15]
+    want = scipy.stats.ttest_rel(b, a)
+    got = rm.paired_t_test([v * scale for v in a], [v * scale for v in b])
+    assert got.statistic == pytest.approx(want.statistic, rel=1e-12)
+    assert got.p_value == pytest.approx(want.pvalue, rel=1e-9)
+    assert got.mean_difference == pytest.approx(np.mean(np.subtract(b, a)) * scale, rel=1e-12)
+
+
+def test_the_probes_paired_t_test():
+    """t = -0.5, p = 0.67 (scipy), not t = -inf and p = 0."""
+    got = rm.paired_t_test([1e-200, 0, 1e-200], [0, 1e-200, 0])
+    want = scipy.stats.ttest_rel([0, 1, 0], [1, 0, 1])     # scipy itself underflows at 1e-200
+    assert got.statistic == pytest.approx(want.statistic, rel=1e-12) == -0.5
+    assert got.p_value == pytest.approx(want.pvalue, rel=1e-9)
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-300, 1e140])
+def test_paired_effect_size_and_queries_needed_at_any_magnitude(scale):
+    a = [0.2, 0.4, 0.3, 0.5, 0.1, 0.6, 0.2, 0.3]
+    b = [0.3, 0.35, 0.45, 0.7, 0.15, 0.55, 0.3, 0.45]
+    small_a, small_b = [v * scale for v in a], [v * scale for v in b]
+    want = lab_power.paired_effect_size(a, b, n_resamples=500)
+    got = lab_power.paired_effect_size(small_a, small_b, n_resamples=500)
+    assert got.d_z == pytest.approx(want.d_z, rel=1e-12)
+    assert (got.low, got.high) == pytest.approx((want.low, want.high), rel=1e-12)
+    assert got.sd_difference == pytest.approx(want.sd_difference * scale, rel=1e-12)
+    need = lab_power.queries_needed(a, b, n_simulations=300)
+    got_need = lab_power.queries_needed(small_a, small_b, n_simulations=300)
+    assert (got_need.n_queries, got_need.achieved_power) == (need.n_queries, need.achieved_power)
+    assert got_need.d_z == pytest.approx(need.d_z, rel=1e-12)
+
+
+# ---------------------------------------------------------------- 3. the t distribution's limits
+
+@pytest.mark.parametrize("t, df", [(1e156, 1e4), (1e52, 1e156), (1e308, 1e308), (1e200, 3.0),
+                                   (1e160, 1e300), (-1e308, 2.0), (1e300, 1e100)])
+def test_t_p_values_for_huge_t(t, df):
+    want = 2 * scipy.stats.t.sf(abs(t), df)
+    got = significance.t_two_sided_p(t, df)
+    assert not math.isnan(got)
+    assert got == pytest.approx(want, rel=1e-9, abs=1e-300)
+    cdf = significance.student_t_cdf(t, df)
+    assert cdf == pytest.approx(scipy.stats.t.cdf(t, df), rel=1e-9, abs=1e-300)
+
+
+# ---------------------------------------------------------------- 6. integers beyond a float
+
+@pytest.mark.parametrize("fn", [agreement.kendall_tau, agreement.spearman, meta_eval.pearson])
+def test_an_integer_beyond_a_float_is_named(fn):
+    with pytest.raises(ValueError, match=r"about 10\*\*400"):
+        fn([1, 2, 10**400], [1, 2, 3])
+    with pytest.raises(ValueError, match=r"about -10\*\*400 at position 1"):
+        fn([1, 2, 3], [1, -10**400, 3])
+
+
+@pytest.mark.parametrize("fn", [ppi_study.ppi_variance_ratio, ppi_study.ppi_repeated])
+def test_an_integer_lam_beyond_a_float_is_named(fn):
+    y, yhat = [0, 1, 1, 0, 1, 0, 1, 1] * 3, [0, 1, 0, 0, 1, 1, 1, 1] * 3
+    args = (y, yhat, 8) if fn is ppi_study.ppi_repeated else (y, yhat, 8)
+    with pytest.raises(ValueError, match=r"lam.*about 10\*\*400"):
+        fn(*args, lam=10**400)
+
+
+# ---------------------------------------------------------------- 7. PPI's study at any magnitude
+
+def _population(seed=5, size=60):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 5, size).astype(float)
+    return y, np.clip(y + rng.integers(-1, 2, size), 0, 4)
+
+
+@pytest.mark.parametrize("scale", [1e200, 3e307, 1e-200, 1e-300])
+def test_ppi_repeated_at_any_magnitude(scale):
+    """Before: [1e200, 0] * 20 gave width nan and coverage 0 (the squares overflowed)."""
+    y, yhat = _population()
+    for lam in (1, None, 0.5):
+        want = ppi_study.ppi_repeated(y, yhat, 12, repeats=40, lam=lam, seed=1)
+        got = ppi_study.ppi_repeated(y * scale, yhat * scale, 12, repeats=40, lam=lam, seed=1)
+        assert got.coverage == want.coverage and got.classical_coverage == want.classical_coverage
+        assert got.width == pytest.approx(want.width * scale, rel=1e-9)
+        assert got.classical_width == pytest.approx(want.classical_width * scale, rel=1e-9)
+        assert got.truth == pytest.approx(want.truth * scale, rel=1e-12)
+        np.testing.assert_allclose(got.lam, want.lam, rtol=1e-9, atol=1e-12)
+    got = ppi_study.ppi_repeated([1e200, 0] * 20, [1e200, 0] * 20, 10, repeats=20)
+    assert math.isfinite(got.width) and got.coverage == 1.0
+
+
+@pytest.mark.parametrize("scale", [1.7e308 / 4, 1e200, 1e-200, 1e-300])
+def test_ppi_variance_ratio_at_any_magnitude(scale):
+    """Before: 1.7e308 gave nan, and 1e-200 "human labels all equal" (the variance underflowed)."""
+    y, yhat = _population()
+    for lam in (1, None, 0.25):
+        want = ppi_study.ppi_variance_ratio(y, yhat, 12, lam=lam)
+        assert ppi_study.ppi_variance_ratio(y * scale, yhat * scale, 12, lam=lam) == \
+            pytest.approx(want, rel=1e-9)
+    # the judge's labels on another scale than the people's: the ratio for lam=None does not move
+    assert ppi_study.ppi_variance_ratio(y, yhat * 1e-250, 12, lam=None) == pytest.approx(
+        ppi_study.ppi_variance_ratio(y, yhat, 12, lam=None), rel=1e-9)
+    with pytest.raises(ValueError, match="all equal"):
+        ppi_study.ppi_variance_ratio([0.1] * 10, yhat[:10], 4)
