@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_choice
+from .._validation import check_choice, check_real, shorten
 
 __all__ = [
     "confusion_matrix",
@@ -256,12 +256,37 @@ def rankdata(x):
     return ranks
 
 
-def _numbers(a, b):
-    a, b = check_label_pairs(a, b)
+def check_number_pairs(a, b, name_a="a", name_b="b"):
+    """Two sequences of scores of the same items as flat float64 arrays of finite numbers.
+
+    Parameters
+    ----------
+    a, b : sequence of float
+        The two raters' (or a metric's and the people's) scores, item by item.
+    name_a, name_b : str, default "a", "b"
+        Their names in the messages.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+
+    Raises
+    ------
+    ValueError
+        Lengths differ, nothing given, a score is not finite, or an integer
+        is beyond a float's range (``10**400``: named with its position).
+    """
+    a, b = check_label_pairs(a, b, name_a, name_b)
+    for values, name in ((a, name_a), (b, name_b)):
+        for i, v in enumerate(values):   # an int beyond a float's range: name it
+            if isinstance(v, int) and not isinstance(v, bool):
+                check_real(v, name=name, where=f" at position {i}")
     x = np.asarray(a, dtype=np.float64)
     y = np.asarray(b, dtype=np.float64)
-    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
-        raise ValueError("scores must be finite numbers")
+    for v, name in ((x, name_a), (y, name_b)):
+        if v.ndim != 1 or not np.all(np.isfinite(v)):
+            raise ValueError(f"{name} must be a flat sequence of finite numbers, got "
+                             f"{shorten(repr(v.tolist()))}")
     return x, y
 
 
@@ -274,6 +299,11 @@ def spearman(a, b):
                     {\sqrt{\sum_i (r_i - \bar r)^2 \sum_i (s_i - \bar s)^2}}
 
     with :math:`r, s` the ranks of ``a`` and ``b`` (ties get their mean rank).
+
+    Parameters
+    ----------
+    a, b : sequence of float
+        Two raters' scores of the same items (finite numbers).
 
     Returns
     -------
@@ -289,7 +319,7 @@ def spearman(a, b):
     >>> round(spearman([1, 2, 3, 4], [1, 3, 2, 4]), 4)
     0.8
     """
-    x, y = _numbers(a, b)
+    x, y = check_number_pairs(a, b)
     r, s = rankdata(x) - (len(x) + 1) / 2.0, rankdata(y) - (len(y) + 1) / 2.0
     denom = math.sqrt(float((r * r).sum()) * float((s * s).sum()))
     if denom == 0.0:
@@ -299,7 +329,7 @@ def spearman(a, b):
 
 def _kendall_tau_reference(a, b):
     """Kendall's tau-b by the definition, one pair at a time (for the tests)."""
-    x, y = _numbers(a, b)
+    x, y = check_number_pairs(a, b)
     concordant = discordant = ties_x = ties_y = 0
     n = len(x)
     for i in range(n):
@@ -330,6 +360,11 @@ def kendall_tau(a, b):
     the same way), :math:`Q` discordant, :math:`T_a` tied only in ``a``,
     :math:`T_b` tied only in ``b`` (pairs tied in both count nowhere).
 
+    Parameters
+    ----------
+    a, b : sequence of float
+        Two raters' scores of the same items (finite numbers).
+
     Returns
     -------
     float
@@ -347,10 +382,11 @@ def kendall_tau(a, b):
     >>> round(kendall_tau([1, 2, 3], [1, 3, 2]), 4)   # (2 - 1) / 3
     0.3333
     """
-    x, y = _numbers(a, b)
+    x, y = check_number_pairs(a, b)
     upper = np.triu_indices(len(x), k=1)
-    sx = np.sign(x[:, None] - x[None, :])[upper]
-    sy = np.sign(y[:, None] - y[None, :])[upper]
+    with np.errstate(over="ignore"):   # 1e308 - (-1e308) = inf: its sign is still right
+        sx = np.sign(x[:, None] - x[None, :])[upper]
+        sy = np.sign(y[:, None] - y[None, :])[upper]
     both = sx * sy
     p_minus_q = float(both.sum())
     untied_pairs = float((both != 0).sum())

@@ -32,9 +32,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_bootstrap, check_choice, check_group_labels, check_real
+from .._scaling import scaled
+from .._validation import check_bootstrap, check_choice, check_group_labels
 from ._bootstrap import bootstrap_method, interval_text, percentile_bounds
-from .agreement import check_label_pairs, kendall_tau, spearman
+from .agreement import check_number_pairs, kendall_tau, spearman
 
 __all__ = ["CORRELATIONS", "Correlation", "MetaEvaluation", "correlation_ci",
            "correlation_difference_ci", "meta_evaluate", "pearson"]
@@ -48,14 +49,26 @@ def pearson(x, y):
         r = \frac{\sum_i (x_i - \bar x)(y_i - \bar y)}
                  {\sqrt{\sum_i (x_i - \bar x)^2 \, \sum_i (y_i - \bar y)^2}}
 
-    ``nan`` when either sequence is constant (no variance: undefined).
+    ``nan`` when either sequence is constant (no variance: undefined). The
+    values are scaled by a power of two first (exact: the same ``r``), so
+    that scores of any magnitude, 1e-300 to 1e300, give scipy's ``r``.
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        The two sequences, item by item (finite numbers).
 
     >>> # deviations (.5, -.5, -.5, .5) and (.25, -.75, .25, .25): 0.5 / sqrt(1 * 0.75)
     >>> round(pearson([1, 0, 0, 1], [1, 0, 1, 1]), 4)
     0.5774
     """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    x, y = check_number_pairs(x, y, "x", "y")
+    if np.all(x == x[0]) or np.all(y == y[0]):
+        return float("nan")
+    # each scaled by a power of two to a largest magnitude in [0.5, 1): exact, and r is the
+    # same to the last bit, but the sums of squares no longer overflow (values of 1e200) or
+    # underflow (1e-200) to inf or 0
+    (x, _), (y, _) = scaled(x), scaled(y)
     dx, dy = x - x.mean(), y - y.mean()
     sxx, syy = float(dx @ dx), float(dy @ dy)
     if sxx == 0.0 or syy == 0.0:
@@ -166,21 +179,6 @@ def _check_methods(methods):
     for m in methods:
         check_choice(m, tuple(CORRELATIONS), name="methods")
     return methods
-
-
-def _numbers(a, b, name_a, name_b):
-    a, b = check_label_pairs(a, b, name_a, name_b)
-    for values, name in ((a, name_a), (b, name_b)):
-        if not isinstance(values, np.ndarray):   # an int beyond a float's range: name it
-            for i, v in enumerate(values):
-                if isinstance(v, int) and not isinstance(v, bool):
-                    check_real(v, name=name, where=f" at position {i}")
-    x = np.asarray(a, dtype=np.float64)
-    y = np.asarray(b, dtype=np.float64)
-    for v, name in ((x, name_a), (y, name_b)):
-        if v.ndim != 1 or not np.all(np.isfinite(v)):
-            raise ValueError(f"{name} must be a flat sequence of finite numbers, got {v.tolist()!r}")
-    return x, y
 
 
 def index_groups(groups, n):
@@ -408,7 +406,7 @@ def meta_evaluate(metrics, ratings, methods=("kendall", "spearman"), confidence=
     columns = {}
     y = None
     for name, scores in metrics.items():
-        x, y = _numbers(scores, ratings, f"metrics[{name!r}]", "ratings")
+        x, y = check_number_pairs(scores, ratings, f"metrics[{name!r}]", "ratings")
         columns[name] = x
     n = len(y)
     if n < 2:
@@ -464,8 +462,8 @@ def correlation_difference_ci(scores_a, scores_b, ratings, method="kendall", con
     """
     check_choice(method, tuple(CORRELATIONS), name="method")
     confidence, n_resamples, seed = check_bootstrap(confidence, n_resamples, seed)
-    x_a, y = _numbers(scores_a, ratings, "scores_a", "ratings")
-    x_b, _ = _numbers(scores_b, ratings, "scores_b", "ratings")
+    x_a, y = check_number_pairs(scores_a, ratings, "scores_a", "ratings")
+    x_b, _ = check_number_pairs(scores_b, ratings, "scores_b", "ratings")
     n = len(y)
     if n < 2:
         raise ValueError(f"ratings must hold at least 2 items to correlate, got {n}")
