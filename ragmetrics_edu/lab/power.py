@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._deprecation import renamed_arguments
+from .._scaling import scaled
 from .._validation import (check_bootstrap, check_choice, check_k, check_resamples, check_seed,
                            check_simulated)
 from .significance import RESAMPLE_BLOCK, check_pairs, check_values, interval_text, t_two_sided_p
@@ -269,11 +270,12 @@ def paired_effect_size(a, b, confidence=0.95, n_resamples=10_000, seed=0):
     """
     a, b = check_pairs(a, b, min_len=2)
     confidence, n_resamples, seed = check_bootstrap(confidence, n_resamples, seed)
-    d = b - a
+    d, e = scaled(b - a)   # d_z is the same for b - a times any power of two
     n = len(d)
     mean = float(d.mean())
     sd = float(d.std(ddof=1))
     d_z = _d_z(mean, sd)
+    mean, sd = math.ldexp(mean, e), math.ldexp(sd, e)
     rng = np.random.default_rng(seed)
     values = np.empty(n_resamples, dtype=np.float64)
     rows = max(1, RESAMPLE_BLOCK // n)
@@ -481,9 +483,10 @@ def queries_needed(a, b, power=0.8, alpha=0.05, n_simulations=2000, seed=0,
         raise ValueError(f"max_queries must be at least 2 (a t-test needs 2), got {max_queries}")
     # each simulated power draws n_simulations experiments of up to max_queries queries
     check_simulated(max_queries, name="max_queries", per=n_simulations, what="n_simulations")
-    d = b - a
+    d, e = scaled(b - a)   # the t-tests' power is the same for the scaled d
     mean = float(d.mean())
     d_z = _d_z(mean, float(d.std(ddof=1)))
+    mean = math.ldexp(mean, e)
 
     def simulate(n):
         return _simulated_power(d, n, float(alpha), n_simulations, seed)

@@ -64,6 +64,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._scaling import scaled
 from .._validation import (MAX_RESAMPLES, MIN_DF, check_bootstrap, check_choice,
                            check_group_labels, check_resamples, check_real, check_seed,
                            check_t_df, describe)
@@ -236,6 +237,7 @@ def check_pairs(a, b, *, min_len):
 
 MAX_DIFFERENCE = 1e150
 """The largest ``|b - a|`` of a paired test: sums of squared differences stay finite."""
+
 
 
 # ----------------------------------------------------------------- bootstrap
@@ -467,6 +469,8 @@ def _hill_two_sided_p(t2, df):
     a = df - 0.5
     b = 48.0 * a * a  # inf beyond 1e154: the corrections vanish, z = sqrt(y)
     y = a * math.log1p(t2 / df)
+    if y >= 1600.0:  # the bracket below is at least 1, so z >= sqrt(y) = 40 and erfc(z / sqrt 2)
+        return 0.0   # is below 1e-340: 0 in floats (and its cubic would overflow: inf / inf)
     z = (((((-0.4 * y - 3.3) * y - 24.0) * y - 85.5) / (0.8 * y * y + 100.0 + b) + y + 3.0)
          / b + 1.0) * math.sqrt(y)
     return math.erfc(z / math.sqrt(2.0))
@@ -615,8 +619,8 @@ def paired_t_test(a, b):
     0.0138
     """
     a, b = check_pairs(a, b, min_len=2)
-    d = b - a
-    n = len(d)
+    d, e = scaled(b - a)   # t is the same for b - a times any power of two; its squares
+    n = len(d)             # do not underflow (differences of 1e-200 gave t = -inf)
     df = n - 1
     mean = float(d.mean())
     sd = float(d.std(ddof=1))
@@ -629,7 +633,7 @@ def paired_t_test(a, b):
         t = mean / (sd / math.sqrt(n))
     p = _t_two_sided_p(t, df)
     return SignificanceResult(
-        statistic=float(t), p_value=float(p), mean_difference=mean, n=n,
+        statistic=float(t), p_value=float(p), mean_difference=math.ldexp(mean, e), n=n,
         test="paired t-test", df=df,
     )
 
