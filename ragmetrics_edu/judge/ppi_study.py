@@ -38,7 +38,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .._validation import check_min_alpha, check_seed, upper_normal_quantile
+from .._scaling import exponent
+from .._validation import check_min_alpha, check_real, check_seed, upper_normal_quantile
 
 __all__ = ["PPIRepeated", "ppi_repeated", "ppi_variance_ratio"]
 
@@ -80,7 +81,7 @@ class PPIRepeated:
     @property
     def width(self):
         """Mean width of the PPI intervals."""
-        return float(np.mean(self.high - self.low))
+        return _mean_width(self.low, self.high)
 
     @property
     def coverage(self):
@@ -89,7 +90,8 @@ class PPIRepeated:
 
     @property
     def classical_width(self):
-        return float(np.mean(self.classical_high - self.classical_low))
+        """Mean width of the intervals of the human labels alone."""
+        return _mean_width(self.classical_low, self.classical_high)
 
     @property
     def classical_coverage(self):
@@ -101,6 +103,15 @@ class PPIRepeated:
                 f"mean width {self.width:.4f} (human labels alone {self.classical_width:.4f}), "
                 f"coverage {self.coverage:.3f} (alone {self.classical_coverage:.3f}) at "
                 f"{1 - self.alpha:.0%}")
+
+
+def _mean_width(low, high):
+    """``mean(high - low)``, the bounds scaled by a power of two first: bounds near 1e308
+    would overflow the differences or their sum (inf only if the width itself is)."""
+    e = max(exponent(low), exponent(high)) + 1
+    width = np.mean(np.ldexp(high, -e) - np.ldexp(low, -e))
+    with np.errstate(over="ignore"):
+        return float(np.ldexp(width, e))
 
 
 def _population(Y, Yhat):
@@ -116,6 +127,15 @@ def _population(Y, Yhat):
     return y, yhat
 
 
+def _unscaled(values, e):
+    """``values * 2**e`` (exact), refused if beyond a float's range."""
+    out = np.ldexp(values, e)
+    if not np.all(np.isfinite(out)):
+        raise ValueError("an interval's bound is beyond the range of a float (about 1.8e308): "
+                         "rescale Y and Yhat (to [0, 1], say)")
+    return out
+
+
 def _check_n(n, total):
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or not 2 <= n <= total - 2:
         raise ValueError(f"n must be a whole number of labelled items from 2 to {total - 2} "
@@ -126,6 +146,8 @@ def _check_n(n, total):
 def _check_lam(lam):
     if lam is None:
         return None
+    if isinstance(lam, numbers.Real) and not isinstance(lam, bool):
+        lam = check_real(lam, name="lam")            # 10**400: named, not an OverflowError
     if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not math.isfinite(lam):
         raise ValueError(f"lam must be None (PPI++) or a finite number (1: plain PPI), got {lam!r}")
     return float(lam)
@@ -189,6 +211,12 @@ def ppi_repeated(Y, Yhat, n, *, repeats=200, alpha=0.1, lam=1, seed=0):
     lam_fixed = _check_lam(lam)
     seed = check_seed(seed)
     N = total - n
+    # both scaled by one power of two (exact) to a largest magnitude in [0.5, 1): the squares
+    # below neither overflow (labels of 1e200) nor underflow (1e-200); lam, the coverage and
+    # the bounds (scaled back) are those of the labels as given
+    e = max(exponent(y_all), exponent(yhat_all))
+    y_all, yhat_all = np.ldexp(y_all, -e), np.ldexp(yhat_all, -e)
+    truth = float(_unscaled(y_all.mean(), e))
     # the n smallest of each row of uniforms: a uniform draw of n items without replacement
     # (argpartition finds the same set as argsort[:, :n], faster; order does not matter)
     idx = np.argpartition(np.random.default_rng(seed).random((int(repeats), total)), n - 1,
@@ -211,10 +239,11 @@ def ppi_repeated(Y, Yhat, n, *, repeats=200, alpha=0.1, lam=1, seed=0):
     se = np.sqrt(lam_ ** 2 * var_u / N + rectifier.var(axis=1) / n)
     z = upper_normal_quantile(alpha / 2)
     centre, spread = y.mean(axis=1), z * y.std(axis=1) / math.sqrt(n)
-    return PPIRepeated(truth=float(y_all.mean()), n=n, N=N, low=estimate - z * se,
-                       high=estimate + z * se, lam=lam_, classical_low=centre - spread,
-                       classical_high=centre + spread, alpha=float(alpha), method=method,
-                       seed=seed)
+    return PPIRepeated(truth=truth, n=n, N=N, low=_unscaled(estimate - z * se, e),
+                       high=_unscaled(estimate + z * se, e), lam=lam_,
+                       classical_low=_unscaled(centre - spread, e),
+                       classical_high=_unscaled(centre + spread, e), alpha=float(alpha),
+                       method=method, seed=seed)
 
 
 def ppi_variance_ratio(Y, Yhat, n, *, lam=1):
@@ -261,9 +290,20 @@ def ppi_variance_ratio(Y, Yhat, n, *, lam=1):
     n = _check_n(n, len(y))
     lam = _check_lam(lam)
     N = len(y) - n
-    var_y = float(np.var(y))
-    if var_y == 0.0:
+    if np.all(y == y[0]):
         raise ValueError("the human labels Y are all equal: their variance is 0, so no ratio")
+    # each scaled by its own power of two (exact) to a largest magnitude in [0.5, 1), so
+    # that no variance overflows (labels of 1e300) or underflows (1e-200); lam * Yhat is
+    # then lam * 2**(e_f - e_y) times the scaled Yhat, relative to the scaled Y
+    e_y, e_f = exponent(y), exponent(yhat)
+    y, yhat = np.ldexp(y, -e_y), np.ldexp(yhat, -e_f)
+    if lam is not None:
+        try:
+            lam = math.ldexp(lam, e_f - e_y)
+        except OverflowError:
+            raise ValueError(f"lam={lam!r} times the judge's labels Yhat is beyond the range "
+                             "of a float, relative to the human labels Y: rescale Yhat") from None
+    var_y = float(np.var(y))
     var_f = float(np.var(yhat))
     cov = float(np.mean((y - y.mean()) * (yhat - yhat.mean())))
     if lam is None:
