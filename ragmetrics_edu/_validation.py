@@ -2,7 +2,10 @@
 
 Each one states the rule, names the argument and shows the value it got (cut
 to 80 characters by :func:`describe`), and raises; none uses ``assert``
-(assertions vanish under ``python -O``).  The checks are grouped by what they
+(assertions vanish under ``python -O``).  One exception rule: ``TypeError``
+for a value of the wrong type (a string, a float or a bool where an integer
+is needed), ``ValueError`` for a value of the right type out of its range.
+The checks are grouped by what they
 check: cut-offs and counts, rankings and grades, nested qrels and runs,
 texts and references, probabilities, seeds and bootstrap arguments, model layers.  This module
 imports nothing of the package.
@@ -604,8 +607,10 @@ def check_score_or_nan(value, *, name):
 
 
 def check_positive_int(value, *, name):
-    """Return ``value`` as a positive int, or a ValueError naming ``name`` (a batch size)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+    """Return ``value`` as a positive int, or raise naming ``name`` (a batch size)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a positive integer, got {describe(value)}")
+    if value < 1:
         raise ValueError(f"{name} must be a positive integer, got {describe(value)}")
     return int(value)
 
@@ -621,11 +626,11 @@ def rng_from(seed):
     """A ``numpy.random.Generator`` from ``seed`` (an int >= 0, None, or a Generator)."""
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)
-                             or seed < 0):
-        raise ValueError(
-            f"seed must be None, a non-negative integer or a numpy Generator, got {describe(seed)}"
-        )
+    rule = "seed must be None, a non-negative integer or a numpy Generator, got "
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
+        raise TypeError(rule + describe(seed))
+    if seed is not None and seed < 0:
+        raise ValueError(rule + describe(seed))
     return np.random.default_rng(seed)
 
 
@@ -700,19 +705,21 @@ def check_layer(layer, n_layers, *, lowest=0, name="layer"):
     ...
     ValueError: layer must be an integer from 0 to 6 for this model, got 7
     """
-    if isinstance(layer, bool) or not isinstance(layer, (numbers.Integral, np.integer)) \
-            or not lowest <= layer <= n_layers:
-        raise ValueError(f"{name} must be an integer from {lowest} to {n_layers} for this model, "
-                         f"got {describe(layer)}")
+    rule = f"{name} must be an integer from {lowest} to {n_layers} for this model, got "
+    if isinstance(layer, bool) or not isinstance(layer, (numbers.Integral, np.integer)):
+        raise TypeError(rule + describe(layer))
+    if not lowest <= layer <= n_layers:
+        raise ValueError(rule + describe(layer))
     return int(layer)
 
 
 def check_confidence(confidence, *, name="confidence"):
     """Return a confidence level strictly between 0 and 1 as a float, or raise."""
-    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) \
-            or not 0 < confidence < 1:
-        raise ValueError(
-            f"{name} must be a number strictly between 0 and 1, got {describe(confidence)}")
+    rule = f"{name} must be a number strictly between 0 and 1, got "
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
+        raise TypeError(rule + describe(confidence))
+    if not 0 < confidence < 1:
+        raise ValueError(rule + describe(confidence))
     return float(confidence)
 
 
@@ -720,7 +727,9 @@ def check_seed(seed, *, name="seed"):
     """Return ``seed`` (None or a non-negative integer) as None or an int, or raise."""
     if seed is None:
         return None
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"{name} must be None or a non-negative integer, got {describe(seed)}")
+    if seed < 0:
         raise ValueError(f"{name} must be None or a non-negative integer, got {describe(seed)}")
     return int(seed)
 
@@ -738,11 +747,13 @@ def check_t_df(t, df):
     ...
     ValueError: df must be numbers a float can hold (of magnitude below about 1.8e308), got an integer of about 10**400
     """
-    if isinstance(t, bool) or not isinstance(t, numbers.Real) \
-            or math.isnan(check_real(t, name="t")):
+    if isinstance(t, bool) or not isinstance(t, numbers.Real):
+        raise TypeError(f"t must be a real number, got {describe(t)}")
+    if math.isnan(check_real(t, name="t")):
         raise ValueError(f"t must be a real number, got {describe(t)}")
-    if isinstance(df, bool) or not isinstance(df, numbers.Real) \
-            or not math.isfinite(check_real(df, name="df")) or df <= 0:
+    if isinstance(df, bool) or not isinstance(df, numbers.Real):
+        raise TypeError(f"df must be a positive number, got {describe(df)}")
+    if not math.isfinite(check_real(df, name="df")) or df <= 0:
         raise ValueError(f"df must be a positive number, got {describe(df)}")
     if df < MIN_DF:
         raise ValueError(f"df must be at least {MIN_DF:g} (MIN_DF: with fewer, the incomplete "
@@ -802,9 +813,10 @@ def check_temperature(temperature, allow_zero=True):
     ...
     ValueError: temperature must be 0 (greedy) or at least 1e-100, got 1e-320: below it the logits divided by the temperature overflow and every probability is NaN (such a temperature samples greedily anyway)
     """
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.floating)) \
-            or not math.isfinite(check_real(temperature, name="temperature")):
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.floating)):
         raise TypeError(f"temperature must be a finite number, got {describe(temperature)}")
+    if not math.isfinite(check_real(temperature, name="temperature")):
+        raise ValueError(f"temperature must be a finite number, got {describe(temperature)}")
     if temperature < 0 or (temperature == 0 and not allow_zero):
         rule = ">= 0 (0 is greedy)" if allow_zero else "> 0"
         raise ValueError(f"temperature must be {rule}, got {temperature!r}")
@@ -819,8 +831,9 @@ def check_temperature(temperature, allow_zero=True):
 
 def check_top_p(top_p):
     """Nucleus sampling's top-p: a number in (0, 1]."""
-    if isinstance(top_p, bool) or not isinstance(top_p, (int, float, np.floating)) \
-            or not 0 < top_p <= 1:
+    if isinstance(top_p, bool) or not isinstance(top_p, (int, float, np.floating)):
+        raise TypeError(f"top_p must be a number in (0, 1], got {describe(top_p)}")
+    if not 0 < top_p <= 1:
         raise ValueError(f"top_p must be a number in (0, 1], got {describe(top_p)}")
     return float(top_p)
 

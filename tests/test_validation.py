@@ -1,11 +1,13 @@
 """The shared argument checks: what they accept and how they refuse."""
 
+import math
 import re
 
 import numpy as np
 import pytest
 
 import ragmetrics_edu as rm
+from ragmetrics_edu import _validation as v_
 from ragmetrics_edu._validation import check_rels
 
 
@@ -124,3 +126,33 @@ def test_huge_integers_name_the_argument_and_its_limit(call, name, limit):
     assert name in text and re.search(limit, text), text
     assert "10**400" in text or "4611686018427387904" in text, text  # the value, cut short
     assert len(text) < 400, text
+
+
+# ---------------------------------------------------------------- one exception rule
+
+ONE_RULE = [
+    # (check, a value of the wrong type, a value of the right type out of range)
+    (lambda v: v_.check_k(v), "3", 0),
+    (lambda v: v_.check_positive_int(v, name="batch_size"), 2.0, 0),
+    (lambda v: v_.rng_from(v), "seed", -1),
+    (lambda v: v_.check_layer(v, 6), 1.5, 7),
+    (lambda v: v_.check_confidence(v), "0.95", 95),
+    (lambda v: v_.check_seed(v), True, -1),
+    (lambda v: v_.check_top_p(v), "0.9", 1.5),
+    (lambda v: v_.check_t_df(v, 3), "2", math.nan),
+    (lambda v: v_.check_t_df(2.0, v), None, -1.0),
+    (lambda v: v_.check_temperature(v), "hot", math.inf),
+    (lambda v: v_.check_count(v, name="n"), 1.5, -1),
+    (lambda v: v_.check_probability(v, name="p"), "0.5", 1.5),
+    (lambda v: v_.check_score_or_nan(v, name="empty_score"), "0", 2.0),
+]
+
+
+@pytest.mark.parametrize("check, wrong_type, out_of_range", ONE_RULE)
+def test_a_wrong_type_is_a_type_error_and_a_wrong_value_a_value_error(check, wrong_type,
+                                                                      out_of_range):
+    with pytest.raises(TypeError) as error:
+        check(wrong_type)
+    assert not isinstance(error.value, ValueError)
+    with pytest.raises(ValueError):
+        check(out_of_range)

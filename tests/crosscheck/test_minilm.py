@@ -165,8 +165,8 @@ def test_attention_weights_equal_transformers(models):
         np.testing.assert_allclose(att.weights.sum(axis=-1), 1, atol=1e-6)
         assert att.truncated is False
     assert minilm.attention("word " * 600, layer=1, model=ours).truncated is True
-    for bad in (0, 7, 1.0, True):
-        with pytest.raises(ValueError, match="layer must be an integer from 1 to 6"):
+    for bad, error in ((0, ValueError), (7, ValueError), (1.0, TypeError), (True, TypeError)):
+        with pytest.raises(error, match="layer must be an integer from 1 to 6"):
             minilm.attention(text, layer=bad, model=ours)
     with pytest.raises(TypeError, match="text must be a string, got 3"):
         minilm.attention(3, model=ours)

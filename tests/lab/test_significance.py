@@ -114,7 +114,7 @@ def test_student_t_cdf_hand_values():
     (0.5, 5e-324, r"df must be at least 1e-06"),
 ])
 def test_student_t_cdf_rejects(t, df, msg):
-    with pytest.raises(ValueError, match=msg):
+    with pytest.raises(TypeError if isinstance(t, str) else ValueError, match=msg):
         student_t_cdf(t, df)
 
 

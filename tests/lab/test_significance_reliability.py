@@ -55,7 +55,8 @@ CHECKED = [student_t_cdf, t_two_sided_p]
     (2.0, True, "df must be a positive number, got True"),
 ])
 def test_t_and_df_are_checked_naming_the_argument(f, t, df, message):
-    with pytest.raises(ValueError, match=message):
+    wrong_type = isinstance(t, str) or isinstance(df, bool)      # TypeError; a value: ValueError
+    with pytest.raises(TypeError if wrong_type else ValueError, match=message):
         f(t, df)
 
 

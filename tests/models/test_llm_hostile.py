@@ -260,7 +260,7 @@ def test_an_ordinary_template_renders_through_the_bounded_sandbox(tmp_path):
      r"allowed\[1\] holds a lone surrogate"),
     (dict(prompt="hi", seed=-1), ValueError, "seed must be None or a non-negative integer, "
                                              "got -1"),
-    (dict(prompt="hi", seed=1.5), ValueError, "seed must be None or a non-negative integer"),
+    (dict(prompt="hi", seed=1.5), TypeError, "seed must be None or a non-negative integer"),
     (dict(prompt="hi", stop=1), TypeError, "stop must be a string or a list of strings, got 1"),
     (dict(prompt="hi", stop=["x", 2]), ValueError, "stop must hold non-empty strings, got 2"),
     (dict(prompt="hi", temperature=1e-320), ValueError,

@@ -202,8 +202,8 @@ def test_token_embeddings_layers_and_batching():
         for a, b in zip(ours, ref):
             assert a.tokens == b.tokens
             np.testing.assert_allclose(a.vectors, b.vectors, atol=1e-5)
-    for bad in (-1, 7, 2.0, True):
-        with pytest.raises(ValueError, match="layer must be an integer from 0 to 6"):
+    for bad, error in ((-1, ValueError), (7, ValueError), (2.0, TypeError), (True, TypeError)):
+        with pytest.raises(error, match="layer must be an integer from 0 to 6"):
             _models.token_embeddings(texts, layer=bad)
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._validation import check_layer
 from ._common import Explorer, FigureView, require_widgets, spoken, spoken_list
 
 __all__ = [
@@ -481,11 +482,7 @@ def bertscore_heatmap(candidate="The aircraft landed safely.",
     if layer is not None:
         from ...models.loading import num_layers
 
-        top = num_layers(model)
-        if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) \
-                or not 0 <= layer <= top:
-            raise ValueError(
-                f"layer must be an integer from 0 to {top} for this model, got {layer!r}")
+        layer = check_layer(layer, num_layers(model))
     if interactive:
         return BERTScoreHeatmap(candidate, reference, model, layer, idf)
     import ragmetrics_edu as rm

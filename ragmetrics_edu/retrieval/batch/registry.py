@@ -90,7 +90,7 @@ class Parameter:
         value = _parse_number(text, self.name, metric)
         try:
             return self.check(value, base)
-        except ValueError as error:
+        except (TypeError, ValueError) as error:   # a metric name is text: a wrong value
             raise ValueError(f"{error} in metric {shorten(metric)}") from None
 
 
