@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_choice, check_real, shorten
+from .._validation import check_choice, check_count, check_real, shorten
 
 __all__ = [
     "confusion_matrix",
@@ -113,6 +113,7 @@ def confusion_matrix(a, b, labels=None):
                 "(scikit-learn would drop the items labelled so; filter them out first if "
                 "that is what you want)"
             )
+    _check_n_labels(len(labels), "the labels of a and b")
     index = {lab: i for i, lab in enumerate(labels)}
     m = np.zeros((len(labels), len(labels)), dtype=np.int64)
     for x, y in zip(a, b):
@@ -134,15 +135,39 @@ def percent_agreement(a, b):
 
 
 
+MAX_LABELS = 1000
+"""The most labels of a kappa's scale: its tables are ``K x K`` (8 MB of float64 at 1,000);
+kappa is for categories and rating scales, and continuous scores are binned first."""
+
+WEIGHTS = (None, "linear", "quadratic")
+"""Cohen's kappa's disagreement weights: plain, linear, quadratic."""
+
+
+def _check_n_labels(n, what):
+    if n > MAX_LABELS:
+        raise ValueError(f"{what} are {n:,} distinct values: kappa is for a scale of at most "
+                         f"{MAX_LABELS:,} labels (MAX_LABELS); bin continuous scores first")
+
+
 def kappa_weights(n_labels, weights=None):
     """The disagreement weights of Cohen's kappa for ``n_labels`` ordered labels.
 
     ``None``: 1 off the diagonal (plain kappa); ``"linear"``: ``|i - j|``;
     ``"quadratic"``: ``(i - j)**2``, as scikit-learn's ``cohen_kappa_score``.
 
+    Parameters
+    ----------
+    n_labels : int
+        The scale's size, 1 to :data:`MAX_LABELS`.
+    weights : {None, "linear", "quadratic"}, default None
+
+    Examples
+    --------
     >>> kappa_weights(3, "linear").tolist()
     [[0.0, 1.0, 2.0], [1.0, 0.0, 1.0], [2.0, 1.0, 0.0]]
     """
+    check_choice(weights, WEIGHTS, name="weights")
+    n_labels = check_count(n_labels, name="n_labels", maximum=MAX_LABELS)
     idx = np.arange(n_labels)
     if weights is None:
         return (idx[:, None] != idx[None, :]).astype(np.float64)
@@ -222,7 +247,7 @@ def cohen_kappa(a, b, weights=None, labels=None):
     >>> round(cohen_kappa(a, b, weights="linear"), 4)   # 1 - 1/3.8
     0.7368
     """
-    check_choice(weights, (None, "linear", "quadratic"), name="weights")
+    check_choice(weights, WEIGHTS, name="weights")
     observed, _ = confusion_matrix(a, b, labels)
     observed = observed.astype(np.float64)
     n = observed.sum()
@@ -373,8 +398,11 @@ def kendall_tau(a, b):
     Notes
     -----
     Equal to ``scipy.stats.kendalltau(a, b).statistic`` (its default
-    ``variant="b"``). This is the vectorised path, :math:`O(n^2)` memory;
-    fine for the hundreds of items of a judge-evaluation set.
+    ``variant="b"``). Computed as Knight (1966) does, in :math:`O(n \log^2 n)`
+    time and :math:`O(n)` memory: sort by ``a`` (then ``b``), count the
+    ties, and count the discordant pairs as the inversions of ``b`` in that
+    order (:func:`_kendall_tau_reference` is the pair-by-pair definition the
+    tests hold it to).
 
     Examples
     --------
@@ -383,19 +411,65 @@ def kendall_tau(a, b):
     0.3333
     """
     x, y = check_number_pairs(a, b)
-    upper = np.triu_indices(len(x), k=1)
-    with np.errstate(over="ignore"):   # 1e308 - (-1e308) = inf: its sign is still right
-        sx = np.sign(x[:, None] - x[None, :])[upper]
-        sy = np.sign(y[:, None] - y[None, :])[upper]
-    both = sx * sy
-    p_minus_q = float(both.sum())
-    untied_pairs = float((both != 0).sum())
-    t_a = float(((sx == 0) & (sy != 0)).sum())
-    t_b = float(((sy == 0) & (sx != 0)).sum())
-    denom = math.sqrt((untied_pairs + t_a) * (untied_pairs + t_b))
+    n = len(x)
+    order = np.lexsort((y, x))                   # by x, then by y within ties of x
+    x, y = x[order], y[order]
+    pairs = n * (n - 1) // 2
+    tied_x = _tied_pairs(x)
+    tied_y = _tied_pairs(np.sort(y))
+    tied_both = _tied_pairs_of_runs(x, y)
+    # a pair untied in x is discordant when y falls: an inversion of y in this order
+    # (pairs tied in x are ordered by y, so they add none)
+    discordant = _inversions(np.unique(y, return_inverse=True)[1])
+    # P - Q over the pairs tied in neither, and the pairs not tied in x (not tied in y)
+    p_minus_q = pairs - tied_x - tied_y + tied_both - 2 * discordant
+    denom = math.sqrt(float(pairs - tied_x) * float(pairs - tied_y))
     if denom == 0.0:
         return math.nan
     return float(np.clip(p_minus_q / denom, -1.0, 1.0))
+
+
+def _tied_pairs(sorted_values):
+    """Pairs of equal values, ``sum t (t - 1) / 2`` over runs of ``t`` equal sorted values."""
+    if len(sorted_values) == 0:
+        return 0
+    starts = np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1], True])
+    runs = np.diff(starts).astype(np.int64)
+    return int((runs * (runs - 1) // 2).sum())
+
+
+def _tied_pairs_of_runs(x, y):
+    """Pairs equal in both ``x`` and ``y`` (sorted by x, then y): runs of equal (x, y)."""
+    if len(x) == 0:
+        return 0
+    change = (x[1:] != x[:-1]) | (y[1:] != y[:-1])
+    starts = np.flatnonzero(np.r_[True, change, True])
+    runs = np.diff(starts).astype(np.int64)
+    return int((runs * (runs - 1) // 2).sum())
+
+
+def _inversions(v):
+    """Pairs ``i < j`` with ``v[i] > v[j]`` of integers ``0 <= v < len(v)``, in O(n log^2 n).
+
+    A merge sort done a level at a time over the whole array: at each level, blocks of
+    ``b`` sorted values are merged in pairs, and every value of a right block counts the
+    values of its left block that are larger (one ``searchsorted`` over all blocks at once,
+    made one sorted array by adding ``pair * n`` to each value).
+    """
+    n = len(v)
+    v = np.asarray(v, dtype=np.int64)
+    count, b = 0, 1
+    while b < n:
+        pair = np.arange(n, dtype=np.int64) // (2 * b)
+        right = (np.arange(n) // b) % 2 == 1
+        key = pair * n + v
+        left_keys = key[~right]
+        larger_from = np.searchsorted(left_keys, key[right], side="right")
+        left_end = np.searchsorted(left_keys, pair[right] * n + (n - 1), side="right")
+        count += int((left_end - larger_from).sum())
+        v = np.sort(key) - pair * n               # each pair of blocks now one sorted block
+        b *= 2
+    return count
 
 
 def kappa_from_confusion(table, weights=None):
@@ -427,12 +501,18 @@ def kappa_from_confusion(table, weights=None):
     >>> round(kappa_from_confusion([[6, 4], [2, 8]]), 4)   # (0.7 - 0.5) / (1 - 0.5)
     0.4
     """
-    check_choice(weights, (None, "linear", "quadratic"), name="weights")
+    check_choice(weights, WEIGHTS, name="weights")
     t = np.asarray(table, dtype=np.float64)
     if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
         raise ValueError(f"table must be square (K x K, or a stack of them), got shape {t.shape}")
+    if not (np.all(np.isfinite(t)) and np.all(t >= 0)):
+        raise ValueError("table must hold counts: finite numbers, none negative")
     k = t.shape[-1]
     w = kappa_weights(k, weights)
+    # each table scaled by a power of two (exact; kappa is the same for counts times any
+    # constant): sums of counts of 1e308 no longer overflow, nor products of 5e-324 underflow
+    largest = t.max(axis=(-2, -1), keepdims=True) if t.size else np.zeros(t.shape[:-2] + (1, 1))
+    t = np.ldexp(t, -np.frexp(largest)[1])
     # matrix products over the stack, not sums over (K, K) axes: 100,000 resampled tables in
     # milliseconds.  sum_ij w_ij E_ij = (rows @ w) . cols / n, sum_ij w_ij O_ij = O . w (flat)
     rows, cols = t.sum(axis=-1), t.sum(axis=-2)
