@@ -195,6 +195,15 @@ def test_ppi_variance_ratio_is_computed_when_lam_squared_alone_overflows():
                                                                               rel=1e-12)
 
 
+@pytest.mark.parametrize("fn", ["ppi_mean_ci", "ppi_mean_pointestimate"])
+@pytest.mark.parametrize("lam", [10**400, -10**400], ids=["1e400", "-1e400"])
+def test_calibration_names_an_integer_lam_beyond_a_float(fn, lam):
+    """Before: OverflowError: int too large to convert to float."""
+    from ragmetrics_edu.judge import calibration
+    with pytest.raises(ValueError, match=r"lam must be numbers a float can hold.*about -?10\*\*400"):
+        getattr(calibration, fn)([0., 1., 0., 1.], [0., 1., 1., 1.], [1., 1., 0.], lam=lam)
+
+
 def test_ppi_repeated_refuses_a_numpy_repeats_that_wraps_around():
     """Before: repeats * total wrapped in int64, passed, and NumPy said "array is too big"."""
     import warnings
