@@ -217,6 +217,25 @@ def test_ppi_repeated_refuses_a_numpy_repeats_that_wraps_around():
     assert len(r.low) == 3
 
 
+@pytest.mark.parametrize("scores, error, match", [
+    (None, TypeError, r"^scores must be a sequence of numbers, got None"),
+    ("x" * 10**6, TypeError, r"^scores must be a sequence of numbers, got 'xxx"),
+    ({"a": 1, "b": 2, "c": 3}, TypeError, r"^scores must be a sequence of numbers"),
+    ([1, 2], ValueError, r"^scores and ratings must label the same items"),
+    ([1, 2, float("nan")], ValueError, r"^scores must be a flat sequence of finite numbers"),
+])
+def test_correlation_ci_names_scores(scores, error, match):
+    """Before: "metrics['metric'] must be a sequence of labels": meta_evaluate's name, not ours."""
+    with pytest.raises(error, match=match) as caught:
+        meta_eval.correlation_ci(scores, [1, 2, 3], n_resamples=10)
+    assert "metrics" not in str(caught.value) and len(str(caught.value)) < 200
+    with pytest.raises(TypeError, match=r"^ratings must be a sequence of numbers"):
+        meta_eval.correlation_ci([1, 2, 3], None, n_resamples=10)
+    # meta_evaluate's own argument is metrics: its message stays
+    with pytest.raises(TypeError, match=r"metrics\['m'\]"):
+        meta_eval.meta_evaluate({"m": None}, [1, 2, 3], n_resamples=10)
+
+
 def _ppi_study_calls():
     return [lambda y, yhat: ppi_study.ppi_variance_ratio(y, yhat, 4),
             lambda y, yhat: ppi_study.ppi_repeated(y, yhat, 4, repeats=5)]
