@@ -164,3 +164,107 @@ def test_ppi_variance_ratio_at_any_magnitude(scale):
         ppi_study.ppi_variance_ratio(y, yhat, 12, lam=None), rel=1e-9)
     with pytest.raises(ValueError, match="all equal"):
         ppi_study.ppi_variance_ratio([0.1] * 10, yhat[:10], 4)
+
+
+# ---------------------------------------------------------------- 8. the fourth probe: lam, repeats, Y
+
+PPI_Y, PPI_YHAT = [0., 1., 0., 1.] * 3, [0., 1., 1., 1.] * 3
+
+
+@pytest.mark.parametrize("lam", [1e200, 1e308, -1e308])
+def test_ppi_variance_ratio_beyond_a_float_names_lam(lam):
+    """Before: a bare OverflowError (34, 'Numerical result out of range') from lam ** 2.
+
+    By hand: var(Y) = 1/4, var(Yhat) = 3/16, cov = 1/8, n/N = 4/8; the ratio is
+    (1/4 - lam/4 + lam**2 * 9/32) / (1/4), about 1.1 lam**2: over 1e400 here.
+    """
+    with pytest.raises(ValueError, match=r"lam=.*beyond the range of a float"):
+        ppi_study.ppi_variance_ratio(PPI_Y, PPI_YHAT, 4, lam=lam)
+
+
+def test_ppi_variance_ratio_is_computed_when_lam_squared_alone_overflows():
+    """lam**2 = 1e320 is beyond a float, but var(Yhat) = 2**-82 brings the ratio back to 1e295."""
+    from fractions import Fraction as F
+    d = 2.0 ** -40
+    y, yhat, lam, n = [0., 1.] * 6, [1., 1. + d] * 6, 1e160, 4
+    N = len(y) - n
+    # by hand: var(Y) = 1/4, var(Yhat) = d**2/4, cov(Y, Yhat) = d/4
+    var_y, var_f, cov = F(1, 4), F(d) ** 2 / 4, F(d) / 4
+    want = (var_y - 2 * F(lam) * cov + F(lam) ** 2 * var_f * (1 + F(n, N))) / var_y
+    assert ppi_study.ppi_variance_ratio(y, yhat, n, lam=lam) == pytest.approx(float(want),
+                                                                              rel=1e-12)
+
+
+@pytest.mark.parametrize("fn", ["ppi_mean_ci", "ppi_mean_pointestimate"])
+@pytest.mark.parametrize("lam", [10**400, -10**400], ids=["1e400", "-1e400"])
+def test_calibration_names_an_integer_lam_beyond_a_float(fn, lam):
+    """Before: OverflowError: int too large to convert to float."""
+    from ragmetrics_edu.judge import calibration
+    with pytest.raises(ValueError, match=r"lam must be numbers a float can hold.*about -?10\*\*400"):
+        getattr(calibration, fn)([0., 1., 0., 1.], [0., 1., 1., 1.], [1., 1., 0.], lam=lam)
+
+
+def test_ppi_repeated_refuses_a_numpy_repeats_that_wraps_around():
+    """Before: repeats * total wrapped in int64, passed, and NumPy said "array is too big"."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for repeats in (np.int64(2**62), np.int64(2**61 + 1), np.uint64(2**63)):
+            with pytest.raises(ValueError, match=r"repeats must be a whole number from 1 to "
+                                                 r"2500000 for 20 items, got"):
+                ppi_study.ppi_repeated(PPI_Y[:4] * 5, PPI_YHAT[:4] * 5, 6, repeats=repeats)
+    r = ppi_study.ppi_repeated(PPI_Y[:4] * 5, PPI_YHAT[:4] * 5, 6, repeats=np.int64(3))
+    assert len(r.low) == 3
+
+
+@pytest.mark.parametrize("scores, error, match", [
+    (None, TypeError, r"^scores must be a sequence of numbers, got None"),
+    ("x" * 10**6, TypeError, r"^scores must be a sequence of numbers, got 'xxx"),
+    ({"a": 1, "b": 2, "c": 3}, TypeError, r"^scores must be a sequence of numbers"),
+    ([1, 2], ValueError, r"^scores and ratings must label the same items"),
+    ([1, 2, float("nan")], ValueError, r"^scores must be a flat sequence of finite numbers"),
+])
+def test_correlation_ci_names_scores(scores, error, match):
+    """Before: "metrics['metric'] must be a sequence of labels": meta_evaluate's name, not ours."""
+    with pytest.raises(error, match=match) as caught:
+        meta_eval.correlation_ci(scores, [1, 2, 3], n_resamples=10)
+    assert "metrics" not in str(caught.value) and len(str(caught.value)) < 200
+    with pytest.raises(TypeError, match=r"^ratings must be a sequence of numbers"):
+        meta_eval.correlation_ci([1, 2, 3], None, n_resamples=10)
+    # meta_evaluate's own argument is metrics: its message stays
+    with pytest.raises(TypeError, match=r"metrics\['m'\]"):
+        meta_eval.meta_evaluate({"m": None}, [1, 2, 3], n_resamples=10)
+
+
+def _ppi_study_calls():
+    return [lambda y, yhat: ppi_study.ppi_variance_ratio(y, yhat, 4),
+            lambda y, yhat: ppi_study.ppi_repeated(y, yhat, 4, repeats=5)]
+
+
+@pytest.mark.parametrize("call", _ppi_study_calls())
+@pytest.mark.parametrize("bad, error, match", [
+    ({"a": 1}, TypeError, r"must be a sequence of numbers \(one per item\), got \{'a': 1\}"),
+    ("x" * 10**6, TypeError, r"must be a sequence of numbers \(one per item\), got 'xxx"),
+    (b"0101", TypeError, r"must be a sequence of numbers"),
+    (10**400, TypeError, r"must be a sequence of numbers \(one per item\), got an integer of "
+                         r"about 10\*\*400"),
+    (None, TypeError, r"must be a sequence of numbers \(one per item\), got None"),
+    (3.5, TypeError, r"must be a sequence of numbers \(one per item\), got 3.5"),
+    (["0", "1"] * 6, TypeError, r"must hold numbers"),
+    ([None, 1.] * 6, TypeError, r"must hold numbers"),
+    ([1j, 1.] * 6, TypeError, r"must hold numbers"),
+    ([10**400] + [0.] * 11, ValueError, r"must be numbers a float can hold.*about 10\*\*400 "
+                                        r"at index 0"),
+    ([[0., 1.]] * 6, ValueError, r"must be a flat sequence"),
+    ([[0.], [1., 0.]] + [[0.]] * 10, ValueError, r"must be a flat sequence"),
+    ([float("nan")] + [0.] * 11, ValueError, r"must be a flat sequence of finite numbers"),
+], ids=["dict", "megabyte", "bytes", "1e400", "None", "float", "strings", "Nones", "complex",
+        "int1e400", "2d", "ragged", "nan"])
+def test_ppi_study_names_y_and_yhat(call, bad, error, match):
+    """Before: "float() argument must be ...", a megabyte echoed, or a bare OverflowError."""
+    for y, yhat, name in ((bad, PPI_YHAT, "Y"), (PPI_Y, bad, "Yhat")):
+        with pytest.raises(error, match="^" + name + " " + match) as caught:
+            call(y, yhat)
+        assert len(str(caught.value)) < 300
+    # booleans and NumPy arrays of any real dtype are labels
+    assert call(np.array(PPI_Y, dtype=np.float32), [bool(v) for v in PPI_YHAT]) is not None

@@ -41,7 +41,7 @@ import statistics
 import numpy as np
 
 from .._scaling import exponent
-from .._validation import check_choice, check_min_alpha, upper_normal_quantile
+from .._validation import check_choice, check_min_alpha, check_real, upper_normal_quantile
 
 __all__ = [
     "ALTERNATIVES",
@@ -101,6 +101,8 @@ def _check_alpha(alpha):
 def _check_lam(lam):
     if lam is None:
         return None
+    if isinstance(lam, numbers.Real) and not isinstance(lam, bool):
+        lam = check_real(lam, name="lam")            # 10**400: named, not an OverflowError
     if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not math.isfinite(lam):
         raise ValueError(f"lam must be None (tuned) or a finite number, got {_cut(lam)}")
     return float(lam)

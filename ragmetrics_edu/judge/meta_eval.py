@@ -28,12 +28,13 @@ between two metrics: the ranking of metrics by their point correlation is
 then not a finding. Read the intervals first.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._scaling import scaled
-from .._validation import check_bootstrap, check_choice, check_group_labels
+from .._validation import check_bootstrap, check_choice, check_group_labels, describe
 from ._bootstrap import bootstrap_method, interval_text, percentile_bounds
 from .agreement import check_number_pairs, kendall_tau, spearman
 
@@ -355,6 +356,11 @@ def correlation_ci(scores, ratings, method="kendall", confidence=0.95, n_resampl
     0.9286
     """
     check_choice(method, tuple(CORRELATIONS), name="method")
+    # checked here, so that a message names scores (meta_evaluate would say metrics['metric'])
+    for values, name in ((scores, "scores"), (ratings, "ratings")):
+        if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__len__"):
+            raise TypeError(f"{name} must be a sequence of numbers, got {describe(values)}")
+    scores, ratings = check_number_pairs(scores, ratings, "scores", "ratings")
     result = meta_evaluate({"metric": scores}, ratings, methods=(method,), confidence=confidence,
                            n_resamples=n_resamples, seed=seed, groups=groups)
     return result.rows["metric"][method]

@@ -33,13 +33,15 @@ divisor :math:`n`).  Plain NumPy and the standard library.
 
 import math
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
 
 from .._scaling import exponent
-from .._validation import check_min_alpha, check_real, check_seed, upper_normal_quantile
+from .._validation import (check_min_alpha, check_real, check_seed, describe,
+                           upper_normal_quantile)
 
 __all__ = ["PPIRepeated", "ppi_repeated", "ppi_variance_ratio"]
 
@@ -114,12 +116,41 @@ def _mean_width(low, high):
         return float(np.ldexp(width, e))
 
 
+def _labels(x, name):
+    """``x`` as a flat float64 array of finite numbers, or raise naming ``name``.
+
+    TypeError for what is not a sequence of numbers (a dict, a string, a
+    scalar, text or None among the labels), ValueError for numbers out of
+    range (``nan``, ``10**400``) or the wrong shape; the value is shown cut
+    short (a megabyte string is not echoed).
+    """
+    if isinstance(x, (str, bytes, Mapping)) or not hasattr(x, "__len__") \
+            or (isinstance(x, np.ndarray) and x.ndim == 0):
+        raise TypeError(f"{name} must be a sequence of numbers (one per item), got {describe(x)}")
+    try:
+        array = np.asarray(x)
+    except ValueError:   # a ragged nesting
+        raise ValueError(f"{name} must be a flat sequence of finite numbers, one per item, "
+                         f"got {describe(x)}") from None
+    if array.dtype == object and array.ndim == 1:
+        for i, v in enumerate(array):   # Python ints beyond a float, or not numbers at all
+            if isinstance(v, numbers.Real) and not isinstance(v, bool):
+                check_real(v, name=name, where=f" at index {i}")
+            elif not isinstance(v, bool):
+                break
+        else:
+            array = array.astype(np.float64)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold numbers (or booleans), one per item, got {describe(x)}")
+    array = array.astype(np.float64)
+    if array.ndim != 1 or not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must be a flat sequence of finite numbers, one per item, "
+                         f"got {describe(x)}")
+    return array
+
+
 def _population(Y, Yhat):
-    y = np.asarray(Y, dtype=np.float64)
-    yhat = np.asarray(Yhat, dtype=np.float64)
-    for x, name in ((y, "Y"), (yhat, "Yhat")):
-        if x.ndim != 1 or not np.all(np.isfinite(x)):
-            raise ValueError(f"{name} must be a flat sequence of finite numbers, one per item")
+    y, yhat = _labels(Y, "Y"), _labels(Yhat, "Yhat")
     if len(y) != len(yhat):
         raise ValueError(f"Y and Yhat must label the same items, got {len(y)} and {len(yhat)}")
     if len(y) < 4:
@@ -201,7 +232,9 @@ def ppi_repeated(Y, Yhat, n, *, repeats=200, alpha=0.1, lam=1, seed=0):
     y_all, yhat_all = _population(Y, Yhat)
     total = len(y_all)
     n = _check_n(n, total)
-    if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or repeats < 1 \
+    if not isinstance(repeats, bool) and isinstance(repeats, numbers.Integral):
+        repeats = int(repeats)   # np.int64(2**62) * total would wrap around and pass the bound
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1 \
             or repeats * total > 50_000_000:
         raise ValueError(f"repeats must be a whole number from 1 to {50_000_000 // total} for "
                          f"{total} items, got {repeats!r}")
@@ -288,7 +321,7 @@ def ppi_variance_ratio(Y, Yhat, n, *, lam=1):
     """
     y, yhat = _population(Y, Yhat)
     n = _check_n(n, len(y))
-    lam = _check_lam(lam)
+    lam = lam_given = _check_lam(lam)
     N = len(y) - n
     if np.all(y == y[0]):
         raise ValueError("the human labels Y are all equal: their variance is 0, so no ratio")
@@ -309,4 +342,13 @@ def ppi_variance_ratio(Y, Yhat, n, *, lam=1):
     if lam is None:
         rho2 = 0.0 if var_f == 0.0 else cov ** 2 / (var_y * var_f)
         return 1.0 - rho2 * N / (n + N)
-    return (var_y - 2 * lam * cov + lam ** 2 * var_f * (1 + n / N)) / var_y
+    # lam * sqrt(...) squared, never lam ** 2 (a float's ** raises OverflowError): lam = 1e160
+    # squares beyond a float, yet with var_f = 2**-82 the term is 1e295; a term past a float
+    # gives inf (or nan, inf - inf), which is refused below
+    with np.errstate(over="ignore", invalid="ignore"):
+        a = lam * math.sqrt(var_f * (1 + n / N))
+        ratio = (var_y - lam * (2 * cov) + a * a) / var_y
+    if not math.isfinite(ratio):
+        raise ValueError(f"lam={lam_given!r} gives a variance ratio beyond the range of a float "
+                         "(about 1.8e308): take a smaller lam")
+    return ratio

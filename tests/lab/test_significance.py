@@ -435,7 +435,7 @@ def test_compare_systems_refuses_qids_that_collide_as_text():
 ])
 def test_an_integer_beyond_a_floats_range_is_named(call):
     """The probe: 10**400 among the scores raised a bare 'int too large to convert to float'."""
-    # (correlation_ci hands its scores to meta_evaluate as metrics={'metric': scores})
-    with pytest.raises(ValueError, match=r"(a|metrics\['metric'\]) must be numbers a float can "
+    # correlation_ci names its own argument, scores (not meta_evaluate's metrics['metric'])
+    with pytest.raises(ValueError, match=r"(a|scores) must be numbers a float can "
                                          r"hold .* got an integer of about 10\*\*400 at position 2"):
         call([1, 2, 10 ** 400], [1, 2, 3])
