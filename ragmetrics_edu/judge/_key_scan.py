@@ -70,8 +70,10 @@ _QUOTED_PRINTABLE = re.compile(r"=(?:\r?\n|([0-9A-Fa-f]{2}))")
 _TAG = re.compile(r"<[^<>]*>")   # linear: a match cannot run past the next "<"
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _INTEGER = re.compile(r"(?<!\d)\d{1,7}(?!\d)")
-# 0x73 or x73, not an entity (&#x73;) nor a backslash escape (\x73): those are undone apart
-_HEX_CODE = re.compile(r"(?<![0-9A-Za-z#\\])0?[xX]([0-9a-fA-F]{1,6})(?![0-9A-Za-z])")
+# 0x73 or x73, not an entity (&#x73;) nor a backslash escape (\x73): those are undone apart.
+# Read wherever it stands, glued to a word before it ("id0x73") or letters after it ("0x73yy"):
+# the codes are read greedily (up to 6 hex digits), so a list glued to text loses nothing.
+_HEX_CODE = re.compile(r"(?<![#\\])0?[xX]([0-9a-fA-F]{1,6})")
 # JSON strings, read from the first quote on: every character is consumed by one match, and
 # group 1 is a value (a string not followed by ":"), resp. a key; an unclosed string at the
 # end (a cut text) counts too. The alternatives start with different characters, so a
@@ -251,6 +253,8 @@ def _hex_code_list(text, least=KEY_RUN):
     (``0x73, 0x6B``, ``x73 x6b``), if it lists at least ``least``.
 
     >>> _hex_code_list("0x45 0x4d, 0x50,X54 x59", least=5)
+    'EMPTY'
+    >>> _hex_code_list("id0x45, 0x4d, 0x50, 0x54, 0x59yy", least=5)   # glued to words
     'EMPTY'
     """
     if "x" not in text and "X" not in text:

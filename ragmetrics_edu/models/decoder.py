@@ -65,7 +65,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validation import check_k, check_seed, check_temperature, check_top_p, describe, shorten
+from .._validation import (check_count, check_k, check_seed, check_temperature, check_top_p,
+                           describe, shorten)
 from .chat import (MAX_PROMPT_CHARS, SMOLLM2_SYSTEM, SMOLLM2_TEMPLATE, BPETokenizer,
                    check_messages, check_text_for_model, check_token_ids, prompt_kind,
                    render_chatml, render_template)
@@ -74,7 +75,7 @@ from ._threads import one_blas_thread
 from .gguf import GGUFError, read_gguf
 from .llm_weights import LanguageModelConfig, read_config, read_weights, unpermute_qk
 from .sampling import (ContinuationDistribution, Generation, check_continuations, check_stop,
-                       first_stop, log_softmax, pick_token, softmax, top_p_filter)
+                       check_number, first_stop, log_softmax, pick_token, softmax, top_p_filter)
 
 __all__ = [
     "MODEL_FILE", "LLM_HINT", "LanguageModelConfig", "BPETokenizer", "LanguageModel",
@@ -139,6 +140,7 @@ def rms_norm(x, weight, eps):
     >>> rms_norm(x, np.array([1.0, 2.0], dtype=np.float32), 0.0).astype(float).round(4).tolist()
     [[0.8485, 2.2627]]
     """
+    eps = check_number(eps, "eps", "a finite number at least 0", lambda v: 0 <= v < math.inf)
     x = np.asarray(x, dtype=np.float32)
     with np.errstate(over="ignore"):  # an overflow is caught below
         scale = np.mean(np.square(x), axis=-1, keepdims=True, dtype=np.float32)
@@ -151,6 +153,31 @@ def rms_norm(x, weight, eps):
     out = x / scale
     out *= weight
     return out
+
+
+MAX_POSITIONS = MAX_PROMPT_CHARS
+"""The most positions :func:`rotary_tables` makes tables for (4,194,304, the most characters a
+prompt has): 10**9 would take 7.45 GiB of angles (64 coordinates a head) before failing."""
+
+
+def _check_rotary(head_size, theta, positions):
+    """:func:`rotary_tables`' arguments checked, ``positions`` as an array of integers."""
+    head_size = check_count(head_size, name="head_size", minimum=2, maximum=MAX_POSITIONS)
+    if head_size % 2:
+        raise ValueError(f"head_size must be even (coordinates turn in pairs), got {head_size}")
+    theta = check_number(theta, "theta", "a positive finite number", lambda v: 0 < v < math.inf)
+    if isinstance(positions, (int, np.integer)) and not isinstance(positions, bool):
+        return head_size, theta, np.arange(check_count(
+            positions, name="positions", minimum=0, maximum=MAX_POSITIONS,
+            why=" (MAX_POSITIONS)"))
+    array = np.asarray(positions if isinstance(positions, (list, tuple, np.ndarray)) else "")
+    if array.dtype.kind not in "iu" or array.ndim != 1:
+        raise (TypeError if array.dtype.kind not in "iu" else ValueError)(
+            f"positions must be a count or a 1-D array of integers, got {describe(positions)}")
+    if len(array) and not 0 <= array.min() <= array.max() < MAX_POSITIONS:
+        raise ValueError(f"positions must be from 0 to MAX_POSITIONS - 1 ({MAX_POSITIONS - 1:,}), "
+                         f"got {describe(array)}")
+    return head_size, theta, array
 
 
 def rotary_tables(head_size, positions, theta):
@@ -167,11 +194,11 @@ def rotary_tables(head_size, positions, theta):
     Parameters
     ----------
     head_size : int
-        ``h``, even.
-    positions : int or array of int
-        The positions; an integer ``n`` means ``0 .. n - 1``.
+        ``h``, even and positive.
+    positions : int or 1-D array of int
+        The positions, below :data:`MAX_POSITIONS`; an integer ``n`` means ``0 .. n - 1``.
     theta : float
-        The base (100000 for SmolLM2).
+        The base, positive and finite (100000 for SmolLM2).
 
     Returns
     -------
@@ -184,8 +211,7 @@ def rotary_tables(head_size, positions, theta):
     >>> sin.astype(float).round(4).tolist()            # sin 0, sin 0; sin 1, sin 0.1
     [[0.0, 0.0], [0.8415, 0.0998]]
     """
-    if isinstance(positions, (int, np.integer)):
-        positions = np.arange(positions)
+    head_size, theta, positions = _check_rotary(head_size, theta, positions)
     inv_freq = 1.0 / theta ** (np.arange(0, head_size, 2, dtype=np.float64) / head_size)
     angles = np.outer(np.asarray(positions, dtype=np.float64), inv_freq)
     return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
@@ -506,7 +532,8 @@ class LanguageModel:
         """
         cos, sin = self._rotary
         if len(cos) < positions:
-            size = min(max(positions, 2 * len(cos), 256), self.config.context_length)
+            size = min(max(positions, 2 * len(cos), 256), self.config.context_length,
+                       max(positions, MAX_POSITIONS))   # more than MAX_POSITIONS: refused
             cos, sin = self._rotary = rotary_tables(self.config.head_size, size,
                                                     self.config.rope_theta)
         return cos, sin

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import describe, shorten
+from .._validation import check_real, check_top_p, describe, shorten
 from .chat import check_text_for_model
 
 def softmax(x, axis=-1):
@@ -22,11 +22,41 @@ def softmax(x, axis=-1):
     >>> softmax(np.array([0.0, np.log(3.0)])).round(4).tolist()
     [0.25, 0.75]
     """
-    x = np.asarray(x)
-    out = x - x.max(axis=axis, keepdims=True)
+    x, top = _scores_and_largest(x, axis)
+    out = x - top
     np.exp(out, out=out)
     out /= out.sum(axis=axis, keepdims=True)
     return out
+
+
+def check_number(value, name, what, ok):
+    """``value`` as a float if it is a real number (not a bool) for which ``ok`` holds, or an
+    error naming ``name`` and saying ``what`` it must be (``10**400`` too, not a bare
+    OverflowError). For the scalars of the decoder's blocks (``eps``, ``theta``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be {what}, got {describe(value)}")
+    value = check_real(value, name=name)
+    if not ok(value):
+        raise ValueError(f"{name} must be {what}, got {describe(value)}")
+    return value
+
+
+def _scores_and_largest(x, axis):
+    """``x`` as an array of floats (integers converted) and its largest along ``axis``, or an
+    error naming ``x``: empty, not numbers, or a largest that is not finite (inf or NaN, whose
+    softmax would be NaN). Only the maxima are checked: one pass over ``x``, as before."""
+    x = np.asarray(x)
+    if x.dtype.kind in "biu":
+        x = x.astype(np.float64)
+    if x.dtype.kind != "f" or x.size == 0:
+        raise (ValueError if x.dtype.kind == "f" else TypeError)(
+            f"softmax: x must be a non-empty array of real numbers, got {describe(x)}")
+    top = x.max(axis=axis, keepdims=True)
+    if not np.isfinite(top).all():
+        raise ValueError("softmax: x must have a finite largest score in every row (an inf "
+                         "or NaN makes every probability NaN), got largest "
+                         f"{describe(top.ravel()[~np.isfinite(top.ravel())][0])}")
+    return x, top
 
 
 def top_p_filter(probs, top_p):
@@ -43,6 +73,7 @@ def top_p_filter(probs, top_p):
     >>> top_p_filter(np.array([0.5, 0.3, 0.2]), 0.7).round(4).tolist()
     [0.625, 0.375, 0.0]
     """
+    top_p = check_top_p(top_p)
     order = np.argsort(-probs, kind="stable")
     mass = np.cumsum(probs[order])
     keep = int(np.searchsorted(mass, top_p * mass[-1] * (1 - 1e-12))) + 1   # reaches top_p

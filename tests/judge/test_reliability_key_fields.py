@@ -311,3 +311,52 @@ def test_a_short_key_holding_its_own_escape_encoded_again_is_withheld(server, mo
             elif status == 500:   # the echo cut out (***) or the whole text withheld
                 assert WITHHELD in texts[1] or "***" in texts[1], texts[1]
     assert found == []
+
+
+# hexadecimal codes glued to the text around them
+
+GLUED_KEYS = ["EMPTY", "Ab3&=+/%x", "k+y=1/2&3", 'abc%&=+/\\"', "p%41ss\nword!",
+              "sk-Leak/7Qz+9", "sk-Leak/7Qz+9Wm"]   # 5 to 15 characters
+
+
+def _hex_forms(key):
+    """The key's codes as 0x (lower and upper case), 0X and x, each glued to a letter or digit
+    before it (and to letters after it)."""
+    lists = [_hex_list(key), _hex_list(key).upper(), _hex_list(key, "0X"),
+             _hex_list(key, "x", " "), _hex_list(key, "x", " ").upper()]
+    return [before + codes + after for codes in lists
+            for before, after in (("id", ""), ("x", ""), ("abc", ""), ("9", ""),
+                                  ("x" * 100, ""), ("x" * 100, "yyyyy"), ("id", "zz"))]
+
+
+@pytest.mark.parametrize("key", GLUED_KEYS)
+def test_hexadecimal_codes_glued_to_a_word_are_a_quote(key):
+    for form in _hex_forms(key):
+        assert _key_scan._quotes_key(form, key), form
+        assert _key_scan._quotes_key(f"error: {form} (bad key)", key), form
+        assert _key_scan._redact(f"error: {form}", key, 300) == WITHHELD, form
+
+
+@pytest.mark.parametrize("key", ["EMPTY", "Ab3&=+/%x", "sk-Leak/7Qz+9"])
+def test_hexadecimal_codes_glued_to_a_word_are_withheld_and_never_cached(server, monkeypatch,
+                                                                          tmp_path, key):
+    for form in (_hex_forms(key)[0], _hex_forms(key)[12], _hex_forms(key)[26]):
+        texts = texts_shown(_judge(server, monkeypatch, key, 500, f"error: {form}".encode()))
+        assert WITHHELD in texts[1] and form not in texts[1], form
+        judge = _judge(server, monkeypatch, key, 200, _completion(form))
+        with pytest.raises(JudgeResponseError, match="quotes the API key"):
+            judge.complete("hello")
+        path = tmp_path / "cache.jsonl"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # the run warns that the item failed
+            run = judge_all(CachedJudge(judge, path), ["rate a"], errors="collect",
+                            progress=False, max_retries=0)
+        assert run.replies == [None]
+        assert not path.exists() or form not in path.read_text("utf-8")
+
+
+def test_glued_hexadecimal_codes_of_part_of_the_key_are_not_a_quote():
+    key = "sk-Leak/7Qz+9Wm"
+    for form in _hex_forms(key[:11]) + _hex_forms("EMPT"):
+        assert not _key_scan._quotes_key(form, key), form
+    assert not _key_scan._quotes_key(_hex_forms("EMPT")[0], "EMPTY")
