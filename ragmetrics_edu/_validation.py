@@ -244,8 +244,15 @@ def check_real(value, *, name, where=""):
 
     An integer beyond a float's range (``10**400``) would raise a bare
     ``OverflowError`` ("int too large to convert to float") deep in the
-    arithmetic; this says which argument and which value. ``where`` follows
-    the value in the message (``" at rank 3"``).
+    arithmetic; this says which argument and which value.
+
+    Parameters
+    ----------
+    value : real number
+    name : str
+        The argument's name in the message.
+    where : str, default ""
+        Follows the value in the message (``" at rank 3"``).
     """
     try:
         return float(value)

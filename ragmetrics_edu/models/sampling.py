@@ -32,7 +32,18 @@ def softmax(x, axis=-1):
 def check_number(value, name, what, ok):
     """``value`` as a float if it is a real number (not a bool) for which ``ok`` holds, or an
     error naming ``name`` and saying ``what`` it must be (``10**400`` too, not a bare
-    OverflowError). For the scalars of the decoder's blocks (``eps``, ``theta``)."""
+    OverflowError). For the scalars of the decoder's blocks (``eps``, ``theta``).
+
+    Parameters
+    ----------
+    value : real number
+    name : str
+        The argument's name.
+    what : str
+        What it must be, in words ("a finite number of at least 0").
+    ok : callable
+        ``ok(float(value))`` is true for a valid value.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be {what}, got {describe(value)}")
     value = check_real(value, name=name)
