@@ -38,7 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_choice, check_count, check_k, check_probabilities, describe
+from .._validation import (check_choice, check_count, check_k, check_mapping,
+                           check_probabilities, check_probability, describe)
 
 
 __all__ = ["naive_estimate", "ips_estimate", "ranking_value", "CounterfactualResult",
@@ -233,10 +234,11 @@ def ranking_value(alpha_by_doc, ranking, weights):
     Parameters
     ----------
     alpha_by_doc : dict
-        ``{docid: attractiveness}``; a document not listed has 0.
+        ``{docid: attractiveness}``, each a probability; a document not listed has 0.
     ranking : sequence
     weights : sequence of float
-        :math:`w_j` for the first ranks; the ranking is cut to their number.
+        :math:`w_j` for the first ranks; the ranking is cut to their number
+        (the value of a ranking's top ``len(weights)`` documents).
 
     Examples
     --------
@@ -244,9 +246,14 @@ def ranking_value(alpha_by_doc, ranking, weights):
     >>> ranking_value({"d1": 0.5, "d2": 1.0}, ["d2", "d1"], [1.0, 0.5])  # 1 + .25
     1.25
     """
+    from .interleaving import check_ranking
+
     w = check_probabilities(weights, name="weights")
-    docs = list(ranking)[:len(w)]
-    return float(sum(w[j] * alpha_by_doc.get(d, 0.0) for j, d in enumerate(docs)))
+    check_mapping(alpha_by_doc, name="alpha_by_doc", what="dict of document id -> attractiveness")
+    docs = check_ranking(ranking, "ranking")[:len(w)]
+    alphas = [check_probability(alpha_by_doc.get(d, 0.0), name=f"alpha_by_doc[{describe(d)}]")
+              for d in docs]
+    return float(sum(w[j] * a for j, a in enumerate(alphas)))
 
 
 @dataclass(frozen=True)

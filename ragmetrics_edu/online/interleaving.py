@@ -64,6 +64,9 @@ def check_ranking(ranking, name):
     seen = {}
     for i, d in enumerate(docs):
         try:
+            if d != d:   # NaN: not equal to itself, so never "seen", nor found again by a click
+                raise ValueError(f"{name} holds a NaN document id at rank {i + 1}: a document "
+                                 "id must equal itself")
             if d in seen:
                 raise ValueError(f"{name} lists document {describe(d)} twice, at ranks "
                                  f"{seen[d] + 1} and {i + 1}")

@@ -7,6 +7,7 @@ NumPy MemoryError before) are bounded by MAX_SIMULATED with the argument named.
 
 import math
 
+import numpy as np
 import pytest
 
 import ragmetrics_edu as rm
@@ -129,3 +130,30 @@ def test_counterfactual_sessions_are_bounded_over_all_queries():
 def test_counts_just_within_the_bound_work():
     log = rm.CascadeModel().simulate([1, 2], n_sessions=MAX_SIMULATED // 2)
     assert log.clicks.shape == (MAX_SIMULATED // 2, 2)
+
+
+# ---------------------------------------------------------------- the fourth probe (issue 34)
+
+def test_ranking_value_checks_its_arguments():
+    """Before: alpha_by_doc=None was an AttributeError, attractiveness 5, -3 or NaN was used."""
+    from ragmetrics_edu.online.counterfactual import ranking_value
+
+    assert ranking_value({"d1": 0.5, "d2": 1.0}, ["d2", "d1"], [1.0, 0.5]) == 1.25
+    with pytest.raises(TypeError, match="alpha_by_doc must be a dict"):
+        ranking_value(None, ["a"], [1.0])
+    for bad in (5, -3, float("nan")):
+        with pytest.raises((TypeError, ValueError), match=r"alpha_by_doc\['a'\] must be a "
+                                                          r"probability"):
+            ranking_value({"a": bad}, ["a"], [1.0])
+    with pytest.raises(ValueError, match="ranking lists document 'a' twice"):
+        ranking_value({"a": 0.5}, ["a", "a"], [1.0, 1.0])
+
+
+@pytest.mark.parametrize("ranking", [["a", float("nan")], np.array([1.0, np.nan])])
+def test_interleaving_refuses_a_nan_document_id(ranking):
+    """Before: team draft dropped a NaN id, or kept NaN as a document (NaN != NaN)."""
+    from ragmetrics_edu.online.interleaving import balanced_interleave, team_draft_interleave
+
+    for interleave in (team_draft_interleave, balanced_interleave):
+        with pytest.raises(ValueError, match="ranking_a holds a NaN document id at rank 2"):
+            interleave(ranking, ["a", "b"])
