@@ -10,12 +10,10 @@ listing each of them: a ``Parameters`` line, a ``----------`` line, then
 a class documents its fields on its own terms and is not read here.
 """
 
-import importlib
 import inspect
-import pkgutil
 import re
 
-import ragmetrics_edu as rm
+from tests._public_api import public_callables
 
 # PENDING: modules being changed in other branches (judge/meta_eval.py, agreement.py,
 # ppi_study.py, calibration.py, _key_scan.py, lab/significance.py, power.py, models/,
@@ -49,40 +47,9 @@ PENDING = {
 }
 
 
-def _public_modules():
-    for info in pkgutil.walk_packages(rm.__path__, "ragmetrics_edu."):
-        parts = info.name.split(".")[1:]
-        if any(p.startswith("_") for p in parts):
-            continue
-        yield info.name
-
-
 def _public_functions():
     """(dotted name without the package, function) of every public function and method."""
-    seen = set()
-    for name in _public_modules():
-        module = importlib.import_module(name)
-        exported = getattr(module, "__all__", None)
-        if exported is None:
-            exported = [n for n in vars(module) if not n.startswith("_")]
-        for attr in exported:
-            obj = getattr(module, attr, None)
-            if not (inspect.isfunction(obj) or inspect.isclass(obj)):
-                continue
-            if not getattr(obj, "__module__", "").startswith("ragmetrics_edu"):
-                continue
-            if (obj.__module__, obj.__qualname__) in seen:
-                continue
-            seen.add((obj.__module__, obj.__qualname__))
-            short = f"{obj.__module__.removeprefix('ragmetrics_edu.')}.{obj.__qualname__}"
-            if inspect.isfunction(obj):
-                yield short, obj
-                continue
-            for meth_name, meth in vars(obj).items():
-                if isinstance(meth, (staticmethod, classmethod)):
-                    meth = meth.__func__
-                if inspect.isfunction(meth) and not meth_name.startswith("_"):
-                    yield f"{short}.{meth_name}", meth
+    return ((name, obj) for name, obj in public_callables() if inspect.isfunction(obj))
 
 
 def _parameters(function):

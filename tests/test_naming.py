@@ -7,9 +7,7 @@ one.  The old names, renamed to follow the table, still work with a
 DeprecationWarning that names the new one: the second half calls each of them.
 """
 
-import importlib
 import inspect
-import pkgutil
 import re
 import warnings
 from pathlib import Path
@@ -17,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import ragmetrics_edu as rm
+from tests._public_api import public_callables
 
 # Other names of a concept of the table -> (the concept, its one name).
 OTHER_NAMES = {
@@ -70,39 +69,6 @@ PENDING_ALPHA = {"judge.calibration.classical_mean_ci", "judge.calibration.ppi_m
                  "judge.ppi_study.ppi_repeated", "judge.ppi_study.PPIRepeated"}
 
 
-def _public_modules():
-    for info in pkgutil.walk_packages(rm.__path__, "ragmetrics_edu."):
-        parts = info.name.split(".")[1:]
-        if any(p.startswith("_") for p in parts):
-            continue
-        yield info.name
-
-
-def _public_callables():
-    """(dotted name without the package, callable) of every public function, class and method."""
-    seen = set()
-    for name in _public_modules():
-        module = importlib.import_module(name)
-        exported = getattr(module, "__all__", None)
-        if exported is None:
-            exported = [n for n in vars(module) if not n.startswith("_")]
-        for attr in exported:
-            obj = getattr(module, attr, None)
-            if not (inspect.isfunction(obj) or inspect.isclass(obj)):
-                continue
-            if not getattr(obj, "__module__", "").startswith("ragmetrics_edu"):
-                continue
-            if (obj.__module__, obj.__qualname__) in seen:
-                continue
-            seen.add((obj.__module__, obj.__qualname__))
-            short = f"{obj.__module__.removeprefix('ragmetrics_edu.')}.{obj.__qualname__}"
-            yield short, obj
-            if inspect.isclass(obj):
-                for meth_name, meth in vars(obj).items():
-                    if inspect.isfunction(meth) and not meth_name.startswith("_"):
-                        yield f"{short}.{meth_name}", meth
-
-
 def _parameters(obj):
     try:
         signature = inspect.signature(obj)
@@ -111,7 +77,7 @@ def _parameters(obj):
     return [p for p in signature.parameters if p not in ("self", "cls")]
 
 
-CALLABLES = list(_public_callables())
+CALLABLES = list(public_callables())
 
 
 def test_the_scan_reads_the_whole_public_api():
