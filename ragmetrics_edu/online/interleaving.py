@@ -459,6 +459,9 @@ def interleaving_outcomes(run_a, run_b, qrels, model=None, n_per_query=100, seed
                               why=" (MAX_RESAMPLES, a bound on time)")
     run_a, run_b = ranked_run(run_a, "run_a"), ranked_run(run_b, "run_b")
     qids = check_runs(run_a, run_b, qrels, depth)
+    if not qrels:
+        raise ValueError("qrels must judge at least one document: with none, no simulated user "
+                         "ever clicks and every outcome is a tie, got {}")
     if len(qids) * n_per_query > MAX_RESAMPLES:        # the total, not only each query's
         raise ValueError(f"queries x n_per_query must be at most {MAX_RESAMPLES:,} (MAX_RESAMPLES, "
                          f"a bound on time: one interleaving per impression), got "
@@ -579,7 +582,14 @@ def impressions_needed(run_a, run_b, qrels, model=None, alpha=0.05, power=0.8,
         Both numbers and their ratio (``inf`` impressions when a side sees no
         difference at all: interleaving always, whatever the simulation's
         sample mean, when the two rankers show the same top ``depth`` on
-        every query; the ratio is then ``nan``, infinity over infinity).
+        every query).
+
+    Raises
+    ------
+    ValueError
+        When neither side sees a difference (identical top ``depth``, or no
+        judged relevant document): no number of impressions exists, as
+        :func:`ab_sample_size` refuses equal CTRs.
 
     Notes
     -----
@@ -636,6 +646,12 @@ def impressions_needed(run_a, run_b, qrels, model=None, alpha=0.05, power=0.8,
         inter = math.inf if mean == 0.0 else 1
     else:
         inter = math.ceil(one_sample_size(mean / sd, alpha, power))
+    if math.isinf(ab_impressions) and math.isinf(inter):
+        raise ValueError(
+            "neither an A/B test nor interleaving can tell run_a from run_b: their session CTRs "
+            f"are equal ({ctr_a!r}) and the interleaving outcome's mean is 0 (the two rankers show "
+            "the same top depth documents, or qrels judges none of them relevant), so no number "
+            "of impressions detects a difference")
     return Sensitivity(
         ctr_a=ctr_a, ctr_b=ctr_b, ab_per_group=ab_per_group, ab_impressions=ab_impressions,
         outcome_mean=mean, outcome_sd=sd, wins_a=float((o < 0).mean()),

@@ -157,3 +157,20 @@ def test_interleaving_refuses_a_nan_document_id(ranking):
     for interleave in (team_draft_interleave, balanced_interleave):
         with pytest.raises(ValueError, match="ranking_a holds a NaN document id at rank 2"):
             interleave(ranking, ["a", "b"])
+
+
+# Nothing to detect: refused as ab_sample_size refuses equal CTRs, never inf/inf = nan.
+@pytest.mark.parametrize("run_b, qrels", [
+    (OTHER, {}),                                     # nothing judged
+    (OTHER, {"q": {d: 0 for d in ("a", "b", "c", "d", "e")}}),  # nothing relevant
+    (RUN, QRELS),                                    # the same rankings
+])
+def test_impressions_needed_refuses_when_no_number_exists(run_b, qrels):
+    with pytest.raises(ValueError, match=r"neither an A/B test nor interleaving can tell|"
+                                         r"qrels must judge at least one"):
+        _impressions(run_b=run_b, qrels=qrels)
+
+
+def test_interleaving_outcomes_refuses_empty_qrels():
+    with pytest.raises(ValueError, match=r"qrels must judge at least one document"):
+        _interleave(qrels={})
