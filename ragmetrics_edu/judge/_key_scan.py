@@ -72,8 +72,11 @@ _NOT_ALNUM = re.compile(r"[\W_]+")
 _INTEGER = re.compile(r"(?<!\d)\d{1,7}(?!\d)")
 # 0x73 or x73, not an entity (&#x73;) nor a backslash escape (\x73): those are undone apart.
 # Read wherever it stands, glued to a word before it ("id0x73") or letters after it ("0x73yy"):
-# the codes are read greedily (up to 6 hex digits), so a list glued to text loses nothing.
+# the codes are read greedily (up to 6 hex digits), so a list glued to text loses nothing;
+# and read again with each code ending where the next "0x" or "x" begins, for codes glued to
+# each other ("0x450x4d": greedily 0x450, 0x4d0...). Both: "x40x41" is x40, x41 greedily.
 _HEX_CODE = re.compile(r"(?<![#\\])0?[xX]([0-9a-fA-F]{1,6})")
+_HEX_CODE_GLUED = re.compile(r"(?<![#\\])0?[xX]([0-9a-fA-F]{1,6}?)(?=0?[xX]|[^0-9a-fA-F]|\Z)")
 # JSON strings, read from the first quote on: every character is consumed by one match, and
 # group 1 is a value (a string not followed by ":"), resp. a key; an unclosed string at the
 # end (a cut text) counts too. The alternatives start with different characters, so a
@@ -248,18 +251,22 @@ def _code_list(text, least=KEY_RUN):
     return _codes_of(_INTEGER.findall(text), 10, least)
 
 
-def _hex_code_list(text, least=KEY_RUN):
+def _hex_code_lists(text, least=KEY_RUN):
     """The characters whose code points ``text`` lists in hexadecimal after ``0x`` or ``x``
-    (``0x73, 0x6B``, ``x73 x6b``), if it lists at least ``least``.
+    (``0x73, 0x6B``, ``x73 x6b``), if it lists at least ``least``: read greedily, and with
+    each code ending where the next begins (:data:`_HEX_CODE_GLUED`).
 
-    >>> _hex_code_list("0x45 0x4d, 0x50,X54 x59", least=5)
+    >>> _hex_code_lists("0x45 0x4d, 0x50,X54 x59", least=5)[0]
     'EMPTY'
-    >>> _hex_code_list("id0x45, 0x4d, 0x50, 0x54, 0x59yy", least=5)   # glued to words
+    >>> _hex_code_lists("id0x45, 0x4d, 0x50, 0x54, 0x59yy", least=5)[0]   # glued to words
+    'EMPTY'
+    >>> _hex_code_lists("0x450x4d0x500x540x59", least=5)[1]                # to each other
     'EMPTY'
     """
     if "x" not in text and "X" not in text:
-        return ""
-    return _codes_of(_HEX_CODE.findall(text), 16, least)
+        return ()
+    return tuple(_codes_of(pattern.findall(text), 16, least)
+                 for pattern in (_HEX_CODE, _HEX_CODE_GLUED))
 
 
 def _joins(text):
@@ -376,7 +383,7 @@ def _sources(text, least=KEY_RUN, keep_percent=False):
             lambda m: chr(int(m.group(1), 16)) if m.group(1) else "", text), 0)
     if not text.isascii() and max(text) < "\u0100":   # UTF-8 read as Latin-1 (a header)
         yield from layers(text.encode("latin-1").decode("utf-8", "replace"), 0)
-    for codes in (_code_list(text, least), _hex_code_list(text, least)):
+    for codes in (_code_list(text, least), *_hex_code_lists(text, least)):
         if fresh(codes):
             yield codes
 

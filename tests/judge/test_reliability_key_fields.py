@@ -360,3 +360,16 @@ def test_glued_hexadecimal_codes_of_part_of_the_key_are_not_a_quote():
     for form in _hex_forms(key[:11]) + _hex_forms("EMPT"):
         assert not _key_scan._quotes_key(form, key), form
     assert not _key_scan._quotes_key(_hex_forms("EMPT")[0], "EMPTY")
+
+
+@pytest.mark.parametrize("key", ["EMPTY", "sk-Leak/7Qz+AbC9", "Ab3&=+/%x", "a0x1"])
+@pytest.mark.parametrize("code", ["0x%02x", "0X%02X", "0x%04x", "x%02x", "X%02X"])
+def test_hexadecimal_codes_glued_to_each_other_are_a_quote(key, code):
+    """Before: a code read up to 6 hex digits ate the 0 of the next "0x": 0x450x4d0x50...
+    read as 0x450, 0x4d0, ... and the key EMPTY (any key) was shown."""
+    form = "".join(code % ord(c) for c in key)
+    assert _key_scan._quotes_key(f"bad key {form}", key), form
+    assert _key_scan._redact(f"Error: {form}", key, 300) == WITHHELD, form
+    # and a list of other codes glued the same way is no quote
+    other = "".join(code % ord(c) for c in "xyzzy-other-text")
+    assert not _key_scan._quotes_key(f"bad key {other}", key), other
