@@ -23,7 +23,8 @@ def softmax(x, axis=-1):
     [0.25, 0.75]
     """
     x, top = _scores_and_largest(x, axis)
-    out = x - top
+    with np.errstate(over="ignore"):     # -1.7e308 - 1.7e308 = -inf: probability 0
+        out = x - top
     np.exp(out, out=out)
     out /= out.sum(axis=axis, keepdims=True)
     return out
@@ -56,18 +57,31 @@ def _scores_and_largest(x, axis):
     """``x`` as an array of floats (integers converted) and its largest along ``axis``, or an
     error naming ``x``: empty, not numbers, or a largest that is not finite (inf or NaN, whose
     softmax would be NaN). Only the maxima are checked: one pass over ``x``, as before."""
-    x = np.asarray(x)
-    if x.dtype.kind in "biu":
-        x = x.astype(np.float64)
-    if x.dtype.kind != "f" or x.size == 0:
-        raise (ValueError if x.dtype.kind == "f" else TypeError)(
-            f"softmax: x must be a non-empty array of real numbers, got {describe(x)}")
+    x = _real_array(x, "softmax: x")
+    if x.ndim == 0 or x.size == 0:
+        raise ValueError(f"softmax: x must be a non-empty array of real numbers, got "
+                         f"{describe(x)}")
     top = x.max(axis=axis, keepdims=True)
     if not np.isfinite(top).all():
         raise ValueError("softmax: x must have a finite largest score in every row (an inf "
                          "or NaN makes every probability NaN), got largest "
                          f"{describe(top.ravel()[~np.isfinite(top.ravel())][0])}")
     return x, top
+
+
+def _real_array(x, name):
+    """``x`` as a float array (integers converted), or a TypeError naming ``name``: not
+    numbers, or a ragged list NumPy cannot make an array of."""
+    try:
+        x = np.asarray(x)
+    except ValueError:   # a ragged list
+        raise TypeError(f"{name} must be an array of real numbers, got a ragged sequence "
+                        f"{describe(x)}") from None
+    if x.dtype.kind in "biu":
+        x = x.astype(np.float64)
+    if x.dtype.kind != "f":
+        raise TypeError(f"{name} must be an array of real numbers, got {describe(x)}")
+    return x
 
 
 def top_p_filter(probs, top_p):
@@ -85,6 +99,14 @@ def top_p_filter(probs, top_p):
     [0.625, 0.375, 0.0]
     """
     top_p = check_top_p(top_p)
+    probs = _real_array(probs, "probs")
+    if probs.ndim != 1 or probs.size == 0 or not np.all(np.isfinite(probs)) \
+            or np.any(probs < 0) or not np.any(probs):
+        raise ValueError(f"probs must be a non-empty 1-D array of finite, non-negative "
+                         f"weights, not all 0, got {describe(probs)}")
+    with np.errstate(over="ignore"):
+        if not np.isfinite(probs.sum()):  # weights of 1e308: their sum overflows
+            probs = probs / probs.max()
     order = np.argsort(-probs, kind="stable")
     mass = np.cumsum(probs[order])
     keep = int(np.searchsorted(mass, top_p * mass[-1] * (1 - 1e-12))) + 1   # reaches top_p
