@@ -404,9 +404,10 @@ def check_probability(p, *, name, open_low=False, open_high=False):
     ...
     ValueError: alpha must be a probability in (0, 1), got 1.5
     """
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or p != p:  # p != p: NaN
-        # (math.isnan would raise a bare OverflowError on 10**400, beyond any float)
+    if isinstance(p, bool) or not isinstance(p, numbers.Real):
         raise TypeError(f"{name} must be a probability (a number in [0, 1]), got {describe(p)}")
+    if p != p:   # NaN, a float out of range (math.isnan would raise on 10**400)
+        raise ValueError(f"{name} must be a probability (a number in [0, 1]), got {describe(p)}")
     low_bad = p <= 0 if open_low else p < 0
     high_bad = p >= 1 if open_high else p > 1
     if low_bad or high_bad:

@@ -268,3 +268,47 @@ def test_ppi_study_names_y_and_yhat(call, bad, error, match):
         assert len(str(caught.value)) < 300
     # booleans and NumPy arrays of any real dtype are labels
     assert call(np.array(PPI_Y, dtype=np.float32), [bool(v) for v in PPI_YHAT]) is not None
+
+
+# ---------------------------------------------------------------- 9. the fifth probe
+
+def test_kappa_from_confusion_names_a_table_that_is_not_counts():
+    from ragmetrics_edu.judge import agreement
+
+    for table in ([[10**400, 0], [0, 1]], [[1, 2], [3]], [["1", "0"], ["0", "1"]]):
+        with pytest.raises(TypeError, match="table must be a square array of counts"):
+            agreement.kappa_from_confusion(table)
+
+
+def test_correlations_name_values_that_are_not_real_numbers():
+    for fn in (agreement.kendall_tau, agreement.spearman, meta_eval.pearson):
+        with pytest.raises(TypeError, match="must be sequences of real numbers"):
+            fn([1 + 2j, 2, 3], [1, 2, 3])
+
+
+def test_top_p_filter_and_softmax_check_their_input():
+    from ragmetrics_edu.models.sampling import softmax, top_p_filter
+
+    for probs in ([0.0, 0.0], [math.nan, 1.0], [-1.0, 2.0], [], [[0.5, 0.5], [0.9, 0.1]]):
+        with pytest.raises(ValueError, match="probs must be a non-empty 1-D array"):
+            top_p_filter(probs, 0.9)
+    np.testing.assert_allclose(top_p_filter([1e308] * 3, 0.9), [1 / 3] * 3)
+    assert top_p_filter([0.5, 0.3, 0.2], 0.7).tolist() == pytest.approx([0.625, 0.375, 0.0])
+    with pytest.raises(ValueError, match="non-empty array"):
+        softmax(np.array(3.0))
+    with pytest.raises(TypeError, match="ragged"):
+        softmax([[1, 2], [3]])
+    with np.errstate(all="raise"):
+        np.testing.assert_allclose(softmax([1.7e308, -1.7e308]), [1.0, 0.0])
+
+
+def test_a_nan_probability_is_a_value_error():
+    from decimal import Decimal
+
+    from ragmetrics_edu.online.counterfactual import ranking_value
+    from ragmetrics_edu.online.interleaving import team_draft_interleave
+
+    with pytest.raises(ValueError, match=r"alpha_by_doc\['a'\] must be a probability"):
+        ranking_value({"a": math.nan}, ["a"], [1.0])
+    with pytest.raises(ValueError, match="NaN document id"):
+        team_draft_interleave([Decimal("sNaN"), "b"], ["a", "b"])

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_choice, check_count, check_real, shorten
+from .._validation import check_choice, check_count, check_real, describe, shorten
 
 __all__ = [
     "confusion_matrix",
@@ -306,8 +306,12 @@ def check_number_pairs(a, b, name_a="a", name_b="b"):
         for i, v in enumerate(values):   # an int beyond a float's range: name it
             if isinstance(v, int) and not isinstance(v, bool):
                 check_real(v, name=name, where=f" at position {i}")
-    x = np.asarray(a, dtype=np.float64)
-    y = np.asarray(b, dtype=np.float64)
+    try:
+        x = np.asarray(a, dtype=np.float64)
+        y = np.asarray(b, dtype=np.float64)
+    except (TypeError, ValueError):   # complex, text, None, a ragged list
+        raise TypeError(f"{name_a} and {name_b} must be sequences of real numbers, got "
+                        f"{describe(a)} and {describe(b)}") from None
     for v, name in ((x, name_a), (y, name_b)):
         if v.ndim != 1 or not np.all(np.isfinite(v)):
             raise ValueError(f"{name} must be a flat sequence of finite numbers, got "
@@ -502,7 +506,13 @@ def kappa_from_confusion(table, weights=None):
     0.4
     """
     check_choice(weights, WEIGHTS, name="weights")
-    t = np.asarray(table, dtype=np.float64)
+    try:
+        t = np.asarray(table)
+        if t.dtype.kind not in "biuf":
+            raise TypeError
+        t = t.astype(np.float64)
+    except (TypeError, ValueError, OverflowError):  # text, a ragged list, 10**400
+        raise TypeError(f"table must be a square array of counts, got {describe(table)}") from None
     if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
         raise ValueError(f"table must be square (K x K, or a stack of them), got shape {t.shape}")
     if not (np.all(np.isfinite(t)) and np.all(t >= 0)):

@@ -55,6 +55,15 @@ INTERLEAVING_METHODS = ("team_draft", "balanced")
 """Names of the interleaving methods."""
 
 
+def _is_nan(d):
+    """Whether a document id is a NaN (a signalling Decimal NaN raises on comparison)."""
+    try:
+        differs = d != d
+    except ArithmeticError:
+        return True
+    return isinstance(differs, (bool, np.bool_)) and bool(differs)
+
+
 def check_ranking(ranking, name):
     if isinstance(ranking, (str, bytes)) or not hasattr(ranking, "__iter__") \
             or isinstance(ranking, (set, frozenset, dict)):
@@ -64,7 +73,7 @@ def check_ranking(ranking, name):
     seen = {}
     for i, d in enumerate(docs):
         try:
-            if d != d:   # NaN: not equal to itself, so never "seen", nor found again by a click
+            if _is_nan(d):   # not equal to itself: never "seen", nor found again by a click
                 raise ValueError(f"{name} holds a NaN document id at rank {i + 1}: a document "
                                  "id must equal itself")
             if d in seen:
