@@ -184,7 +184,10 @@ def test_score_from_similarity_equals_bert_score_greedy(m, n, seed, weighted):
         return
     assert p == pytest.approx(P.item(), abs=1e-5)
     assert r == pytest.approx(R.item(), abs=1e-5)
-    assert f == pytest.approx(F.item(), rel=1e-5, abs=1e-5)
+    # F = 2PR / (P + R) magnifies the inputs' float32 rounding by (|P| + |R|) / |P + R|: with
+    # P + R near 0 (P = 0.254, R = -0.252), F is -68.5 and bert-score's float32 differs at 2.5e-5
+    condition = max(1.0, (abs(p) + abs(r)) / abs(p + r)) if p + r else 1.0
+    assert f == pytest.approx(F.item(), rel=1e-5 * condition, abs=1e-5)
 
 
 @settings(max_examples=100, deadline=None)
