@@ -29,8 +29,9 @@ def exponent(values):
 
 
 def scaled(values):
-    """``values`` times ``2**-e``, their largest magnitude in [0.5, 1), and ``e`` (exact both
-    ways: ``numpy.ldexp(scaled, e)`` gives the values back).
+    """``values`` times ``2**-e``, their largest magnitude in [0.5, 1), and ``e``: exact both
+    ways (``numpy.ldexp(scaled, e)`` gives the values back) unless a value more than 2**1022
+    times smaller than the largest lands below the normal floats and loses digits.
 
     Parameters
     ----------

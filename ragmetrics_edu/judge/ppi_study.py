@@ -39,7 +39,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .._scaling import exponent
+from .._scaling import exponent, scaled
 from .._validation import (check_min_alpha, check_real, check_seed, describe,
                            upper_normal_quantile)
 
@@ -328,8 +328,7 @@ def ppi_variance_ratio(Y, Yhat, n, *, lam=1):
     # each scaled by its own power of two (exact) to a largest magnitude in [0.5, 1), so
     # that no variance overflows (labels of 1e300) or underflows (1e-200); lam * Yhat is
     # then lam * 2**(e_f - e_y) times the scaled Yhat, relative to the scaled Y
-    e_y, e_f = exponent(y), exponent(yhat)
-    y, yhat = np.ldexp(y, -e_y), np.ldexp(yhat, -e_f)
+    (y, e_y), (yhat, e_f) = scaled(y), scaled(yhat)
     if lam is not None:
         try:
             lam = math.ldexp(lam, e_f - e_y)
