@@ -134,6 +134,15 @@ def rms_norm(x, weight, eps):
 
     (Zhang and Sennrich 2019: layer norm without centering and without bias.)
 
+    Parameters
+    ----------
+    x : array_like
+        ``(..., d)``, computed in float32.
+    weight : numpy.ndarray
+        ``(d,)``: :math:`w`.
+    eps : float
+        :math:`\epsilon`, added to the mean of the squares.
+
     Examples
     --------
     >>> x = np.array([[3.0, 4.0]], dtype=np.float32)    # mean of squares 12.5
@@ -392,10 +401,18 @@ def decoder_layer(x, layer, config, cos, sin, cache_k, cache_v, past):
     .. math:: x \leftarrow x + \mathrm{Attention}(\mathrm{RMSNorm}(x)), \qquad
               x \leftarrow x + \mathrm{FFN}(\mathrm{RMSNorm}(x))
 
-    ``x`` is ``(n, d)``, the ``n`` new tokens; their keys and values are
-    written into ``cache_k`` and ``cache_v`` (``(G, capacity, h)``) at
-    positions ``past .. past + n - 1``; ``cos`` and ``sin`` are the rotary
-    tables of those positions.
+    Parameters
+    ----------
+    x : numpy.ndarray
+        ``(n, d)``: the ``n`` new tokens; a new array is returned.
+    layer : Layer
+    config : LanguageModelConfig
+    cos, sin : numpy.ndarray
+        ``(n, h/2)``: the rotary tables of positions ``past .. past + n - 1``.
+    cache_k, cache_v : numpy.ndarray
+        ``(G, capacity, h)``: the new keys and values are written at those positions.
+    past : int
+        How many tokens came before the new ones.
     """
     n = x.shape[0]
     H, G, h = config.num_heads, config.num_kv_heads, config.head_size
@@ -553,14 +570,26 @@ class LanguageModel:
         return self.tokenizer.encode(text)
 
     def decode(self, ids, skip_special_tokens=False):
-        """The text of token ids: ``decode(encode(text)) == text``."""
+        """The text of token ids: ``decode(encode(text)) == text``.
+
+        Parameters
+        ----------
+        ids : list of int
+            Token ids from 0 to the vocabulary size - 1 (checked).
+        skip_special_tokens : bool, default False
+            Leave out the control tokens (``<|im_end|>``).
+        """
         return self.tokenizer.decode(self._check_ids(ids), skip_special_tokens)
 
     def chat_prompt(self, messages, add_generation_prompt=True):
         """Write messages with the file's chat template, ready for the assistant's reply.
 
-        ``messages`` is a string (one user message) or a list of
-        ``{"role": ..., "content": ...}`` dicts.
+        Parameters
+        ----------
+        messages : str or list of dict
+            One user message, or ``{"role": ..., "content": ...}`` dicts (at least one).
+        add_generation_prompt : bool, default True
+            End with the opening of the assistant's reply, as the template writes it.
 
         Examples
         --------

@@ -404,7 +404,27 @@ _ROWS_PER_STEP = 1 << 14   # blocks dequantized at a time: the temporaries stay 
 def dequantize(raw, gtype, shape):
     """The float32 array of ``shape`` held by ``raw``, the tensor's bytes in ggml type ``gtype``.
 
-    ``gtype`` is a :class:`GGMLType` or its name (``"Q4_1"``).
+    Parameters
+    ----------
+    raw : array_like of uint8
+        The tensor's bytes (:meth:`GGUFFile.raw`), read as one flat run.
+    gtype : GGMLType or str
+        A type of :data:`GGML_TYPES` or its name (``"Q4_1"``); another name
+        raises ValueError.
+    shape : tuple of int
+        NumPy's shape of the tensor; its values must fill ``raw`` exactly
+        (ValueError otherwise).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``shape``, float32.
+
+    Examples
+    --------
+    >>> raw = np.array([0, 60, 0, 192], dtype=np.uint8)   # float16 1.0 and -2.0, little-endian
+    >>> dequantize(raw, "F16", (2,)).tolist()
+    [1.0, -2.0]
     """
     if isinstance(gtype, str):
         by_name = {t.name: t for t in GGML_TYPES.values()}

@@ -143,6 +143,18 @@ def unpermute_qk(weight, heads):
     puts the rows back in Hugging Face's order, which :func:`apply_rotary`
     expects.
 
+    Parameters
+    ----------
+    weight : numpy.ndarray
+        ``(heads * h, d)``: ``W_q`` or ``W_k`` as the GGUF file holds it.
+    heads : int
+        The heads whose rows it holds: ``H`` for ``W_q``, ``G`` for ``W_k``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The rows in Hugging Face's order, the shape of ``weight``.
+
     Examples
     --------
     >>> w = np.arange(4.0).reshape(4, 1)       # one head of size 4: rows 0, 1, 2, 3
@@ -184,7 +196,34 @@ def _finite(weights, name, path):
 
 
 def read_weights(gguf, config):
-    """Dequantize every tensor once; check its shape against the config."""
+    """Dequantize every tensor once; check its shape against the config.
+
+    Parameters
+    ----------
+    gguf : GGUFFile
+        The model's file, from :func:`~ragmetrics_edu.models.gguf.read_gguf`.
+    config : LanguageModelConfig
+        Its sizes, from :func:`read_config`: the shapes each tensor must have.
+
+    Returns
+    -------
+    embedding : numpy.ndarray
+        ``(V, d)``.
+    layers : list of Layer
+        One per layer, ``W_q`` and ``W_k`` in Hugging Face's order (:func:`unpermute_qk`).
+    norm : numpy.ndarray
+        ``(d,)``: the final RMS norm's weight.
+    head : numpy.ndarray
+        ``(V, d)``: the output matrix, or ``embedding`` itself when the file
+        has none (tied embeddings).
+
+    Raises
+    ------
+    ragmetrics_edu.models.gguf.GGUFError
+        A tensor is missing, has another shape than the config implies, or
+        holds a value that is not finite; the message names the file and the
+        tensor.
+    """
     d, f, h = config.hidden_size, config.intermediate_size, config.head_size
     kv = config.num_kv_heads * h
     path = gguf.path

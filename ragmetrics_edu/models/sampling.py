@@ -17,6 +17,18 @@ def softmax(x, axis=-1):
 
     Subtracting the maximum changes nothing but keeps ``exp`` from overflowing.
 
+    Parameters
+    ----------
+    x : array_like of float
+        The scores (logits); ``-inf`` is a probability of 0.
+    axis : int, default -1
+        The axis along which the probabilities add up to 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        The shape of ``x``; ``x`` itself is left unchanged.
+
     Examples
     --------
     >>> softmax(np.array([0.0, np.log(3.0)])).round(4).tolist()
@@ -92,6 +104,20 @@ def top_p_filter(probs, top_p):
     (ties by id) whose mass reaches ``top_p``; the first token is always kept.
 
     .. math:: p'_t = \frac{p_t\, [t \in S]}{\sum_{u \in S} p_u}
+
+    Parameters
+    ----------
+    probs : numpy.ndarray
+        ``(V,)``: the probabilities of the tokens, or of the allowed
+        continuations (weights that do not add up to 1: ``top_p`` is then a
+        share of their sum).
+    top_p : float
+        In (0, 1], as :meth:`LanguageModel.generate` checks it.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(V,)``: 0 outside the kept set, adding up to 1.
 
     Examples
     --------
@@ -177,6 +203,17 @@ class ContinuationDistribution:
 def distribution_text(labels, probabilities, mass):
     """One line of a distribution over a few labels, and the mass they had before renormalising.
 
+    Parameters
+    ----------
+    labels : list
+        The labels (continuations), each shown with its ``repr``.
+    probabilities : sequence of float
+        One per label, shown with 4 decimals.
+    mass : float
+        Their probability together before renormalising.
+
+    Examples
+    --------
     >>> distribution_text(["yes", "no"], [0.75, 0.25], 0.9)
     "'yes' 0.7500, 'no' 0.2500 (mass 0.9000 before renormalising)"
     """
@@ -190,6 +227,23 @@ def log_softmax(logits, temperature):
 
     The largest logit is subtracted *before* dividing, so that no quotient
     overflows however small the temperature (down to ``MIN_TEMPERATURE``).
+
+    Parameters
+    ----------
+    logits : numpy.ndarray
+        ``(V,)``: one position's next-token logits.
+    temperature : float
+        Above 0 (callers check it: at least ``MIN_TEMPERATURE``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(V,)`` float64 log-probabilities.
+
+    Examples
+    --------
+    >>> np.exp(log_softmax(np.array([0.0, np.log(3.0)]), 1.0)).round(4).tolist()
+    [0.25, 0.75]
     """
     z = logits.astype(np.float64)
     z = (z - z.max()) / temperature
@@ -197,7 +251,24 @@ def log_softmax(logits, temperature):
 
 
 def pick_token(logits, temperature, top_p, rng):
-    """The next token: the argmax, or a draw from the (top-p cut) softmax."""
+    """The next token: the argmax, or a draw from the (top-p cut) softmax.
+
+    Parameters
+    ----------
+    logits : numpy.ndarray
+        ``(V,)``: the next-token logits.
+    temperature : float
+        0 takes the argmax (ties to the lowest id); above 0 draws from the
+        softmax of ``logits / temperature``.
+    top_p : float
+        In (0, 1]: below 1, the draw is from :func:`top_p_filter`'s cut.
+    rng : numpy.random.Generator
+        The source of the draw (unused when ``temperature`` is 0).
+
+    Returns
+    -------
+    int
+    """
     if temperature == 0:
         return int(np.argmax(logits))
     z = logits.astype(np.float64)
@@ -208,6 +279,25 @@ def pick_token(logits, temperature, top_p, rng):
 
 
 def first_stop(text, stop):
+    """Where in ``text`` the earliest of the stop sequences begins, or None if none occurs.
+
+    Parameters
+    ----------
+    text : str
+        The text written so far.
+    stop : list of str
+        The stop sequences (:func:`check_stop`).
+
+    Returns
+    -------
+    int or None
+        The smallest index at which one of them begins.
+
+    Examples
+    --------
+    >>> first_stop("Yes. No.", [".", "No"])     # "." at 3 comes before "No" at 5
+    3
+    """
     found = [i for i in (text.find(s) for s in stop) if i >= 0]
     return min(found) if found else None
 
@@ -230,7 +320,30 @@ def check_stop(stop):
 def check_continuations(allowed, encode, decode):
     """The token ids of each allowed continuation, checked: a list of non-empty strings
     the tokenizer (``encode``, ``decode``) writes back as they are, none the beginning of
-    another (their probabilities would overlap)."""
+    another (their probabilities would overlap).
+
+    Parameters
+    ----------
+    allowed : list or tuple of str
+        The continuations, at least one (a string alone is refused).
+    encode : callable
+        Text to a list of token ids (:meth:`LanguageModel.encode`).
+    decode : callable
+        Token ids to text (:meth:`LanguageModel.decode`).
+
+    Returns
+    -------
+    list of list of int
+        Each continuation's token ids, in the order of ``allowed``.
+
+    Raises
+    ------
+    TypeError
+        ``allowed`` is not a list or tuple.
+    ValueError
+        ``allowed`` is empty, or one of its continuations breaks a rule
+        above or holds a lone surrogate (the message names it).
+    """
     if isinstance(allowed, str) or not isinstance(allowed, (list, tuple)):
         raise TypeError(f"allowed must be a list of strings, got "
                         f"{describe(allowed)}")
