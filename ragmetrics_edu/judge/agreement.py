@@ -124,6 +124,18 @@ def confusion_matrix(a, b, labels=None):
 def percent_agreement(a, b):
     """Share of items on which the two raters give the same label.
 
+    Parameters
+    ----------
+    a, b : sequence
+        The two raters' labels of the same items, in the same order: equal
+        lengths, not empty, no NaN label (``ValueError``); a string or a value
+        without a length is a ``TypeError``.
+
+    Returns
+    -------
+    float
+        The share of items labelled alike, in [0, 1].
+
     Examples
     --------
     >>> percent_agreement([1, 2, 3, 4], [1, 2, 4, 4])

@@ -146,7 +146,16 @@ class BPETokenizer:
         return list(ids)
 
     def decode(self, ids, skip_special_tokens=False):
-        """The text of token ids (bytes that are not whole UTF-8 yet become U+FFFD)."""
+        """The text of token ids (bytes that are not whole UTF-8 yet become U+FFFD).
+
+        Parameters
+        ----------
+        ids : iterable of int
+            Token ids, each passed through ``int``; their range is not checked here
+            (:meth:`LanguageModel.decode` checks them first).
+        skip_special_tokens : bool, default False
+            Leave out the control tokens (``<|im_end|>``).
+        """
         return self._tok.decode([int(i) for i in ids], skip_special_tokens=skip_special_tokens)
 
     def convert_ids_to_tokens(self, ids):
@@ -186,6 +195,16 @@ def render_chatml(messages, default_system, add_generation_prompt=True):
     system message ``default_system`` comes first when the first message is
     not a system message; ``<|im_start|>assistant\\n`` ends the prompt when
     ``add_generation_prompt``, so the model writes the assistant's reply.
+
+    Parameters
+    ----------
+    messages : list of dict
+        ``{"role": str, "content": str}`` each, in order, as :func:`check_messages`
+        returns them (not checked here); an empty list writes no system message.
+    default_system : str
+        The system message written first when the first message is not one.
+    add_generation_prompt : bool, default True
+        End with ``<|im_start|>assistant\\n``, the opening of the reply.
 
     Examples
     --------
@@ -265,6 +284,22 @@ def check_token_ids(ids, vocab_size):
     length is checked first (at most :data:`MAX_TOKEN_IDS`), and a ``range``
     by its ends: ``range(10**8)`` is refused at once, not after a list of it.
 
+    Parameters
+    ----------
+    ids : list, tuple or range of int, or 1-D integer numpy.ndarray
+        The token ids, Python or NumPy integers (not bools). Another container, an
+        item that is not an integer or an array of another dtype or shape is a
+        ``TypeError``; more than :data:`MAX_TOKEN_IDS` ids or an id out of range a
+        ``ValueError``.
+    vocab_size : int
+        The vocabulary's size: every id must be from 0 to ``vocab_size - 1``.
+
+    Returns
+    -------
+    list of int
+
+    Examples
+    --------
     >>> check_token_ids("12", 10)
     Traceback (most recent call last):
     ...
@@ -314,6 +349,16 @@ def check_text_for_model(text, name):
     A lone surrogate (``"\\ud800"``, half of a UTF-16 pair) is not text: the
     tokenizer cannot encode it (and said so as "TextInputSequence must be str").
 
+    Parameters
+    ----------
+    text : str
+        The text to tokenize; another type is a ``TypeError``, a text too long (in
+        characters or in UTF-8 bytes) or with a lone surrogate a ``ValueError``.
+    name : str
+        The argument's name in the messages (``"prompt"``, ``"prefix"``).
+
+    Examples
+    --------
     >>> check_text_for_model("ab " * 1_400_000, "text")
     Traceback (most recent call last):
     ...
@@ -360,6 +405,32 @@ def render_template(source, messages, add_generation_prompt, *, limit, where):
     ``limit`` digits (``'x' * 10**10``, ``'x'.center(10**10)``,
     ``10 ** 10 ** 8``). A template that breaks a bound, or fails in any
     other way, raises ValueError naming ``where`` (the file).
+
+    Parameters
+    ----------
+    source : str
+        The template's Jinja source (a file's ``tokenizer.chat_template``).
+    messages : list of dict
+        The conversation, given to the template as ``messages``.
+    add_generation_prompt : bool
+        Given to the template as ``add_generation_prompt``.
+    limit : int
+        The bound, in characters, on the prompt, on each value of the template's
+        variables and on each result asked for (see above).
+    where : str or os.PathLike
+        The file the template comes from, named in the messages.
+
+    Returns
+    -------
+    str
+        The prompt.
+
+    Raises
+    ------
+    ValueError
+        The template breaks a bound or fails.
+    ImportError
+        ``jinja2`` is not installed.
     """
     try:
         from jinja2.sandbox import ImmutableSandboxedEnvironment
