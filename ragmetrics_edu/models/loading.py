@@ -263,7 +263,16 @@ def load_model(model=None, backend="numpy"):
 
 
 def num_layers(model=None, backend="numpy"):
-    """Return the number of transformer layers of a model (6 for MiniLM-L6)."""
+    """Return the number of transformer layers of a model (6 for MiniLM-L6).
+
+    Parameters
+    ----------
+    model : str or os.PathLike, optional
+        A model folder or hub name; default the shipped all-MiniLM-L6-v2.
+    backend : {"numpy", "torch"}, default "numpy"
+        Which implementation loads it (:func:`load_model`); another value is a
+        ``ValueError``.
+    """
     _, encoder = load_model(model, backend)
     return int(encoder.config.num_hidden_layers)
 
@@ -418,6 +427,17 @@ def encode_texts(texts, model=None, backend="numpy"):
     Returns one :class:`ragmetrics_edu.models.minilm.Encoding` (``ids``, ``tokens``,
     ``truncated``) per text; see :func:`encode_ids` for the rules.
 
+    Parameters
+    ----------
+    texts : str or list of str
+        A string (one text) or an iterable of strings, each stripped before it is
+        split; bytes, a dict, a set or an item that is not a string is a ``TypeError``.
+    model : str or os.PathLike, optional
+        A model folder or hub name; default the shipped all-MiniLM-L6-v2.
+    backend : {"numpy", "torch"}, default "numpy"
+        Which backend's tokenizer splits them (:func:`load_model`); another value is
+        a ``ValueError``.
+
     Examples
     --------
     >>> [enc] = encode_texts("word " * 600)
@@ -453,6 +473,22 @@ def encode_ids(texts, model=None, backend="numpy"):
     1e30), to what the model's position embeddings hold
     (``config.max_position_embeddings``, less RoBERTa's padding offset), and
     at most 4096. :func:`encode_texts` also says which texts were cut.
+
+    Parameters
+    ----------
+    texts : str or list of str
+        A string (one text) or an iterable of strings; bytes, a dict, a set or an
+        item that is not a string is a ``TypeError``.
+    model : str or os.PathLike, optional
+        A model folder or hub name; default the shipped all-MiniLM-L6-v2.
+    backend : {"numpy", "torch"}, default "numpy"
+        Which backend's tokenizer splits them (:func:`load_model`); another value is
+        a ``ValueError``.
+
+    Returns
+    -------
+    list of list of int
+        One list of ids per text, in input order.
 
     Examples
     --------
