@@ -1,14 +1,12 @@
 """The one validation layer: every input check of the package, and the bounds they share.
 
-Each one states the rule, names the argument and shows the value it got (cut
-to 80 characters by :func:`describe`), and raises; none uses ``assert``
-(assertions vanish under ``python -O``).  One exception rule: ``TypeError``
-for a value of the wrong type (a string, a float or a bool where an integer
-is needed), ``ValueError`` for a value of the right type out of its range.
-The checks are grouped by what they
-check: cut-offs and counts, rankings and grades, nested qrels and runs,
-texts and references, probabilities, seeds and bootstrap arguments, model layers.  This module
-imports nothing of the package.
+Each one states the rule, names the argument and shows the value it got (cut to 80
+characters by :func:`describe`), and raises; none uses ``assert`` (assertions vanish under
+``python -O``).  One exception rule: ``TypeError`` for a value of the wrong type (a string,
+a float or a bool where an integer is needed), ``ValueError`` for a value of the right type
+out of its range. The checks are grouped by what they check: cut-offs and counts, rankings
+and grades, nested qrels and runs, texts and references, probabilities, seeds and bootstrap
+arguments, model layers.  This module imports nothing of the package.
 """
 
 import collections.abc
@@ -47,11 +45,10 @@ MAX_K = INT64_MAX
 MAX_LINE_BYTES = 1 << 20
 """Bytes of one line of a TREC qrels or run file, at most, its ``\\n`` not counted (1 MiB).
 
-trec_eval has no limit of its own (it copies the whole file into memory
-and cuts it into lines there); the readers here read a line at a time, so
-they bound it, and a longer line (a binary file, ``/dev/zero``) is refused
-with its file and line number after reading at most this many bytes of it.
-A line of a real run is about a hundred bytes."""
+trec_eval has no limit of its own (it copies the whole file into memory and cuts it into
+lines there); the readers here read a line at a time, so they bound it, and a longer line (a
+binary file, ``/dev/zero``) is refused with its file and line number after reading at most
+this many bytes of it. A line of a real run is about a hundred bytes."""
 
 
 def describe_int(x):
@@ -368,9 +365,8 @@ def check_grades(qrels, *, name="qrels"):
 def check_scores(scores, *, name):
     """Return ``scores``, one query's ``{docid: score}``, or raise naming the bad entry.
 
-    Scores are real numbers, not NaN. Ties are ordered by document id (as
-    trec_eval orders them), so the ids must be of one kind: all strings, or
-    all numbers.
+    Scores are real numbers, not NaN. Ties are ordered by document id (as trec_eval orders
+    them), so the ids must be of one kind: all strings, or all numbers.
 
     >>> check_scores({"a": 1.0, 2: 1.0}, name="run['q']")
     Traceback (most recent call last):
@@ -442,9 +438,8 @@ def check_probabilities(values, *, name, n=None):
 def check_count(n, *, name, minimum=1, maximum=MAX_K, why=""):
     """Return ``n`` as an int from ``minimum`` to ``maximum``, or raise naming ``name``.
 
-    ``maximum`` defaults to 2**63 - 1 (a C ``long``): a larger count would
-    overflow NumPy or a float with a message that names nothing; ``why``
-    follows the bound in the message.
+    ``maximum`` defaults to 2**63 - 1 (a C ``long``): a larger count would overflow NumPy or
+    a float with a message that names nothing; ``why`` follows the bound in the message.
 
     >>> check_count(10**400, name="n_a")
     Traceback (most recent call last):
@@ -502,12 +497,11 @@ def check_simulated(count, *, name, per=1, what="", total=False):
 def check_group_labels(groups, n, *, name="groups", per="item"):
     """Return ``groups``, one hashable label per ``per`` (``n`` of them), as a list, or raise.
 
-    Whole groups are resampled, so a label must be usable as a dict key (a
-    list is not: the message names its position) and equal to itself: NaN
-    is not, so every NaN would make a group of its own (six NaN labels, six
-    groups).  A missing label (None, NaN, NaT, pandas' NA) is refused: it
-    names no group, and pooling every unlabelled item into one "None" group
-    would resample unrelated items together.
+    Whole groups are resampled, so a label must be usable as a dict key (a list is not: the
+    message names its position) and equal to itself: NaN is not, so every NaN would make a
+    group of its own (six NaN labels, six groups).  A missing label (None, NaN, NaT, pandas'
+    NA) is refused: it names no group, and pooling every unlabelled item into one "None"
+    group would resample unrelated items together.
 
     >>> check_group_labels([1, 1, float("nan"), 2], 4)
     Traceback (most recent call last):
@@ -793,9 +787,8 @@ def check_resamples(n_resamples, *, name="n_resamples"):
 def check_bootstrap(confidence, n_resamples, seed):
     """Return ``(confidence, n_resamples, seed)`` of a bootstrap interval, checked, or raise.
 
-    The three arguments every percentile bootstrap interval of the package
-    takes: :func:`check_confidence`, :func:`check_resamples` and
-    :func:`check_seed`, in that order.
+    The three arguments every percentile bootstrap interval of the package takes:
+    :func:`check_confidence`, :func:`check_resamples` and :func:`check_seed`, in that order.
 
     >>> check_bootstrap(0.9, 1000, None)
     (0.9, 1000, None)
