@@ -19,7 +19,14 @@ import numpy as np
 def check_k(k, *, name="k", allow_none=False):
     """Return ``k`` as an int, or raise if it is not a positive integer.
 
-    ``k=None`` means "the whole ranking" where ``allow_none`` is true.
+    Parameters
+    ----------
+    k : int
+        From 1 to :data:`MAX_K` (else ``ValueError``); a bool or a non-integer is a ``TypeError``.
+    name : str, default "k"
+        The argument's name in the messages.
+    allow_none : bool, default False
+        Accept ``k=None`` ("the whole ranking"), returned as is.
     """
     if k is None and allow_none:
         return None
@@ -122,11 +129,17 @@ def _check_ranking_shape(rels, name, what):
 def check_rels(rels, *, name="rels", allow_negative=False):
     """Return the grades ``rels`` as a 1-D float64 array, or raise.
 
-    Grades are the relevance of the retrieved documents in rank order. They
-    must be real numbers, finite and non-negative; an empty ranking is valid.
-    ``allow_negative=True`` accepts negative grades too, for the judged
-    grades of a query (in TREC qrels, -1 or -2 mark junk); the caller says
-    what they mean.
+    Parameters
+    ----------
+    rels : sequence of float
+        The relevance of the retrieved documents in rank order (a string, set, dict or
+        array of another shape is refused): real numbers, not bools (else ``TypeError``),
+        finite and non-negative (else ``ValueError``). An empty ranking is valid.
+    name : str, default "rels"
+        The argument's name in the messages.
+    allow_negative : bool, default False
+        Accept negative grades too, for the judged grades of a query (in TREC qrels, -1
+        or -2 mark junk); the caller says what they mean.
     """
     _check_ranking_shape(rels, name, "sequence of grades in rank order")
     values = list(rels.tolist() if isinstance(rels, np.ndarray) else rels)
@@ -148,8 +161,16 @@ def check_rels(rels, *, name="rels", allow_negative=False):
 def check_n_relevant(n_relevant, *, found=0, name="n_relevant"):
     """Return ``n_relevant`` as an int, or raise.
 
-    ``found`` is the number of relevant documents present in the ranking; the
-    query cannot have fewer relevant documents than were retrieved.
+    Parameters
+    ----------
+    n_relevant : int
+        The query's number of relevant documents, from ``found`` to 2**63 - 1 (else
+        ``ValueError``); a bool or a non-integer is a ``TypeError``.
+    found : int, default 0
+        The number of relevant documents present in the ranking; the query cannot
+        have fewer relevant documents than were retrieved.
+    name : str, default "n_relevant"
+        The argument's name in the messages.
     """
     if isinstance(n_relevant, bool) or not isinstance(n_relevant, numbers.Integral):
         raise TypeError(f"{name} must be a non-negative integer, got {n_relevant!r}")
@@ -164,7 +185,17 @@ def check_n_relevant(n_relevant, *, found=0, name="n_relevant"):
 
 
 def check_choice(value, choices, *, name):
-    """Raise unless ``value`` is one of ``choices`` (listing them)."""
+    """Raise unless ``value`` is one of ``choices`` (listing them).
+
+    Parameters
+    ----------
+    value : object
+        Returned if it is one of ``choices`` (``in``), else a ``ValueError``.
+    choices : sequence
+        The values allowed, each shown by its ``repr`` in the message.
+    name : str
+        The argument's name in the message.
+    """
     if value not in choices:
         known = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {known}, got {describe(value)}")
@@ -700,8 +731,20 @@ def check_references(references, *, name="references", what="the references", em
 def check_layer(layer, n_layers, *, lowest=0, name="layer"):
     """Return ``layer`` as an int from ``lowest`` to ``n_layers`` (the model's), or raise.
 
-    Layer 0 is the embeddings, ``n_layers`` the last transformer layer.
+    Parameters
+    ----------
+    layer : int
+        Layer 0 is the embeddings, ``n_layers`` the last transformer layer; out of range is
+        a ``ValueError``, a bool or a non-integer a ``TypeError``.
+    n_layers : int
+        The model's number of transformer layers.
+    lowest : int, default 0
+        The lowest layer allowed (1 where the embeddings, having no attention, are not).
+    name : str, default "layer"
+        The argument's name in the message.
 
+    Examples
+    --------
     >>> check_layer(7, 6)
     Traceback (most recent call last):
     ...
