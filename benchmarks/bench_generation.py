@@ -130,16 +130,16 @@ def bench_rouge(n):
     print(f"\nROUGE-1/2/L, {n:,} pairs (rouge-score tokenizer, no stemmer)")
     scorer = rouge_scorer.RougeScorer(variants)
     warm_up(lambda: [scorer.score(r, c) for c, r in zip(cands[:50], refs[:50])],
-            lambda: [rouge_scores(c, r, variants, tokenizer=rm.rouge_tokenize)
+            lambda: [rouge_scores(c, r, variants=variants, tokenizer=rm.rouge_tokenize)
                      for c, r in zip(cands[:50], refs[:50])],
             lambda: [rm.rouge_l(c, r, tokenizer=rm.rouge_tokenize)
                      for c, r in zip(cands[:50], refs[:50])])
 
     t_theirs, theirs = timed(lambda: [scorer.score(r, c) for c, r in zip(cands, refs)])
-    t_ours, ours = timed(lambda: [rouge_scores(c, r, variants, tokenizer=rm.rouge_tokenize)
+    t_ours, ours = timed(lambda: [rouge_scores(c, r, variants=variants, tokenizer=rm.rouge_tokenize)
                                   for c, r in zip(cands, refs)])
-    t_each, each = timed(lambda: [(rm.rouge_n(c, r, 1, tokenizer=rm.rouge_tokenize),
-                                   rm.rouge_n(c, r, 2, tokenizer=rm.rouge_tokenize),
+    t_each, each = timed(lambda: [(rm.rouge_n(c, r, n=1, tokenizer=rm.rouge_tokenize),
+                                   rm.rouge_n(c, r, n=2, tokenizer=rm.rouge_tokenize),
                                    rm.rouge_l(c, r, tokenizer=rm.rouge_tokenize))
                                   for c, r in zip(cands, refs)])
 

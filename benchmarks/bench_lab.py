@@ -81,19 +81,19 @@ def main(argv=None):
           f"ratio to {BM25_TARGET_S:g} s target: {ratio:.2f} ({verdict})")
 
     metrics = ["P@10", "ndcg@10", "map", "mrr"]
-    eval_s, report = best_of(args.repeat, lambda: rm.evaluate(cran.qrels, bm25, metrics))
+    eval_s, report = best_of(args.repeat, lambda: rm.evaluate(cran.qrels, bm25, metrics=metrics))
     print(f"evaluate, 4 metrics, 225 queries      {eval_s:8.3f} s")
     print("  BM25 (k1=1.5, b=0.75, lucene, en stop words): "
           + ", ".join(f"{m} {report.mean[m]:.4f}" for m in metrics))
 
     dense_s, dense = best_of(args.repeat, lambda: dense_run(cran.docs, cran.queries, depth=100))
     print(f"dense_run, shipped embeddings         {dense_s:8.3f} s")
-    dense_report = rm.evaluate(cran.qrels, dense, metrics)
+    dense_report = rm.evaluate(cran.qrels, dense, metrics=metrics)
     print("  MiniLM: " + ", ".join(f"{m} {dense_report.mean[m]:.4f}" for m in metrics))
 
     rrf_s, fused = best_of(args.repeat, lambda: rrf([bm25, dense]))
     print(f"rrf of the two runs                   {rrf_s:8.3f} s")
-    fused_report = rm.evaluate(cran.qrels, fused, metrics)
+    fused_report = rm.evaluate(cran.qrels, fused, metrics=metrics)
     print("  RRF:    " + ", ".join(f"{m} {fused_report.mean[m]:.4f}" for m in metrics))
 
     if not args.no_encode:

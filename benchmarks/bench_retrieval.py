@@ -172,7 +172,7 @@ def plain_loop(qrels, run):
         n_relevant = sum(g >= 1 for g in judged.values())
         out[qid] = {
             "P@10": rm.precision_at_k(rels, 10),
-            "recall@10": rm.recall_at_k(rels, 10, n_relevant),
+            "recall@10": rm.recall_at_k(rels, 10, n_relevant=n_relevant),
             "ndcg@10": rm.ndcg_at_k(rels, 10, ideal=list(judged.values())),
             "map": rm.average_precision(rels, n_relevant),
             "mrr": rm.reciprocal_rank(rels),
@@ -185,7 +185,7 @@ def _evaluator(name, qrels, run):
     if name == "rm":
         import ragmetrics_edu as rm
 
-        return lambda: rm.evaluate(qrels, run, METRICS)
+        return lambda: rm.evaluate(qrels, run, metrics=METRICS)
     if name == "pytrec_eval":
         import pytrec_eval
 
@@ -366,7 +366,7 @@ def workload_ratios(n_queries, n_retrieved, rounds, data=None):
         qrels, run = data[heavy_ties]
         names, measures = workload_measures(new_measures)
         functions = {
-            "rm": lambda: rm.evaluate(qrels, run, list(names)),
+            "rm": lambda: rm.evaluate(qrels, run, metrics=list(names)),
             "pytrec_eval": lambda: pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run),
         }
         check_agreement(functions["rm"](), functions["pytrec_eval"](), names=names)
@@ -402,7 +402,7 @@ def tie_sweep(rounds, sizes=(10_000, 20_000, 40_000, 80_000)):
             qrels = {"q": {f"doc{i}": 1 - i % 2 for i in range(n)} if measure == "bpref"
                      else {f"doc{i}": 1 for i in range(0, n, 2)}}
             functions = {
-                "rm": lambda: rm.evaluate(qrels, run, [measure]),
+                "rm": lambda: rm.evaluate(qrels, run, metrics=[measure]),
                 "pytrec_eval": lambda: pytrec_eval.RelevanceEvaluator(
                     qrels, {measure}).evaluate(run),
             }

@@ -99,6 +99,7 @@ _EXPORTS = {
     "paired_t_test": "lab.significance",
     "randomization_test": "lab.significance",
     "compare_systems": "lab.significance",
+    "adjust_p_values": "lab.power",
     "adjust_pvalues": "lab.power",
     "paired_effect_size": "lab.power",
     "queries_needed": "lab.power",

@@ -297,7 +297,8 @@ def _evaluate_report(qrels_path, run_path, metrics, missing, conventions=None,
     from .retrieval.batch import evaluate
     from .retrieval.trec import read_run
 
-    report = evaluate(qrels_path, run_path, metrics, missing=missing, conventions=conventions,
+    report = evaluate(qrels_path, run_path, metrics=metrics, missing=missing,
+                      conventions=conventions,
                       gain=gain, relevance_level=relevance_level, depth=depth)
     if conventions == "ranx":
         note = _ranx_tie_note(read_run(run_path), run_path)
@@ -407,7 +408,7 @@ def _cmd_compare(args, out):
                 f"(only in {args.runs[0]}: {_shown_ids(only_base) or 'none'}; "
                 f"only in {path}: {_shown_ids(only_run) or 'none'}); use --missing zero"
             )
-        c = compare_systems(base, report, args.metric, test=args.test,
+        c = compare_systems(base, report, metric=args.metric, test=args.test,
                             n_resamples=args.n_resamples, seed=args.seed)
         rows.append((path, c))
     test_name = rows[0][1].result.test

@@ -7,6 +7,8 @@ working until :data:`REMOVED_IN`: the old spelling raises a
 the new one does.
 
 * :func:`renamed_arguments` decorates a function whose arguments were renamed.
+* :func:`formerly_positional` decorates a function whose arguments after
+  the first two became keyword-only: a positional call still works, and warns.
 * :func:`renamed_attribute` is the old name of a result's attribute: a
   property that warns and reads the new one.
 * :func:`warn_renamed` warns of any other old name (a preset's), at the
@@ -20,14 +22,15 @@ import os
 import sys
 import warnings
 
-__all__ = ["REMOVED_IN", "renamed_arguments", "renamed_attribute", "warn_renamed"]
+__all__ = ["REMOVED_IN", "formerly_positional", "renamed_arguments", "renamed_attribute",
+           "warn_renamed"]
 
 REMOVED_IN = "0.3.0"
 """The release in which the old names stop working."""
 
 
-def _warn(message, stacklevel):
-    warnings.warn(f"{message} (the old name stops working in ragmetrics_edu {REMOVED_IN})",
+def _warn(message, stacklevel, what="the old name"):
+    warnings.warn(f"{message} ({what} stops working in ragmetrics_edu {REMOVED_IN})",
                   DeprecationWarning, stacklevel=stacklevel + 1)
 
 
@@ -75,6 +78,75 @@ def renamed_arguments(**old_to_new):
         return wrapper
 
     return decorate
+
+
+def formerly_positional(*names):
+    """Decorate a function whose arguments ``names`` were positional and are now keyword-only.
+
+    ``names`` are the keyword-only parameters, in the order they had when they
+    could be given by position.  A call that still gives them by position
+    warns, naming each keyword to write, and passes them by name; a call
+    giving one both ways is a TypeError, as Python's own.  More positional
+    arguments than the function ever took are Python's TypeError too.
+    ``inspect.signature`` shows the keyword-only signature, and
+    ``formerly_positional`` on the function lists ``names``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> @formerly_positional("n_relevant")
+    ... def recall(rels, k, *, n_relevant=None):
+    ...     return sum(rels[:k]) / (n_relevant or sum(rels))
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     recall([1, 0, 1], 2, 4)
+    0.25
+    >>> print(caught[0].message)
+    recall(): pass n_relevant by keyword: n_relevant=4 (a positional n_relevant stops working in ragmetrics_edu 0.3.0)
+    >>> recall([1, 0, 1], 2, 4, n_relevant=4)
+    Traceback (most recent call last):
+    ...
+    TypeError: recall() got n_relevant by position and by keyword; pass it by keyword alone
+    """
+
+    def decorate(function):
+        name = function.__qualname__.replace(".__init__", "")
+        code = function.__code__
+        n_positional = code.co_argcount
+        keyword_only = code.co_varnames[n_positional:n_positional + code.co_kwonlyargcount]
+        if list(names) != list(keyword_only[:len(names)]):
+            raise TypeError(f"{name}: formerly_positional{names} must be the first keyword-only "
+                            f"parameters {keyword_only[:len(names)]}, in order")
+
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            if len(args) > n_positional:
+                extra = args[n_positional:]
+                if len(extra) > len(names):
+                    raise TypeError(f"{name}() takes {n_positional} positional arguments "
+                                    f"(and {len(names)} formerly positional) but "
+                                    f"{len(args)} were given")
+                passed = dict(zip(names, extra))
+                for given in passed.keys() & kwargs.keys():
+                    raise TypeError(f"{name}() got {given} by position and by keyword; "
+                                    f"pass it by keyword alone")
+                keywords = ", ".join(f"{k}={_short(v)}" for k, v in passed.items())
+                _warn(f"{name}(): pass {', '.join(passed)} by keyword: {keywords}", 2,
+                      what="a positional " + " or ".join(passed))
+                kwargs.update(passed)
+                args = args[:n_positional]
+            return function(*args, **kwargs)
+
+        wrapper.formerly_positional = tuple(names)
+        return wrapper
+
+    return decorate
+
+
+def _short(value):
+    """A value as a warning shows it: its repr, cut to 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _given_by_position(function, name, args):

@@ -586,9 +586,9 @@ def test_gain_option(files, capsys):
     assert main([*common, "--gain", "exponential"]) == 0
     exponential = json.loads(capsys.readouterr().out)["mean"]["ndcg@10"]
     qrels, run = rm.read_qrels(files["qrels"]), rm.read_run(files["bm25"])
-    assert linear == pytest.approx(rm.evaluate(qrels, run, ["ndcg@10"]).mean["ndcg@10"], abs=1e-15)
+    assert linear == pytest.approx(rm.evaluate(qrels, run, metrics=["ndcg@10"]).mean["ndcg@10"], abs=1e-15)
     assert exponential == pytest.approx(
-        rm.evaluate(qrels, run, ["ndcg@10"], gain="exponential").mean["ndcg@10"], abs=1e-15)
+        rm.evaluate(qrels, run, metrics=["ndcg@10"], gain="exponential").mean["ndcg@10"], abs=1e-15)
     assert linear != exponential
 
 

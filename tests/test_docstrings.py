@@ -104,7 +104,7 @@ def test_the_scan_reads_the_whole_public_api():
     names = {name for name, _ in _public_functions()}
     assert len(names) > 250
     for expected in ("retrieval.order_unaware.recall_at_k", "generation.chrf_score.chrf",
-                     "judge.assessors.kappa_ci", "lab.power.adjust_pvalues"):
+                     "judge.assessors.kappa_ci", "lab.power.adjust_p_values"):
         assert expected in names
 
 

@@ -122,9 +122,8 @@ def test_an_integer_beyond_a_float_is_named(fn):
 @pytest.mark.parametrize("fn", [ppi_study.ppi_variance_ratio, ppi_study.ppi_repeated])
 def test_an_integer_lam_beyond_a_float_is_named(fn):
     y, yhat = [0, 1, 1, 0, 1, 0, 1, 1] * 3, [0, 1, 0, 0, 1, 1, 1, 1] * 3
-    args = (y, yhat, 8) if fn is ppi_study.ppi_repeated else (y, yhat, 8)
     with pytest.raises(ValueError, match=r"lam.*about 10\*\*400"):
-        fn(*args, lam=10**400)
+        fn(y, yhat, n=8, lam=10**400)
 
 
 # ---------------------------------------------------------------- 7. PPI's study at any magnitude
@@ -140,14 +139,14 @@ def test_ppi_repeated_at_any_magnitude(scale):
     """Before: [1e200, 0] * 20 gave width nan and coverage 0 (the squares overflowed)."""
     y, yhat = _population()
     for lam in (1, None, 0.5):
-        want = ppi_study.ppi_repeated(y, yhat, 12, repeats=40, lam=lam, seed=1)
-        got = ppi_study.ppi_repeated(y * scale, yhat * scale, 12, repeats=40, lam=lam, seed=1)
+        want = ppi_study.ppi_repeated(y, yhat, n=12, repeats=40, lam=lam, seed=1)
+        got = ppi_study.ppi_repeated(y * scale, yhat * scale, n=12, repeats=40, lam=lam, seed=1)
         assert got.coverage == want.coverage and got.classical_coverage == want.classical_coverage
         assert got.width == pytest.approx(want.width * scale, rel=1e-9)
         assert got.classical_width == pytest.approx(want.classical_width * scale, rel=1e-9)
         assert got.truth == pytest.approx(want.truth * scale, rel=1e-12)
         np.testing.assert_allclose(got.lam, want.lam, rtol=1e-9, atol=1e-12)
-    got = ppi_study.ppi_repeated([1e200, 0] * 20, [1e200, 0] * 20, 10, repeats=20)
+    got = ppi_study.ppi_repeated([1e200, 0] * 20, [1e200, 0] * 20, n=10, repeats=20)
     assert math.isfinite(got.width) and got.coverage == 1.0
 
 
@@ -156,14 +155,14 @@ def test_ppi_variance_ratio_at_any_magnitude(scale):
     """Before: 1.7e308 gave nan, and 1e-200 "human labels all equal" (the variance underflowed)."""
     y, yhat = _population()
     for lam in (1, None, 0.25):
-        want = ppi_study.ppi_variance_ratio(y, yhat, 12, lam=lam)
-        assert ppi_study.ppi_variance_ratio(y * scale, yhat * scale, 12, lam=lam) == \
+        want = ppi_study.ppi_variance_ratio(y, yhat, n=12, lam=lam)
+        assert ppi_study.ppi_variance_ratio(y * scale, yhat * scale, n=12, lam=lam) == \
             pytest.approx(want, rel=1e-9)
     # the judge's labels on another scale than the people's: the ratio for lam=None does not move
-    assert ppi_study.ppi_variance_ratio(y, yhat * 1e-250, 12, lam=None) == pytest.approx(
-        ppi_study.ppi_variance_ratio(y, yhat, 12, lam=None), rel=1e-9)
+    assert ppi_study.ppi_variance_ratio(y, yhat * 1e-250, n=12, lam=None) == pytest.approx(
+        ppi_study.ppi_variance_ratio(y, yhat, n=12, lam=None), rel=1e-9)
     with pytest.raises(ValueError, match="all equal"):
-        ppi_study.ppi_variance_ratio([0.1] * 10, yhat[:10], 4)
+        ppi_study.ppi_variance_ratio([0.1] * 10, yhat[:10], n=4)
 
 
 # ---------------------------------------------------------------- 8. the fourth probe: lam, repeats, Y
@@ -179,7 +178,7 @@ def test_ppi_variance_ratio_beyond_a_float_names_lam(lam):
     (1/4 - lam/4 + lam**2 * 9/32) / (1/4), about 1.1 lam**2: over 1e400 here.
     """
     with pytest.raises(ValueError, match=r"lam=.*beyond the range of a float"):
-        ppi_study.ppi_variance_ratio(PPI_Y, PPI_YHAT, 4, lam=lam)
+        ppi_study.ppi_variance_ratio(PPI_Y, PPI_YHAT, n=4, lam=lam)
 
 
 def test_ppi_variance_ratio_is_computed_when_lam_squared_alone_overflows():
@@ -191,7 +190,7 @@ def test_ppi_variance_ratio_is_computed_when_lam_squared_alone_overflows():
     # by hand: var(Y) = 1/4, var(Yhat) = d**2/4, cov(Y, Yhat) = d/4
     var_y, var_f, cov = F(1, 4), F(d) ** 2 / 4, F(d) / 4
     want = (var_y - 2 * F(lam) * cov + F(lam) ** 2 * var_f * (1 + F(n, N))) / var_y
-    assert ppi_study.ppi_variance_ratio(y, yhat, n, lam=lam) == pytest.approx(float(want),
+    assert ppi_study.ppi_variance_ratio(y, yhat, n=n, lam=lam) == pytest.approx(float(want),
                                                                               rel=1e-12)
 
 
@@ -212,8 +211,8 @@ def test_ppi_repeated_refuses_a_numpy_repeats_that_wraps_around():
         for repeats in (np.int64(2**62), np.int64(2**61 + 1), np.uint64(2**63)):
             with pytest.raises(ValueError, match=r"repeats must be a whole number from 1 to "
                                                  r"2500000 for 20 items, got"):
-                ppi_study.ppi_repeated(PPI_Y[:4] * 5, PPI_YHAT[:4] * 5, 6, repeats=repeats)
-    r = ppi_study.ppi_repeated(PPI_Y[:4] * 5, PPI_YHAT[:4] * 5, 6, repeats=np.int64(3))
+                ppi_study.ppi_repeated(PPI_Y[:4] * 5, PPI_YHAT[:4] * 5, n=6, repeats=repeats)
+    r = ppi_study.ppi_repeated(PPI_Y[:4] * 5, PPI_YHAT[:4] * 5, n=6, repeats=np.int64(3))
     assert len(r.low) == 3
 
 
@@ -237,8 +236,8 @@ def test_correlation_ci_names_scores(scores, error, match):
 
 
 def _ppi_study_calls():
-    return [lambda y, yhat: ppi_study.ppi_variance_ratio(y, yhat, 4),
-            lambda y, yhat: ppi_study.ppi_repeated(y, yhat, 4, repeats=5)]
+    return [lambda y, yhat: ppi_study.ppi_variance_ratio(y, yhat, n=4),
+            lambda y, yhat: ppi_study.ppi_repeated(y, yhat, n=4, repeats=5)]
 
 
 @pytest.mark.parametrize("call", _ppi_study_calls())
@@ -309,6 +308,6 @@ def test_a_nan_probability_is_a_value_error():
     from ragmetrics_edu.online.interleaving import team_draft_interleave
 
     with pytest.raises(ValueError, match=r"alpha_by_doc\['a'\] must be a probability"):
-        ranking_value({"a": math.nan}, ["a"], [1.0])
+        ranking_value({"a": math.nan}, ["a"], weights=[1.0])
     with pytest.raises(ValueError, match="NaN document id"):
         team_draft_interleave([Decimal("sNaN"), "b"], ["a", "b"])

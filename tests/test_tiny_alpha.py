@@ -42,7 +42,7 @@ def test_tiny_alpha_is_computed_from_the_tail(alpha):
     n = one_sample_size(0.1, alpha=alpha)
     assert n == pytest.approx(((z + scipy_stats.norm.ppf(0.8)) / 0.1) ** 2, rel=1e-6)
     assert math.isfinite(ab_sample_size(0.1, 0.12, alpha=alpha))
-    assert ppi_repeated([0, 1] * 20, [0, 1] * 20, 10, repeats=5, alpha=alpha).alpha == alpha
+    assert ppi_repeated([0, 1] * 20, [0, 1] * 20, n=10, repeats=5, alpha=alpha).alpha == alpha
 
 
 def test_confidence_near_one():
@@ -57,7 +57,7 @@ def test_confidence_near_one():
     lambda a: ppi_mean_ci([0, 1, 1], [0, 1, 1], [1, 0], alpha=a),
     lambda a: one_sample_size(0.1, alpha=a),
     lambda a: ab_sample_size(0.1, 0.12, alpha=a),
-    lambda a: ppi_repeated([0, 1] * 20, [0, 1] * 20, 10, repeats=5, alpha=a),
+    lambda a: ppi_repeated([0, 1] * 20, [0, 1] * 20, n=10, repeats=5, alpha=a),
     lambda a: rm.impressions_needed({"q": ["a", "b"]}, {"q": ["b", "a"]}, {"q": {"a": 2}},
                                     depth=2, n_per_query=20, alpha=a),
 ])

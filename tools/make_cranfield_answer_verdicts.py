@@ -121,7 +121,7 @@ def build(ids=None):
                     log = []
                     rec = recording(entails, passages, log)
                     for answer in cited_answers(a.text, doc_ids, a.doc_ids[0]):
-                        rm.citation_scores(answer, passages, rec)
+                        rm.citation_scores(answer, passages, entails=rec)
                     record["entails"] = log
                 records.append(record)
     return records

@@ -39,6 +39,8 @@ import numbers
 import types
 from contextlib import contextmanager
 
+from .._deprecation import formerly_positional
+
 __all__ = ["ExerciseFailed", "NotAttempted", "LibraryCallRefused", "check_function",
            "check_items", "check_number", "digest", "digest_items", "answer", "answers"]
 
@@ -308,7 +310,8 @@ def check_function(func, cases, *, forbid=(), tol=1e-9, name=None):
     print(f"{name}: right on {n} input{'s' if n != 1 else ''}.")
 
 
-def digest(value, salt, decimals=3):
+@formerly_positional("decimals")
+def digest(value, salt, *, decimals=3):
     """The fingerprint of ``value`` rounded to ``decimals``, salted, for :func:`check_number`.
 
     A check cell can hold the fingerprint of a hand-computed answer instead of
@@ -617,7 +620,7 @@ def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hi
     else:
         # slack=1: one unit either side for a number rounded by hand; a count must be exact
         near = (0, -1, 1) if decimals > 0 else (0,)
-        right = any(digest(float(got) + d * unit, salt, decimals) == digest_
+        right = any(digest(float(got) + d * unit, salt, decimals=decimals) == digest_
                     for d in (near if slack else (0,)))
     if not right and decimals > 0 and _right_when_rounded(float(got), expected, digest_, salt,
                                                           decimals):
@@ -628,7 +631,7 @@ def check_number(name, expected=None, *, digest_=None, salt=None, decimals=3, hi
         if digest_ is None:
             raise TypeError("check_number's slips= needs digest_= (fingerprints, not values)")
         for slip_digest, message in slips:
-            if any(digest(float(got) + d * unit, salt, decimals) == slip_digest for d in near):
+            if any(digest(float(got) + d * unit, salt, decimals=decimals) == slip_digest for d in near):
                 raise ExerciseFailed(f"{name} = {_show(got)} is not right. {message}")
     if not right:
         precision = f" (to {decimals} decimals)" if decimals else ""
@@ -650,7 +653,7 @@ def _right_when_rounded(got, expected, digest_, salt, decimals):
     unit = 10.0 ** -decimals
     if expected is not None:
         return abs(got - float(expected)) <= 10.0 ** -coarse / 2 + 1e-12
-    return any(digest(got + k * unit, salt, decimals) == digest_ for k in range(-5, 5))
+    return any(digest(got + k * unit, salt, decimals=decimals) == digest_ for k in range(-5, 5))
 
 
 def digest_items(items, salt):

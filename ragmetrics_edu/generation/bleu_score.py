@@ -117,6 +117,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import check_choice
 from .bleu_stats import (
     REF_LENGTH_RULES, as_references, as_tokens, brevity_factor, check_max_n, reference_items,
@@ -554,7 +555,8 @@ def score_from_stats(stats, *, max_n=None, weights=None, smoothing="none",
                       orders=orders, reason=None, **base)
 
 
-def bleu(candidate, references, max_n=4, weights=None, smoothing="none", *,
+@formerly_positional("max_n", "weights", "smoothing")
+def bleu(candidate, references, *, max_n=4, weights=None, smoothing="none",
          smooth_value=None, effective_order=False, tokenizer=None,
          ref_length="closest", count_empty_orders=False):
     """Sentence BLEU of one candidate against one or several references.
@@ -676,7 +678,8 @@ def bleu(candidate, references, max_n=4, weights=None, smoothing="none", *,
                    count_empty_orders=bool(count_empty_orders))
 
 
-def corpus_bleu(candidates, references, max_n=4, weights=None, smoothing="none", *,
+@formerly_positional("max_n", "weights", "smoothing")
+def corpus_bleu(candidates, references, *, max_n=4, weights=None, smoothing="none",
                 smooth_value=None, effective_order=False, tokenizer=None,
                 ref_length="closest", count_empty_orders=False):
     """Corpus BLEU: statistics summed over all segments, then scored once.

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import check_choice, check_k, describe
 from .text import (
     rouge_tokenize, rouge_tokenize_stemmed, tokenizer_name, whitespace_tokenize,
@@ -257,7 +258,8 @@ def _clipped_matches(cand_counts, ref_counters):
     return matched
 
 
-def modified_precision(candidate, references, n, *, clip=True, tokenizer=None,
+@formerly_positional("n")
+def modified_precision(candidate, references, *, n, clip=True, tokenizer=None,
                        return_counts=False):
     """Modified (clipped) n-gram precision of BLEU.
 
@@ -306,13 +308,13 @@ def modified_precision(candidate, references, n, *, clip=True, tokenizer=None,
     Examples
     --------
     >>> ref = "I am thirty six years old"
-    >>> round(modified_precision("I have thirty six years", ref, 1), 4)   # 4 of 5
+    >>> round(modified_precision("I have thirty six years", ref, n=1), 4)   # 4 of 5
     0.8
-    >>> modified_precision("six six six six six", ref, 1, clip=False)      # 5 of 5
+    >>> modified_precision("six six six six six", ref, n=1, clip=False)      # 5 of 5
     1.0
-    >>> modified_precision("six six six six six", ref, 1)                  # clipped to 1
+    >>> modified_precision("six six six six six", ref, n=1)                  # clipped to 1
     0.2
-    >>> modified_precision("thirty six years have I", ref, 4, return_counts=True)
+    >>> modified_precision("thirty six years have I", ref, n=4, return_counts=True)
     PrecisionCounts(precision=0.0, clipped=0, total=2)
     """
     n = check_k(n, name="n")
@@ -468,7 +470,8 @@ def segment_ngram_stats(cand, refs, max_n, ref_length, count_empty_orders):
     return [cand_len, ref_len] + counts + totals
 
 
-def segment_stats(candidate, references, max_n=4, *, tokenizer=None,
+@formerly_positional("max_n")
+def segment_stats(candidate, references, *, max_n=4, tokenizer=None,
                   ref_length="closest", count_empty_orders=False):
     """BLEU's sufficient statistics of one segment, as an integer array.
 

@@ -85,7 +85,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._deprecation import renamed_arguments
+from .._deprecation import formerly_positional, renamed_arguments
 from .._validation import check_references, check_text, describe
 
 __all__ = [
@@ -644,7 +644,8 @@ def _corpus_stats(hyps, refs, char_order, word_order, beta, lowercase, whitespac
 # ---------------------------------------------------------------------------
 
 @renamed_arguments(hypothesis="candidate")
-def sentence_chrf(candidate, references, char_order=6, word_order=0, beta=2, *,
+@formerly_positional("char_order", "word_order", "beta")
+def sentence_chrf(candidate, references, *, char_order=6, word_order=0, beta=2,
                   lowercase=False, whitespace=False, eps_smoothing=False):
     """chrF (chrF++ with ``word_order=2``) of one candidate.
 
@@ -690,7 +691,8 @@ def sentence_chrf(candidate, references, char_order=6, word_order=0, beta=2, *,
 
 
 @renamed_arguments(hypotheses="candidates")
-def chrf(candidates, references, char_order=6, word_order=0, beta=2, *,
+@formerly_positional("char_order", "word_order", "beta")
+def chrf(candidates, references, *, char_order=6, word_order=0, beta=2,
          lowercase=False, whitespace=False, eps_smoothing=False):
     """Corpus chrF: statistics summed over all segments, then scored once.
 

@@ -65,6 +65,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from .._deprecation import formerly_positional
 from .._validation import check_choice, check_k
 from .bleu_stats import (
     as_tokens, looks_like_tokens, ngram_counter, reference_items, reference_list,
@@ -308,7 +309,8 @@ def _check_multi_ref(multi_ref):
     return check_choice(multi_ref, MULTI_REF, name="multi_ref")
 
 
-def rouge_n(candidate, references, n=1, *, tokenizer=None, multi_ref="best_f"):
+@formerly_positional("n")
+def rouge_n(candidate, references, *, n=1, tokenizer=None, multi_ref="best_f"):
     """ROUGE-N: overlap of n-grams.
 
     .. math::
@@ -354,13 +356,13 @@ def rouge_n(candidate, references, n=1, *, tokenizer=None, multi_ref="best_f"):
     6 of the reference's):
 
     >>> r = rouge_n("I really loved reading the Hunger Games",
-    ...             "I loved reading the Hunger Games", 1)
+    ...             "I loved reading the Hunger Games", n=1)
     >>> r.matches, r.candidate_count, r.reference_count
     (6, 7, 6)
     >>> round(r.precision, 4), round(r.recall, 4), round(r.fmeasure, 4)
     (0.8571, 1.0, 0.9231)
     >>> r2 = rouge_n("I really loved reading the Hunger Games",
-    ...              "I loved reading the Hunger Games", 2)
+    ...              "I loved reading the Hunger Games", n=2)
     >>> round(r2.precision, 4), round(r2.recall, 4)   # 4/6 and 4/5
     (0.6667, 0.8)
     """
@@ -503,7 +505,8 @@ def rouge_lsum(candidate, references, *, tokenizer=None, multi_ref="best_f"):
     return _combine(pairs, multi_ref, "rougeLsum", tokenizer_label(tokenizer, pieces))
 
 
-def rouge_scores(candidate, references, variants=("rouge1", "rouge2", "rougeL"), *,
+@formerly_positional("variants")
+def rouge_scores(candidate, references, *, variants=("rouge1", "rouge2", "rougeL"),
                  tokenizer=None, multi_ref="best_f"):
     """Several ROUGE variants at once, tokenizing each text once.
 

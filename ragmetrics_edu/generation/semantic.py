@@ -51,6 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import (check_flag, check_layer, check_positive_int, check_texts,
                            describe)
 
@@ -152,8 +153,9 @@ def greedy_match(similarity):
     return s.argmax(axis=1), s.argmax(axis=0)
 
 
+@formerly_positional("clip_at_zero")
 def score_from_similarity(similarity, candidate_weights=None, reference_weights=None,
-                          clip_at_zero=True):
+                          *, clip_at_zero=True):
     r"""BERTScore precision, recall and F1 from a similarity matrix.
 
     .. math::
@@ -582,7 +584,9 @@ def _check_references(references, n_candidates, single_candidate):
     return groups
 
 
-def bertscore(candidates, references, model=None, layer=None, idf=False,
+@formerly_positional("model", "layer", "idf", "rescale_baseline", "batch_size", "clip_at_zero",
+                     "backend")
+def bertscore(candidates, references, *, model=None, layer=None, idf=False,
               rescale_baseline=False, batch_size=64, clip_at_zero=True,
               backend="numpy"):
     r"""BERTScore of candidates against references, with a real transformer.
@@ -737,7 +741,7 @@ def bertscore(candidates, references, model=None, layer=None, idf=False,
     # every distinct text once, through the transformer
     flat_refs = [r for g in groups for r in g]
     texts = list(dict.fromkeys(cands + flat_refs))
-    encodings = loading.encode_texts(texts, model, backend)
+    encodings = loading.encode_texts(texts, model, backend=backend)
     ids = [e.ids for e in encodings]
     embedded = loading.token_embeddings(texts, model, layer=layer, batch_size=batch_size,
                                         ids=encodings, backend=backend)

@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import check_choice, check_count, check_real, describe, shorten
 
 __all__ = [
@@ -57,7 +58,8 @@ def check_no_nan_labels(a, b, name_a="a", name_b="b"):
                                  "unlabelled items out of both raters' labels)")
 
 
-def confusion_matrix(a, b, labels=None):
+@formerly_positional("labels")
+def confusion_matrix(a, b, *, labels=None):
     """Count the items labelled ``i`` by rater a and ``j`` by rater b.
 
     Parameters
@@ -187,7 +189,8 @@ def kappa_weights(n_labels, weights=None):
         return np.abs(idx[:, None] - idx[None, :]).astype(np.float64)
     return ((idx[:, None] - idx[None, :]) ** 2).astype(np.float64)
 
-def cohen_kappa(a, b, weights=None, labels=None):
+@formerly_positional("weights", "labels")
+def cohen_kappa(a, b, *, weights=None, labels=None):
     r"""Cohen's kappa: agreement between two raters corrected for chance.
 
     .. math::
@@ -260,7 +263,7 @@ def cohen_kappa(a, b, weights=None, labels=None):
     0.7368
     """
     check_choice(weights, WEIGHTS, name="weights")
-    observed, _ = confusion_matrix(a, b, labels)
+    observed, _ = confusion_matrix(a, b, labels=labels)
     observed = observed.astype(np.float64)
     n = observed.sum()
     expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / n

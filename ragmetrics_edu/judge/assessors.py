@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._deprecation import renamed_attribute
+from .._deprecation import formerly_positional, renamed_attribute
 from .._validation import check_bootstrap, check_choice, check_real
 from ._bootstrap import bootstrap_method, group_counts, interval_text, percentile_bounds
 from .agreement import check_label_pairs, cohen_kappa, kappa_weights
@@ -191,7 +191,8 @@ def _grouped_kappas(codes_a, codes_b, n_labels, weights, group_index, n_resample
     return np.atleast_1d(np.concatenate(kappas))
 
 
-def kappa_ci(a, b, weights=None, labels=None, confidence=0.95, n_resamples=1000, seed=0,
+@formerly_positional("weights", "labels", "confidence", "n_resamples", "seed", "groups")
+def kappa_ci(a, b, *, weights=None, labels=None, confidence=0.95, n_resamples=1000, seed=0,
              groups=None):
     r"""Cohen's kappa between two raters, with a percentile bootstrap interval.
 
@@ -458,7 +459,8 @@ def _score_table(scores, name, metric=None):
     return systems, queries, np.vstack(table)
 
 
-def system_ranking_tau(scores_a, scores_b, metric=None, confidence=0.95, n_resamples=1000,
+@formerly_positional("metric", "confidence", "n_resamples", "seed")
+def system_ranking_tau(scores_a, scores_b, *, metric=None, confidence=0.95, n_resamples=1000,
                        seed=0):
     r"""Kendall's tau between two rankings of the same systems, with an interval over queries.
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import describe
 from .base import as_judge, judge_identity
 from .pairwise import compare
@@ -57,7 +58,8 @@ MAX_PADDING = 1000
 """The most neutral sentences :func:`pad_answer` adds (and :func:`verbosity_bias` asks for)."""
 
 
-def pad_answer(answer, n_sentences=2, padding=NEUTRAL_PADDING):
+@formerly_positional("padding")
+def pad_answer(answer, n_sentences=2, *, padding=NEUTRAL_PADDING):
     """The answer followed by ``n_sentences`` neutral sentences.
 
     The padding sentences are taken in order, cycling when more are asked
@@ -161,7 +163,8 @@ class VerbosityBias:
                 f"up {self.n_up}, same {self.n_same}, down {self.n_down}")
 
 
-def verbosity_bias(judge, items, rubric="relevance", n_sentences=2, padding=NEUTRAL_PADDING):
+@formerly_positional("rubric", "n_sentences", "padding")
+def verbosity_bias(judge, items, *, rubric="relevance", n_sentences=2, padding=NEUTRAL_PADDING):
     r"""Grade each answer as given and padded with neutral sentences; report the shifts.
 
     For each item :math:`i`, with :math:`g` the judge's rating on the rubric
@@ -220,7 +223,7 @@ def verbosity_bias(judge, items, rubric="relevance", n_sentences=2, padding=NEUT
     original, padded, texts = [], [], []
     for item in items:
         extra = {k: item.get(k) for k in ("question", "context", "reference")}
-        longer = pad_answer(item["answer"], n_sentences, padding)
+        longer = pad_answer(item["answer"], n_sentences, padding=padding)
         original.append(grade(judge, rubric, item["answer"], **extra).score)
         padded.append(grade(judge, rubric, longer, **extra).score)
         texts.append(longer)
@@ -281,7 +284,9 @@ class PositionBias:
                 f"answer shown first chosen in {self.first_rate:.4f} of verdicts")
 
 
-def position_bias(judge, pairs, criterion="Which answer is more correct, relevant and helpful?"):
+@formerly_positional("criterion")
+def position_bias(judge, pairs, *,
+                  criterion="Which answer is more correct, relevant and helpful?"):
     r"""Compare each pair of answers in both orders; report how often the verdict flips.
 
     Each pair is judged twice (:func:`~ragmetrics_edu.judge.compare` with

@@ -73,6 +73,7 @@ import os
 import warnings
 from pathlib import Path
 
+from .._deprecation import formerly_positional
 from .._validation import file_kind
 from .base import CacheMissError, as_judge, judge_identity
 from ._key_scan import _refuse_userinfo, _without_userinfo
@@ -80,7 +81,8 @@ from ._key_scan import _refuse_userinfo, _without_userinfo
 __all__ = ["CachedJudge", "cache_key"]
 
 
-def cache_key(model, prompt, parameters=None, server=None):
+@formerly_positional("parameters", "server")
+def cache_key(model, prompt, *, parameters=None, server=None):
     """The cache key of a prompt: SHA-256 hex of canonical JSON.
 
     ``server`` (a judge's ``base_url``) enters the key only when given, so
@@ -101,12 +103,12 @@ def cache_key(model, prompt, parameters=None, server=None):
 
     Examples
     --------
-    >>> k = cache_key("m", "Rate this.", {"temperature": 0.0})
-    >>> len(k), k == cache_key("m", "Rate this.", {"temperature": 0.0})
+    >>> k = cache_key("m", "Rate this.", parameters={"temperature": 0.0})
+    >>> len(k), k == cache_key("m", "Rate this.", parameters={"temperature": 0.0})
     (64, True)
-    >>> k == cache_key("m", "Rate this!", {"temperature": 0.0})
+    >>> k == cache_key("m", "Rate this!", parameters={"temperature": 0.0})
     False
-    >>> k == cache_key("m", "Rate this.", {"temperature": 0.0}, server="http://localhost:11434/v1")
+    >>> k == cache_key("m", "Rate this.", parameters={"temperature": 0.0}, server="http://localhost:11434/v1")
     False
     """
     fields = {"model": model, "prompt": prompt, "parameters": parameters or {}}
@@ -351,13 +353,13 @@ class CachedJudge:
     # -- asking ------------------------------------------------------------------
 
     def _key(self, prompt):
-        return cache_key(self.model, prompt, self.parameters, self.server)
+        return cache_key(self.model, prompt, parameters=self.parameters, server=self.server)
 
     def _lookup(self, prompt):
         """The recorded reply of ``prompt`` or None; falls back to an entry recorded without a server."""
         reply = self._replies.get(self._key(prompt))
         if reply is None and self.server is not None:
-            reply = self._replies.get(cache_key(self.model, prompt, self.parameters))
+            reply = self._replies.get(cache_key(self.model, prompt, parameters=self.parameters))
             if reply is not None and not self._warned_legacy:
                 self._warned_legacy = True
                 warnings.warn(

@@ -40,6 +40,7 @@ import statistics
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._scaling import exponent
 from .._validation import check_choice, check_min_alpha, check_real, upper_normal_quantile
 
@@ -231,7 +232,8 @@ def ppi_tuned_lambda(Y, Yhat, Yhat_unlabeled):
     return _tuned_lambda(y, yhat, yhat_u)
 
 
-def ppi_mean_pointestimate(Y, Yhat, Yhat_unlabeled, lam=None):
+@formerly_positional("lam")
+def ppi_mean_pointestimate(Y, Yhat, Yhat_unlabeled, *, lam=None):
     r"""The prediction-powered estimate of a mean (PPI, or PPI++ when ``lam=None``).
 
     .. math::
@@ -297,7 +299,8 @@ def ppi_mean_pointestimate(Y, Yhat, Yhat_unlabeled, lam=None):
     return _unscaled(imputed.mean() + rectifier.mean(), e, lam)
 
 
-def ppi_mean_ci(Y, Yhat, Yhat_unlabeled, alpha=0.1, *, alternative="two-sided", lam=None):
+@formerly_positional("alpha")
+def ppi_mean_ci(Y, Yhat, Yhat_unlabeled, *, alpha=0.1, alternative="two-sided", lam=None):
     r"""The prediction-powered confidence interval of a mean (PPI, or PPI++ when ``lam=None``).
 
     .. math::

@@ -54,6 +54,7 @@ import math
 import re
 from collections import namedtuple
 
+from .._deprecation import formerly_positional
 from .._validation import check_count, check_score_or_nan
 
 __all__ = [
@@ -182,7 +183,8 @@ class CitationScores(namedtuple("CitationScores", "recall precision n_statements
                 f"({self.n_precise} of {self.n_citations} citations precise)")
 
 
-def citation_scores(answer, passages, entails, at_most_citations=3, empty_score=math.nan):
+@formerly_positional("entails", "at_most_citations", "empty_score")
+def citation_scores(answer, passages, *, entails, at_most_citations=3, empty_score=math.nan):
     """ALCE's citation recall and precision of one answer, with their counts.
 
     Parameters
@@ -219,7 +221,7 @@ def citation_scores(answer, passages, entails, at_most_citations=3, empty_score=
     >>> def entails(premise, hypothesis):    # entailed when a needed passage is in the premise
     ...     return any(passages[i] in premise for i in facts.get(hypothesis, ()))
     >>> s = citation_scores("Helium cooled best [1][3]. The tests ran at Mach 6 [3].",
-    ...                     passages, entails)
+    ...                     passages, entails=entails)
     >>> s.recall          # statement 1 supported by [1]+[3], statement 2 not by [3]
     0.5
     >>> s.n_precise, s.n_citations, round(s.precision, 4)   # [1] precise, [3] twice not
@@ -249,7 +251,8 @@ def citation_scores(answer, passages, entails, at_most_citations=3, empty_score=
     )
 
 
-def citation_recall(answer, passages, entails, at_most_citations=3, empty_score=math.nan):
+@formerly_positional("entails", "at_most_citations", "empty_score")
+def citation_recall(answer, passages, *, entails, at_most_citations=3, empty_score=math.nan):
     r"""ALCE citation recall: the share of statements their citations jointly entail.
 
     .. math::
@@ -275,13 +278,15 @@ def citation_recall(answer, passages, entails, at_most_citations=3, empty_score=
     Examples
     --------
     >>> yes_if_a = lambda premise, hypothesis: "A" in premise
-    >>> citation_recall("One [1]. Two [2]. Three.", ["A", "B"], yes_if_a)   # 1 of 3
+    >>> citation_recall("One [1]. Two [2]. Three.", ["A", "B"], entails=yes_if_a)   # 1 of 3
     0.3333333333333333
     """
-    return citation_scores(answer, passages, entails, at_most_citations, empty_score).recall
+    return citation_scores(answer, passages, entails=entails,
+                           at_most_citations=at_most_citations, empty_score=empty_score).recall
 
 
-def citation_precision(answer, passages, entails, at_most_citations=3, empty_score=math.nan):
+@formerly_positional("entails", "at_most_citations", "empty_score")
+def citation_precision(answer, passages, *, entails, at_most_citations=3, empty_score=math.nan):
     r"""ALCE citation precision: the share of citations that are needed.
 
     A citation is precise when its statement is supported by its citations
@@ -305,10 +310,11 @@ def citation_precision(answer, passages, entails, at_most_citations=3, empty_sco
     --------
     >>> yes_if_a = lambda premise, hypothesis: "A" in premise
     >>> # [1] entails alone: precise; [2] does not, and [1] alone still does: irrelevant
-    >>> citation_precision("One [1][2].", ["A", "B"], yes_if_a)
+    >>> citation_precision("One [1][2].", ["A", "B"], entails=yes_if_a)
     0.5
     """
-    return citation_scores(answer, passages, entails, at_most_citations, empty_score).precision
+    return citation_scores(answer, passages, entails=entails,
+                           at_most_citations=at_most_citations, empty_score=empty_score).precision
 
 
 def entailment_from_judge(judge):

@@ -59,6 +59,8 @@ from collections import namedtuple
 
 import numpy as np
 
+from .._deprecation import formerly_positional
+
 __all__ = [
     "atomic_claims",
     "DECOMPOSE_TEMPLATE",
@@ -192,7 +194,8 @@ def parse_claims(text):
     return claims
 
 
-def decompose_claims(judge, answer, template=DECOMPOSE_TEMPLATE):
+@formerly_positional("template")
+def decompose_claims(judge, answer, *, template=DECOMPOSE_TEMPLATE):
     """Ask a judge (an LLM) to split ``answer`` into atomic claims.
 
     The embedding stand-in cannot write text and raises
@@ -367,7 +370,8 @@ def factscore(supported_per_answer, gamma=10):
                      num_facts_per_response=mean(sizes), gamma=gamma)
 
 
-def judge_claims(judge, answer, context, claims=None):
+@formerly_positional("claims")
+def judge_claims(judge, answer, context, *, claims=None):
     """Split ``answer`` into claims and ask a judge whether ``context`` supports each.
 
     Parameters

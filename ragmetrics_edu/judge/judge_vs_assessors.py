@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import check_bootstrap, check_choice, check_group_labels, describe
 from ._bootstrap import bootstrap_method, group_counts, percentile_bounds
 from .agreement import cohen_kappa, kappa_from_confusion, kappa_weights
@@ -344,7 +345,8 @@ def _prepare(human, judges, scale, groups, unmeasured, pairs_given=None):
 
 # ----------------------------------------------------------------- tables and kappa
 
-def confusion_by_group(human_codes, judge_codes, group_codes, n_labels):
+@formerly_positional("n_labels")
+def confusion_by_group(human_codes, judge_codes, group_codes, *, n_labels):
     """One confusion matrix per group: ``tables[g, i, j]`` counts group g's pairs graded (i, j).
 
     Parameters
@@ -363,7 +365,7 @@ def confusion_by_group(human_codes, judge_codes, group_codes, n_labels):
 
     Examples
     --------
-    >>> t = confusion_by_group([0, 1, 1], [0, 1, 0], [0, 0, 1], 2)
+    >>> t = confusion_by_group([0, 1, 1], [0, 1, 0], [0, 0, 1], n_labels=2)
     >>> t[0].tolist(), t[1].tolist()
     ([[1, 0], [0, 1]], [[0, 0], [1, 0]])
     """
@@ -597,7 +599,7 @@ def grade_agreement(human, judge, *, scale=(0, 1, 2, 3), relevance_level=2, grou
     h, (j,), g, n_groups, found, grouped = _prepare(human, [judge], scale, groups, unmeasured,
                                                     pairs)
     level_index = scale.index(relevance_level)
-    full = confusion_by_group(h, j, np.zeros_like(h), len(scale))[0]
+    full = confusion_by_group(h, j, np.zeros_like(h), n_labels=len(scale))[0]
     human_bin = (h >= level_index).astype(int)
     judge_bin = (j >= level_index).astype(int)
     values = {
@@ -615,7 +617,7 @@ def grade_agreement(human, judge, *, scale=(0, 1, 2, 3), relevance_level=2, grou
     with np.errstate(invalid="ignore", divide="ignore"):
         by_grade = full[:, level_index:].sum(axis=1) / rows
 
-    flat = confusion_by_group(h, j, g, k).reshape(-1, k * k).astype(np.float64)
+    flat = confusion_by_group(h, j, g, n_labels=k).reshape(-1, k * k).astype(np.float64)
     chunks = [_flat_statistics(counts @ flat, scale, level_index)
               for counts in group_counts(len(flat), n_resamples, seed, width=3 * k * k,
                                          max_cells=_MAX_CELLS)]
@@ -695,12 +697,12 @@ def kappa_difference_ci(human, judge_a, judge_b, *, kappa="binary", scale=(0, 1,
         return kappa_from_confusion(tables, None if kappa == "graded" else kappa)
 
     zeros = np.zeros_like(h)
-    full_a = confusion_by_group(h, a, zeros, len(scale))[0]
-    full_b = confusion_by_group(h, b, zeros, len(scale))[0]
+    full_a = confusion_by_group(h, a, zeros, n_labels=len(scale))[0]
+    full_b = confusion_by_group(h, b, zeros, n_labels=len(scale))[0]
     value = statistic(full_a) - statistic(full_b)
     diffs = []
-    for ra, rb in _resampled_tables([confusion_by_group(h, a, g, len(scale)),
-                                     confusion_by_group(h, b, g, len(scale))], n_resamples, seed):
+    for ra, rb in _resampled_tables([confusion_by_group(h, a, g, n_labels=len(scale)),
+                                     confusion_by_group(h, b, g, n_labels=len(scale))], n_resamples, seed):
         diffs.append(statistic(ra) - statistic(rb))
     name = f"Cohen's kappa ({kappa}), a minus b"
     return _interval(name, value, np.concatenate(diffs), len(h), confidence, n_resamples,

@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from ..models.sampling import distribution_text
 from .base import JudgeError
 from .parsing import strip_sections
@@ -158,7 +159,7 @@ class JudgeDistribution:
         return {k: float(p) for k, p in zip(self.labels, self.probabilities)}
 
     def __str__(self):
-        return f"{self.kind}: " + distribution_text(self.labels, self.probabilities, self.mass)
+        return f"{self.kind}: " + distribution_text(self.labels, self.probabilities, mass=self.mass)
 
 
 class LanguageModelJudge:
@@ -316,10 +317,11 @@ class GradeDistribution:
     def __str__(self):
         return (f"{self.rubric} grade {self.score}, expected {self.expected:.4f}, by {self.judge}: "
                 + distribution_text(list(self.distribution), list(self.distribution.values()),
-                                    self.mass))
+                                    mass=self.mass))
 
 
-def grade_distribution(judge, rubric, answer, question=None, context=None, reference=None,
+@formerly_positional("question", "context", "reference", "template")
+def grade_distribution(judge, rubric, answer, *, question=None, context=None, reference=None,
                        template=RUBRIC_TEMPLATE):
     """Grade one answer by the model's probabilities over the rubric's scale.
 
@@ -350,7 +352,8 @@ def grade_distribution(judge, rubric, answer, question=None, context=None, refer
         raise TypeError(f"judge must be a LanguageModelJudge (it reads the model's "
                         f"probabilities), got {type(judge).__name__}")
     rubric = get_rubric(rubric)
-    prompt = build_rubric_prompt(rubric, answer, question, context, reference, template)
+    prompt = build_rubric_prompt(rubric, answer, question=question, context=context,
+                                 reference=reference, template=template)
     dist = judge.distribution(prompt)
     if dist.kind != "score":
         raise JudgeError(f"the template asks for a {dist.kind!r} reply, not 'Score: N'")

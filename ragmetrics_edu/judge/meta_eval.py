@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._scaling import scaled
 from .._validation import check_bootstrap, check_choice, check_group_labels, describe
 from ._bootstrap import bootstrap_method, interval_text, percentile_bounds
@@ -275,7 +276,8 @@ class _Resamples:
 
 # ----------------------------------------------------------------- public
 
-def correlation_ci(scores, ratings, method="kendall", confidence=0.95, n_resamples=1000,
+@formerly_positional("method", "confidence", "n_resamples", "seed", "groups")
+def correlation_ci(scores, ratings, *, method="kendall", confidence=0.95, n_resamples=1000,
                    seed=0, groups=None):
     r"""A correlation between a metric and human ratings, with a bootstrap interval.
 
@@ -366,7 +368,8 @@ def correlation_ci(scores, ratings, method="kendall", confidence=0.95, n_resampl
     return result.rows["metric"][method]
 
 
-def meta_evaluate(metrics, ratings, methods=("kendall", "spearman"), confidence=0.95,
+@formerly_positional("methods", "confidence", "n_resamples", "seed", "groups")
+def meta_evaluate(metrics, ratings, *, methods=("kendall", "spearman"), confidence=0.95,
                   n_resamples=1000, seed=0, groups=None):
     """Correlate several metrics with the same human ratings, with paired intervals.
 
@@ -430,7 +433,8 @@ def meta_evaluate(metrics, ratings, methods=("kendall", "spearman"), confidence=
     return MetaEvaluation(rows, methods, n, n_resamples, confidence, seed, unit)
 
 
-def correlation_difference_ci(scores_a, scores_b, ratings, method="kendall", confidence=0.95,
+@formerly_positional("method", "confidence", "n_resamples", "seed", "groups")
+def correlation_difference_ci(scores_a, scores_b, ratings, *, method="kendall", confidence=0.95,
                               n_resamples=1000, seed=0, groups=None):
     """The correlation of metric a with the ratings minus metric b's, with a paired interval.
 

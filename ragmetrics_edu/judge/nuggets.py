@@ -59,6 +59,7 @@ E. Voorhees, "Overview of the TREC 2003 Question Answering Track", TREC
 import math
 import string
 
+from .._deprecation import formerly_positional
 from .._validation import check_score_or_nan
 from .base import as_judge
 from .parsing import labelled_choice, format_section, parse_verdict
@@ -322,7 +323,8 @@ _LABELS.update({"partial support": "partial_support", "not support": "not_suppor
                 "partial": "partial_support"})
 
 
-def build_nugget_prompt(question, answer, nugget, template=NUGGET_TEMPLATE):
+@formerly_positional("template")
+def build_nugget_prompt(question, answer, nugget, *, template=NUGGET_TEMPLATE):
     """The prompt asking whether ``answer`` contains ``nugget``.
 
     Parameters
@@ -419,7 +421,9 @@ def parse_nugget_assignment(text, allow_verdict=True):
         raise
 
 
-def assign_nuggets(judge, question, answer, nuggets, template=NUGGET_TEMPLATE, allow_verdict=True):
+@formerly_positional("template", "allow_verdict")
+def assign_nuggets(judge, question, answer, nuggets, *, template=NUGGET_TEMPLATE,
+                   allow_verdict=True):
     """Ask a judge, nugget by nugget, whether ``answer`` supports each.
 
     nuggetizer asks an LLM about ten nuggets in one prompt and reads back a
@@ -477,7 +481,8 @@ def assign_nuggets(judge, question, answer, nuggets, template=NUGGET_TEMPLATE, a
         records.append(record)
     out = []
     for record in records:  # every nugget checked before the judge is asked about any
-        reply = judge.complete(build_nugget_prompt(question, answer, record["text"], template))
+        reply = judge.complete(build_nugget_prompt(question, answer, record["text"],
+                                                   template=template))
         record["assignment"] = parse_nugget_assignment(reply, allow_verdict=allow_verdict)
         out.append(record)
     return out

@@ -81,6 +81,7 @@ import re
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .base import JudgeError
 from .parsing import extract_sections, strip_sections
 from .rubric import RUBRICS
@@ -117,7 +118,8 @@ def split_sentences(text):
     return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
 
 
-def cosine_to_rating(cosine, scale=(1, 5), cosine_low=0.3, cosine_high=0.9):
+@formerly_positional("cosine_low", "cosine_high")
+def cosine_to_rating(cosine, scale=(1, 5), *, cosine_low=0.3, cosine_high=0.9):
     """Map a cosine similarity linearly onto an integer rating scale.
 
     Parameters
@@ -327,7 +329,7 @@ class EmbeddingJudge:
         scale = (int(m.group(1)), int(m.group(2))) if m else (1, 5)
         target_name, target = self._target(s, name)
         c = self._similarity(s["ANSWER"], target_name, target)
-        score = cosine_to_rating(c, scale, self.cosine_low, self.cosine_high)
+        score = cosine_to_rating(c, scale, cosine_low=self.cosine_low, cosine_high=self.cosine_high)
         how = "mean closest-sentence cosine" if target_name == "CONTEXT" else "cosine"
         return f"Score: {score}\n({STAND_IN}: {how} {c:.2f} between answer and {target_name.lower()})"
 

@@ -20,6 +20,7 @@ NeurIPS 2023 Datasets and Benchmarks (section 3.3, position bias; the
 from collections import Counter
 from dataclasses import dataclass
 
+from .._deprecation import formerly_positional
 from .base import as_judge, judge_identity
 from .parsing import format_section, parse_preference
 
@@ -49,7 +50,8 @@ Which answer is better on the criterion above? Reply with one line
 "Winner: A", "Winner: B" or "Winner: tie", and nothing else."""
 
 
-def build_pairwise_prompt(question, answer_a, answer_b, context=None, reference=None,
+@formerly_positional("context", "reference", "criterion", "template")
+def build_pairwise_prompt(question, answer_a, answer_b, *, context=None, reference=None,
                           criterion="Which answer is more correct, relevant and helpful?",
                           template=PAIRWISE_TEMPLATE):
     """Write the prompt comparing ``answer_a`` (shown as A) with ``answer_b`` (B).
@@ -201,7 +203,8 @@ class PairwiseResult:
                 f"({counts}; {self.inconsistent} inconsistent when the order is swapped)")
 
 
-def compare(judge, question, answer_1, answer_2, context=None, reference=None,
+@formerly_positional("context", "reference", "criterion", "n_samples", "template")
+def compare(judge, question, answer_1, answer_2, *, context=None, reference=None,
             criterion="Which answer is more correct, relevant and helpful?",
             n_samples=1, template=PAIRWISE_TEMPLATE):
     """Ask a judge which answer is better, in both orders, ``n_samples`` times.
@@ -235,8 +238,10 @@ def compare(judge, question, answer_1, answer_2, context=None, reference=None,
     judge = as_judge(judge)
     if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
         raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
-    p_first = build_pairwise_prompt(question, answer_1, answer_2, context, reference, criterion, template)
-    p_swapped = build_pairwise_prompt(question, answer_2, answer_1, context, reference, criterion, template)
+    p_first = build_pairwise_prompt(question, answer_1, answer_2, context=context,
+                                    reference=reference, criterion=criterion, template=template)
+    p_swapped = build_pairwise_prompt(question, answer_2, answer_1, context=context,
+                                      reference=reference, criterion=criterion, template=template)
     outcomes, verdicts, replies = [], [], []
     inconsistent = 0
     for _ in range(n_samples):

@@ -39,6 +39,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._scaling import exponent, scaled
 from .._validation import (check_min_alpha, check_real, check_seed, describe,
                            upper_normal_quantile)
@@ -184,7 +185,8 @@ def _check_lam(lam):
     return float(lam)
 
 
-def ppi_repeated(Y, Yhat, n, *, repeats=200, alpha=0.1, lam=1, seed=0):
+@formerly_positional("n")
+def ppi_repeated(Y, Yhat, *, n, repeats=200, alpha=0.1, lam=1, seed=0):
     r"""Draw ``repeats`` labelled samples of ``n`` items and compute PPI's interval on each.
 
     Each draw picks ``n`` of the population's items at random without
@@ -225,7 +227,7 @@ def ppi_repeated(Y, Yhat, n, *, repeats=200, alpha=0.1, lam=1, seed=0):
     over all items, narrower than the human labels alone, and covers.
 
     >>> Y = [0, 1] * 50
-    >>> r = ppi_repeated(Y, Y, 10, repeats=50, seed=0)
+    >>> r = ppi_repeated(Y, Y, n=10, repeats=50, seed=0)
     >>> r.coverage, r.width < r.classical_width
     (1.0, True)
     """
@@ -279,7 +281,8 @@ def ppi_repeated(Y, Yhat, n, *, repeats=200, alpha=0.1, lam=1, seed=0):
                        method=method, seed=seed)
 
 
-def ppi_variance_ratio(Y, Yhat, n, *, lam=1):
+@formerly_positional("n")
+def ppi_variance_ratio(Y, Yhat, *, n, lam=1):
     r"""The variance of PPI's estimate over the human labels' alone, from the population.
 
     .. math::
@@ -314,9 +317,9 @@ def ppi_variance_ratio(Y, Yhat, n, *, lam=1):
     Examples
     --------
     >>> Y = [0, 0, 1, 1] * 25
-    >>> round(ppi_variance_ratio(Y, Y, 20), 4)   # a perfect judge: only the n/N term is left
+    >>> round(ppi_variance_ratio(Y, Y, n=20), 4)   # a perfect judge: only the n/N term is left
     0.25
-    >>> round(ppi_variance_ratio(Y, Y, 20, lam=None), 4)   # 1 - 1 * 80 / 100
+    >>> round(ppi_variance_ratio(Y, Y, n=20, lam=None), 4)   # 1 - 1 * 80 / 100
     0.2
     """
     y, yhat = _population(Y, Yhat)

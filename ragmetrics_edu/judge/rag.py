@@ -135,6 +135,7 @@ import re
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import check_choice, check_k
 
 __all__ = [
@@ -307,7 +308,8 @@ def _support_verdicts(verdicts):
     return out
 
 
-def faithfulness(supported, empty_score=math.nan, ambiguous="unsupported"):
+@formerly_positional("ambiguous")
+def faithfulness(supported, empty_score=math.nan, *, ambiguous="unsupported"):
     r"""Faithfulness (ragas, DeepEval): supported claims over all claims of the answer.
 
     .. math::
@@ -391,7 +393,8 @@ def statement_relevancy(relevant, empty_score=1.0):
 NONCOMMITTAL_RULES = ("all", "any")
 
 
-def answer_relevancy(question_embedding, generated_embeddings, noncommittal=False,
+@formerly_positional("noncommittal", "noncommittal_rule")
+def answer_relevancy(question_embedding, generated_embeddings, *, noncommittal=False,
                      noncommittal_rule="all"):
     r"""ragas answer relevancy: mean cosine between the question and generated questions.
 
@@ -578,7 +581,8 @@ def _format(template, **sections):
     )
 
 
-def build_relevance_prompt(question, chunk, template=RELEVANCE_TEMPLATE):
+@formerly_positional("template")
+def build_relevance_prompt(question, chunk, *, template=RELEVANCE_TEMPLATE):
     """The prompt asking whether ``chunk`` is relevant to ``question``.
 
     Parameters
@@ -601,7 +605,8 @@ def build_relevance_prompt(question, chunk, template=RELEVANCE_TEMPLATE):
     return _format(template, QUESTION=question, CHUNK=chunk)
 
 
-def build_graded_relevance_prompt(question, chunk, template=GRADED_RELEVANCE_TEMPLATE):
+@formerly_positional("template")
+def build_graded_relevance_prompt(question, chunk, *, template=GRADED_RELEVANCE_TEMPLATE):
     """The prompt asking how relevant ``chunk`` is to ``question``, from 0 to 4.
 
     The graded twin of :func:`build_relevance_prompt`: the reply is
@@ -635,7 +640,8 @@ def build_graded_relevance_prompt(question, chunk, template=GRADED_RELEVANCE_TEM
     return _format(template, QUESTION=question, CHUNK=chunk)
 
 
-def build_support_prompt(claim, context, template=SUPPORT_TEMPLATE):
+@formerly_positional("template")
+def build_support_prompt(claim, context, *, template=SUPPORT_TEMPLATE):
     """The prompt asking whether ``claim`` is supported by ``context`` (str or chunks).
 
     Parameters
@@ -705,7 +711,8 @@ def _strings(values, name):
     return values
 
 
-def judge_relevance(judge, question, chunks, template=RELEVANCE_TEMPLATE):
+@formerly_positional("template")
+def judge_relevance(judge, question, chunks, *, template=RELEVANCE_TEMPLATE):
     """Ask a judge, chunk by chunk, whether each is relevant: a list of bools.
 
     Parameters
@@ -727,11 +734,12 @@ def judge_relevance(judge, question, chunks, template=RELEVANCE_TEMPLATE):
     """
     from . import as_judge, parse_verdict
     judge = as_judge(judge)
-    return [parse_verdict(judge.complete(build_relevance_prompt(question, c, template)))
+    return [parse_verdict(judge.complete(build_relevance_prompt(question, c, template=template)))
             for c in _strings(chunks, "chunks")]
 
 
-def judge_support(judge, claims, context, template=SUPPORT_TEMPLATE):
+@formerly_positional("template")
+def judge_support(judge, claims, context, *, template=SUPPORT_TEMPLATE):
     """Ask a judge, claim by claim, whether each is supported by ``context``: a list of bools.
 
     Parameters
@@ -747,11 +755,12 @@ def judge_support(judge, claims, context, template=SUPPORT_TEMPLATE):
     """
     from . import as_judge, parse_verdict
     judge = as_judge(judge)
-    return [parse_verdict(judge.complete(build_support_prompt(c, context, template)))
+    return [parse_verdict(judge.complete(build_support_prompt(c, context, template=template)))
             for c in _strings(claims, "claims")]
 
 
-def judged_context_precision(judge, question, chunks, k=None, template=RELEVANCE_TEMPLATE):
+@formerly_positional("k", "template")
+def judged_context_precision(judge, question, chunks, *, k=None, template=RELEVANCE_TEMPLATE):
     """:func:`context_precision` with the relevance verdicts asked of a judge.
 
     Parameters
@@ -777,10 +786,11 @@ def judged_context_precision(judge, question, chunks, k=None, template=RELEVANCE
     chunks = _strings(chunks, "chunks")
     if k is not None:
         chunks = chunks[:k]
-    return context_precision(judge_relevance(judge, question, chunks, template))
+    return context_precision(judge_relevance(judge, question, chunks, template=template))
 
 
-def judged_context_recall(judge, reference, chunks, claims=None, empty_score=math.nan,
+@formerly_positional("claims", "empty_score", "template")
+def judged_context_recall(judge, reference, chunks, *, claims=None, empty_score=math.nan,
                           template=SUPPORT_TEMPLATE):
     """:func:`context_recall`: which reference sentences the retrieved chunks support.
 
@@ -802,11 +812,13 @@ def judged_context_recall(judge, reference, chunks, claims=None, empty_score=mat
         As in :func:`build_support_prompt`.
     """
     claims = split_claims(reference) if claims is None else _strings(claims, "claims")
-    return context_recall(judge_support(judge, claims, _strings(chunks, "chunks"), template),
+    return context_recall(judge_support(judge, claims, _strings(chunks, "chunks"),
+                                        template=template),
                           empty_score=empty_score)
 
 
-def judged_faithfulness(judge, answer, chunks, claims=None, empty_score=math.nan,
+@formerly_positional("claims", "empty_score", "template")
+def judged_faithfulness(judge, answer, chunks, *, claims=None, empty_score=math.nan,
                         template=SUPPORT_TEMPLATE):
     """:func:`faithfulness`: which claims of the answer the retrieved chunks support.
 
@@ -834,7 +846,7 @@ def judged_faithfulness(judge, answer, chunks, claims=None, empty_score=math.nan
     0.5
     """
     claims = split_claims(answer) if claims is None else _strings(claims, "claims")
-    return faithfulness(judge_support(judge, claims, _strings(chunks, "chunks"), template),
+    return faithfulness(judge_support(judge, claims, _strings(chunks, "chunks"), template=template),
                         empty_score=empty_score)
 
 
@@ -842,7 +854,8 @@ MAX_QUESTIONS = 1000
 """The most questions :func:`judged_answer_relevancy` asks a judge for (one call each)."""
 
 
-def judged_answer_relevancy(judge, question, answer, n_questions=3, embed=None,
+@formerly_positional("n_questions", "embed", "template", "noncommittal_rule")
+def judged_answer_relevancy(judge, question, answer, *, n_questions=3, embed=None,
                             template=QUESTION_GENERATION_TEMPLATE, noncommittal_rule="all"):
     """ragas answer relevancy: the judge writes questions, embeddings compare them.
 

@@ -21,6 +21,7 @@ attack visible and keeps our own instructions intact.
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .._deprecation import formerly_positional
 from .base import as_judge, judge_identity
 from .parsing import format_section, parse_rating
 
@@ -191,7 +192,8 @@ Grade only the answer, on the criterion above. Reply with one line
 "Score: N" where N is an integer from {low} to {high}, and nothing else."""
 
 
-def build_rubric_prompt(rubric, answer, question=None, context=None, reference=None,
+@formerly_positional("question", "context", "reference", "template")
+def build_rubric_prompt(rubric, answer, *, question=None, context=None, reference=None,
                         template=RUBRIC_TEMPLATE):
     """Write the grading prompt for one answer.
 
@@ -327,7 +329,8 @@ class Grade:
         return f"{self.rubric} {self.score}{samples} by {self.judge}"
 
 
-def grade(judge, rubric, answer, question=None, context=None, reference=None,
+@formerly_positional("question", "context", "reference", "n_samples", "template")
+def grade(judge, rubric, answer, *, question=None, context=None, reference=None,
           n_samples=1, template=RUBRIC_TEMPLATE):
     """Grade one answer with a judge: build the prompt, ask, parse strictly.
 
@@ -366,7 +369,8 @@ def grade(judge, rubric, answer, question=None, context=None, reference=None,
     rubric = get_rubric(rubric)
     if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
         raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
-    prompt = build_rubric_prompt(rubric, answer, question, context, reference, template)
+    prompt = build_rubric_prompt(rubric, answer, question=question, context=context,
+                                 reference=reference, template=template)
     replies = [judge.complete(prompt) for _ in range(n_samples)]
     ratings = [parse_rating(r, rubric.scale) for r in replies]
     return Grade(majority_rating(ratings), ratings, replies, rubric.name, judge_identity(judge)[0])

@@ -64,6 +64,8 @@ import numbers
 import re
 from collections import namedtuple
 
+from .._deprecation import formerly_positional
+
 __all__ = [
     "SUPPORT_LABELS",
     "SUPPORT_WEIGHTS",
@@ -241,7 +243,8 @@ How well does the passage support the sentence? Reply with one line
 _GRADE_LABELS = {2: "full_support", 1: "partial_support", 0: "no_support"}
 
 
-def build_support_grade_prompt(sentence, passage, template=SUPPORT_GRADE_TEMPLATE):
+@formerly_positional("template")
+def build_support_grade_prompt(sentence, passage, *, template=SUPPORT_GRADE_TEMPLATE):
     """The prompt asking how well ``passage`` supports ``sentence``, from 0 to 2.
 
     Parameters
@@ -344,6 +347,6 @@ def assess_support(judge, answer, passages, *, at_most_citations=1,
         if at_most_citations is not None:
             cited = cited[:at_most_citations]
         out.append([support_label(judge.complete(
-            build_support_grade_prompt(statement.text, passages[n - 1], template)))
+            build_support_grade_prompt(statement.text, passages[n - 1], template=template)))
             for n in cited])
     return out

@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._deprecation import formerly_positional
 from .._validation import check_choice
 
 DOCS_FILE = "cran.all.1400"
@@ -361,7 +362,8 @@ def _grade(code, grades, source_grade):
     return 5 - code if grades == "graded" else 1
 
 
-def load_cranfield(grades="graded", source_grade=None, directory=None):
+@formerly_positional("directory")
+def load_cranfield(grades="graded", source_grade=None, *, directory=None):
     r"""Load the Cranfield 1400 collection shipped with the package.
 
     Parameters

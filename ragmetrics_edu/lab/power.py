@@ -11,7 +11,7 @@ by ``MAX_RESAMPLES``).
 =========================  ==================================================
 function                   what it gives
 =========================  ==================================================
-``adjust_pvalues``         Bonferroni, Holm and Benjamini-Hochberg
+``adjust_p_values``         Bonferroni, Holm and Benjamini-Hochberg
                            adjusted p-values for several comparisons
 ``paired_effect_size``     Cohen's d_z and its bootstrap interval
 ``queries_needed``         how many queries a t-test needs for 80% power,
@@ -30,14 +30,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._deprecation import renamed_arguments
+from .._deprecation import formerly_positional, renamed_arguments, warn_renamed
 from .._scaling import scaled
 from .._validation import (check_bootstrap, check_choice, check_k, check_resamples, check_seed,
                            check_simulated)
 from .significance import RESAMPLE_BLOCK, check_pairs, check_values, interval_text, t_two_sided_p
 
 __all__ = [
-    "adjust_pvalues", "paired_effect_size", "queries_needed",
+    "adjust_p_values", "adjust_pvalues", "paired_effect_size", "queries_needed",
     "EffectSize", "QueriesNeeded", "ADJUST_METHODS",
 ]
 
@@ -45,11 +45,11 @@ __all__ = [
 # ----------------------------------------------------------------- many tests
 
 ADJUST_METHODS = ("bonferroni", "holm", "fdr_bh")
-"""Names of the multiple-comparison corrections of :func:`adjust_pvalues`."""
+"""Names of the multiple-comparison corrections of :func:`adjust_p_values`."""
 
 
 @renamed_arguments(pvalues="p_values")
-def adjust_pvalues(p_values, method="holm"):
+def adjust_p_values(p_values, method="holm"):
     r"""Adjust p-values for multiple comparisons (Bonferroni, Holm, Benjamini-Hochberg).
 
     Three systems compared pairwise are three tests: at level 0.05 each,
@@ -107,11 +107,11 @@ def adjust_pvalues(p_values, method="holm"):
     Examples
     --------
     >>> p = [0.01, 0.04, 0.03]
-    >>> adjust_pvalues(p, "bonferroni").round(4).tolist()  # each times 3
+    >>> adjust_p_values(p, "bonferroni").round(4).tolist()  # each times 3
     [0.03, 0.12, 0.09]
-    >>> adjust_pvalues(p).round(4).tolist()  # Holm: 3 * 0.01, then 2 * 0.03, then 1 * 0.04 -> max 0.06
+    >>> adjust_p_values(p).round(4).tolist()  # Holm: 3 * 0.01, then 2 * 0.03, then 1 * 0.04 -> max 0.06
     [0.03, 0.06, 0.06]
-    >>> adjust_pvalues(p, "fdr_bh").round(4).tolist()  # 3/1 * 0.01, min(3/2 * 0.03, 3/3 * 0.04)
+    >>> adjust_p_values(p, "fdr_bh").round(4).tolist()  # 3/1 * 0.01, min(3/2 * 0.03, 3/3 * 0.04)
     [0.03, 0.04, 0.04]
     """
     check_choice(method, ADJUST_METHODS, name="method")
@@ -134,6 +134,18 @@ def adjust_pvalues(p_values, method="holm"):
     out = np.empty(m, dtype=np.float64)
     out[order] = adjusted
     return out
+
+
+def adjust_pvalues(*args, **kwargs):
+    """Deprecated: the old name of :func:`adjust_p_values`, until ragmetrics_edu 0.3.0.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Those of :func:`adjust_p_values`, passed on after a ``DeprecationWarning``.
+    """
+    warn_renamed("the function adjust_pvalues is renamed adjust_p_values")
+    return adjust_p_values(*args, **kwargs)
 
 
 # ----------------------------------------------------------------- effect size
@@ -205,7 +217,8 @@ def _quantile(sorted_values, q):
     return lo + frac * (hi - lo)
 
 
-def paired_effect_size(a, b, confidence=0.95, n_resamples=10_000, seed=0):
+@formerly_positional("confidence", "n_resamples", "seed")
+def paired_effect_size(a, b, *, confidence=0.95, n_resamples=10_000, seed=0):
     r"""Cohen's d_z, the paired effect size of B over A, with a bootstrap interval.
 
     A p-value says whether a difference could be chance; it shrinks as
@@ -384,7 +397,8 @@ def _simulated_power(d, n, alpha, n_simulations, seed):
     return rejected / n_simulations
 
 
-def queries_needed(a, b, power=0.8, alpha=0.05, n_simulations=2000, seed=0,
+@formerly_positional("power", "alpha", "n_simulations", "seed", "max_queries")
+def queries_needed(a, b, *, power=0.8, alpha=0.05, n_simulations=2000, seed=0,
                    max_queries=5000):
     r"""How many queries would detect the observed difference, with the given power? (by simulation)
 

@@ -35,7 +35,7 @@ import numbers
 
 import numpy as np
 
-from .._deprecation import renamed_arguments
+from .._deprecation import formerly_positional, renamed_arguments
 from .._validation import check_choice, check_k
 
 __all__ = ["bm25_run", "dense_run", "rrf", "document_embeddings", "BM25_METHODS"]
@@ -98,7 +98,8 @@ def _import_bm25s():
 
 
 @renamed_arguments(top_k="depth")
-def bm25_run(docs, queries, k1=1.5, b=0.75, depth=100, method="lucene",
+@formerly_positional("k1", "b", "depth", "method", "stopwords", "stemmer", "field")
+def bm25_run(docs, queries, *, k1=1.5, b=0.75, depth=100, method="lucene",
              stopwords="en", stemmer=None, field="text"):
     r"""Rank documents with Okapi BM25 (the ``bm25s`` package).
 
@@ -238,7 +239,8 @@ def _cached(kind, ids, texts):
         return np.load(f)
 
 
-def document_embeddings(docs, model=None, field="text", cache=True, kind="docs"):
+@formerly_positional("field", "cache", "kind")
+def document_embeddings(docs, model=None, *, field="text", cache=True, kind="docs"):
     """Unit-length MiniLM embeddings of texts, one row per item, in dict order.
 
     Parameters
@@ -273,7 +275,8 @@ def document_embeddings(docs, model=None, field="text", cache=True, kind="docs")
 
 
 @renamed_arguments(top_k="depth")
-def dense_run(docs, queries, depth=100, model=None, field="text", cache=True):
+@formerly_positional("depth", "model", "field", "cache")
+def dense_run(docs, queries, *, depth=100, model=None, field="text", cache=True):
     r"""Rank documents by the cosine similarity of sentence embeddings.
 
     .. math::
@@ -346,7 +349,8 @@ def dense_run(docs, queries, depth=100, model=None, field="text", cache=True):
 # ----------------------------------------------------------------- fusion
 
 @renamed_arguments(k="rank_constant", top_k="depth")
-def rrf(runs, rank_constant=60, depth=100):
+@formerly_positional("depth")
+def rrf(runs, rank_constant=60, *, depth=100):
     r"""Reciprocal rank fusion: add up ``1 / (rank_constant + rank)`` over the runs.
 
     .. math::

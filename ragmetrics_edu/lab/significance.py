@@ -9,8 +9,7 @@ used by the tests, to check us).
 =========================  ==================================================
 function                   what it gives
 =========================  ==================================================
-``bootstrap_ci``           a percentile bootstrap confidence interval of a
-                           mean
+``bootstrap_ci``           a percentile bootstrap interval of a mean
 ``paired_t_test``          Student's paired t-test, two-sided p-value
 ``randomization_test``     the paired randomization (sign-flip permutation)
                            test, exact or Monte Carlo
@@ -20,15 +19,14 @@ function                   what it gives
 =========================  ==================================================
 
 After the test, :mod:`ragmetrics_edu.lab.power`: many comparisons
-(``adjust_pvalues``), effect sizes (``paired_effect_size``) and the number
+(``adjust_p_values``), effect sizes (``paired_effect_size``) and the number
 of queries a difference needs (``queries_needed``).
 
 Conventions, named rather than picked silently:
 
 * **Differences are B - A** (``b - a``): a positive difference means the
   second system scores higher.
-* **Two-sided p-values.** Every test asks "is there a difference in either
-  direction?".
+* **Two-sided p-values:** every test counts a difference in either direction.
 * **Identical systems in the t-test.** When every difference is zero the t
   statistic is 0/0: we return ``nan`` for both statistic and p-value, as
   ``scipy.stats.ttest_rel`` does. (The randomization test gives p = 1.)
@@ -64,6 +62,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._scaling import scaled
 from .._validation import (MAX_RESAMPLES, MIN_DF, check_bootstrap, check_choice,
                            check_group_labels, check_resamples, check_real, check_seed,
@@ -253,7 +252,8 @@ def _group_codes(groups, n):
     return out
 
 
-def bootstrap_ci(values, confidence=0.95, n_resamples=10_000, seed=0, groups=None):
+@formerly_positional("n_resamples", "seed", "groups")
+def bootstrap_ci(values, confidence=0.95, *, n_resamples=10_000, seed=0, groups=None):
     r"""Percentile bootstrap confidence interval of a mean.
 
     Draw ``n_resamples`` samples of size :math:`n` from the values with
@@ -666,7 +666,8 @@ def _randomization_reference(d):
     return extreme / total
 
 
-def randomization_test(a, b, n_resamples=10_000, seed=0, exact=None):
+@formerly_positional("n_resamples", "seed", "exact")
+def randomization_test(a, b, *, n_resamples=10_000, seed=0, exact=None):
     r"""Paired randomization (sign-flip permutation) test of a mean difference.
 
     If A and B were interchangeable, each query's difference
@@ -806,7 +807,8 @@ def _describe(qids, limit=10):
     return f"{shown}{more}"
 
 
-def compare_systems(report_a, report_b, metric, test="t", n_resamples=10_000,
+@formerly_positional("metric", "test", "n_resamples", "seed", "confidence")
+def compare_systems(report_a, report_b, *, metric, test="t", n_resamples=10_000,
                     seed=0, confidence=0.95):
     r"""Compare two systems' per-query scores on one metric, with a paired test.
 
@@ -852,7 +854,7 @@ def compare_systems(report_a, report_b, metric, test="t", n_resamples=10_000,
     --------
     >>> a = {"q1": {"ap": 0.2}, "q2": {"ap": 0.5}, "q3": {"ap": 0.4}}
     >>> b = {"q1": {"ap": 0.4}, "q2": {"ap": 0.6}, "q3": {"ap": 0.7}}
-    >>> c = compare_systems(a, b, "ap", test="randomization")
+    >>> c = compare_systems(a, b, metric="ap", test="randomization")
     >>> round(c.mean_a, 4), round(c.mean_b, 4), round(c.difference, 4)
     (0.3667, 0.5667, 0.2)
     >>> round(c.p_value, 4)   # all three differences positive: 2 of 8 patterns

@@ -30,6 +30,8 @@ import re
 from collections import Counter, namedtuple
 from dataclasses import dataclass, field
 
+from .._deprecation import formerly_positional
+
 __all__ = ["testset_report", "TestSetReport", "retrieval_difficulty", "DEFAULT_NEAR_DUPLICATE"]
 
 #: Cosine of MiniLM embeddings at or above which two questions are near duplicates.
@@ -65,7 +67,8 @@ def _records(items):
     return out
 
 
-def retrieval_difficulty(run, qrels, k=3):
+@formerly_positional("k")
+def retrieval_difficulty(run, qrels, *, k=3):
     """HitRate@k and MRR of a run, and the questions found in the top ``k``.
 
     Parameters
@@ -174,7 +177,8 @@ def _contains(question, answer):
     return bool(a) and f" {a} " in f" {normalize_answer(question)} "
 
 
-def testset_report(items, docs=None, k=3, run=None, retriever="bm25",
+@formerly_positional("k", "run", "retriever", "threshold", "embed")
+def testset_report(items, docs=None, *, k=3, run=None, retriever="bm25",
                    threshold=DEFAULT_NEAR_DUPLICATE, embed=None):
     """Report the health of a QA test set.
 
@@ -245,7 +249,7 @@ def testset_report(items, docs=None, k=3, run=None, retriever="bm25",
     else:
         name = "the given run"
     qrels = {rid: {d: 1 for d in doc_ids} for rid, _, _, doc_ids in records}
-    hit, mrr, trivial = retrieval_difficulty(run, qrels, k)
+    hit, mrr, trivial = retrieval_difficulty(run, qrels, k=k)
 
     words = [len(q.split()) for _, q, _, _ in records]
     s = sorted(words)

@@ -76,7 +76,7 @@ def layers(model, x, cos, sin, cache, past, rms_norm):
     layers = model.layers
 
     def project(i, rows):
-        xn = rms_norm(x[rows], layers[i].attn_norm, eps)
+        xn = rms_norm(x[rows], layers[i].attn_norm, eps=eps)
         _project(model, i, xn, cos[rows, None], sin[rows, None], scale, queries[rows],
                  cache, slice(past + rows.start, past + rows.stop))
 
@@ -84,7 +84,7 @@ def layers(model, x, cos, sin, cache, past, rms_norm):
         """A run's attention output, then its feed-forward, each added to the residual."""
         layer = layers[i]
         x[rows] += _product(attended[rows], layer.out)
-        hidden = _product(rms_norm(x[rows], layer.ffn_norm, eps), layer.gate_up)
+        hidden = _product(rms_norm(x[rows], layer.ffn_norm, eps=eps), layer.gate_up)
         f = hidden.shape[1] // 2
         x[rows] += _product(_silu_gate(hidden[:, :f], hidden[:, f:]), layer.down)
 

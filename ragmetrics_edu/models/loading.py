@@ -49,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import check_layer, check_positive_int, check_texts
 from .minilm import SEMANTIC_HINT, missing_extra_error, default_model_path
 
@@ -289,7 +290,8 @@ def _sentence_max_length(name, tokenizer):
     return min(int(tokenizer.model_max_length), 512)
 
 
-def encode_sentences(texts, model=None, batch_size=32, backend="numpy"):
+@formerly_positional("batch_size", "backend")
+def encode_sentences(texts, model=None, *, batch_size=32, backend="numpy"):
     r"""Embed sentences: mean of the last layer's token vectors, L2-normalised.
 
     This is the sentence-transformers recipe for all-MiniLM-L6-v2
@@ -421,7 +423,8 @@ def _max_input_length(tokenizer, encoder, cap=4096):
     return limit
 
 
-def encode_texts(texts, model=None, backend="numpy"):
+@formerly_positional("backend")
+def encode_texts(texts, model=None, *, backend="numpy"):
     """Word pieces as BERTScore builds them, and whether each text was cut.
 
     Returns one :class:`ragmetrics_edu.models.minilm.Encoding` (``ids``, ``tokens``,
@@ -463,7 +466,8 @@ def encode_texts(texts, model=None, backend="numpy"):
             for e, f in zip(encoded, full)]
 
 
-def encode_ids(texts, model=None, backend="numpy"):
+@formerly_positional("backend")
+def encode_ids(texts, model=None, *, backend="numpy"):
     """Token ids as BERTScore builds them: ``[CLS] pieces [SEP]``.
 
     The text is stripped first; an empty text gives ``[CLS] [SEP]``. Texts
@@ -499,7 +503,7 @@ def encode_ids(texts, model=None, backend="numpy"):
     >>> tokenizer.convert_ids_to_tokens(ids[1])
     ['[CLS]', '[SEP]']
     """
-    return [e.ids for e in encode_texts(texts, model, backend)]
+    return [e.ids for e in encode_texts(texts, model, backend=backend)]
 
 
 def _length_batches(lengths, batch_size, slack=0.8):
@@ -543,7 +547,8 @@ def _hidden_layer(encoder, batch_ids, layer, backend, pad):
     return hidden.float().cpu().numpy()
 
 
-def token_embeddings(texts, model=None, layer=None, batch_size=64, ids=None,
+@formerly_positional("layer", "batch_size", "ids", "backend")
+def token_embeddings(texts, model=None, *, layer=None, batch_size=64, ids=None,
                      backend="numpy"):
     """Contextual vectors of every word piece, from one layer of the model.
 
@@ -586,7 +591,7 @@ def token_embeddings(texts, model=None, layer=None, batch_size=64, ids=None,
         layer = n_layers
     layer = check_layer(layer, n_layers)
     if ids is None:
-        ids = encode_texts(texts, model, backend)
+        ids = encode_texts(texts, model, backend=backend)
     # Encoding objects say whether their text was cut; bare id lists cannot
     truncated = [getattr(x, "truncated", None) for x in ids]
     ids = [list(getattr(x, "ids", x)) for x in ids]

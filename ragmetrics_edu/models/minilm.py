@@ -58,8 +58,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import check_layer
-from ._minilm_fast import Blocks, forward as fast_forward
+from ._minilm_fast import Blocks as _Blocks, forward as _fast_forward
 
 REQUIRED_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 """The files a model folder must hold."""
@@ -197,7 +198,8 @@ def expected_shapes(config):
     return shapes
 
 
-def check_weights(tensors, config, path="model.safetensors"):
+@formerly_positional("path")
+def check_weights(tensors, config, *, path="model.safetensors"):
     """Check that the tensors are the weights ``config`` describes.
 
     Names may carry a ``bert.`` prefix (models saved with a task head).
@@ -303,7 +305,8 @@ class WordPieceTokenizer:
         return Encoding(ids=list(enc.ids), tokens=list(enc.tokens),
                         truncated=bool(enc.overflowing))
 
-    def encode(self, text, add_special_tokens=True, max_length=None, truncation=False):
+    @formerly_positional("max_length", "truncation")
+    def encode(self, text, add_special_tokens=True, *, max_length=None, truncation=False):
         """Token ids of ``text`` (transformers' ``tokenizer.encode`` for one text).
 
         Parameters
@@ -453,7 +456,7 @@ def load(folder=None):
                                  f"{', '.join(REQUIRED_FILES)}")
     config = read_config(folder / "config.json")
     tensors = read_safetensors(folder / "model.safetensors")
-    weights = check_weights(tensors, config, folder / "model.safetensors")
+    weights = check_weights(tensors, config, path=folder / "model.safetensors")
     max_length = config.max_position_embeddings
     tok_config = folder / "tokenizer_config.json"
     if tok_config.is_file():
@@ -474,7 +477,8 @@ def load(folder=None):
 # ---------------------------------------------------------------- the blocks
 
 
-def layer_norm(x, gamma, beta, eps):
+@formerly_positional("eps")
+def layer_norm(x, gamma, beta, *, eps):
     r"""Normalise each vector to mean 0 and variance 1, then scale and shift.
 
     .. math:: \mathrm{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta
@@ -535,7 +539,8 @@ def gelu(x):
     return x / 2 * (1 + erf(x / math.sqrt(2)))
 
 
-def embed(model, ids, segments=None):
+@formerly_positional("segments")
+def embed(model, ids, *, segments=None):
     """The input vectors: token + position + segment embeddings, then layer norm.
 
     Parameters
@@ -562,7 +567,7 @@ def embed(model, ids, segments=None):
          + w["embeddings.position_embeddings.weight"][:n]          # (n, d), broadcast
          + w["embeddings.token_type_embeddings.weight"][segments])  # (b, n, d)
     return layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"],
-                      model.config.layer_norm_eps)
+                      eps=model.config.layer_norm_eps)
 
 
 def split_heads(x, heads):
@@ -608,7 +613,8 @@ def attention_weights(q, k, mask):
     return e / e.sum(axis=-1, keepdims=True)                       # rows sum to 1
 
 
-def self_attention(x, mask, p, heads):
+@formerly_positional("heads")
+def self_attention(x, mask, p, *, heads):
     """Multi-head self-attention: every piece mixes the value vectors of all pieces.
 
     Returns the output (b, n, d), before the residual, and the weights (b, H, n, n).
@@ -653,7 +659,8 @@ def feed_forward(x, p):
     return linear(gelu(h), p["output.dense.weight"], p["output.dense.bias"])          # (b, n, d)
 
 
-def transformer_layer(x, mask, p, config):
+@formerly_positional("config")
+def transformer_layer(x, mask, p, *, config):
     """One encoder layer: attention, add & norm, feed-forward, add & norm.
 
     Returns the new hidden states (b, n, d) and the attention weights (b, H, n, n).
@@ -672,11 +679,11 @@ def transformer_layer(x, mask, p, config):
         Its ``num_attention_heads`` and ``layer_norm_eps``.
     """
     eps = config.layer_norm_eps
-    attended, weights = self_attention(x, mask, p, config.num_attention_heads)
+    attended, weights = self_attention(x, mask, p, heads=config.num_attention_heads)
     x = layer_norm(x + attended, p["attention.output.LayerNorm.weight"],
-                   p["attention.output.LayerNorm.bias"], eps)     # residual, then norm
+                   p["attention.output.LayerNorm.bias"], eps=eps)     # residual, then norm
     x = layer_norm(x + feed_forward(x, p), p["output.LayerNorm.weight"],
-                   p["output.LayerNorm.bias"], eps)               # residual, then norm
+                   p["output.LayerNorm.bias"], eps=eps)               # residual, then norm
     return x, weights
 
 
@@ -700,7 +707,8 @@ def _check_ids(model, batch_ids):
                 f"got {len(seq)}")
 
 
-def forward(model, batch_ids, output_attentions=False, layers=None):
+@formerly_positional("output_attentions", "layers")
+def forward(model, batch_ids, *, output_attentions=False, layers=None):
     """Run the encoder on a batch of token id lists (padded to the longest).
 
     :func:`embed`, then :func:`transformer_layer` ``layers`` times, computed on
@@ -731,15 +739,16 @@ def forward(model, batch_ids, output_attentions=False, layers=None):
     _check_ids(model, batch_ids)
     n_layers = model.config.num_hidden_layers if layers is None else int(layers)
     ids, mask = _padded(batch_ids, model.tokenizer.pad_token_id)
-    blocks = Blocks(embed=embed, split_heads=split_heads, linear=linear, layer_norm=layer_norm)
-    hidden, attentions = fast_forward(model, ids, mask, n_layers, output_attentions, blocks)
+    blocks = _Blocks(embed=embed, split_heads=split_heads, linear=linear, layer_norm=layer_norm)
+    hidden, attentions = _fast_forward(model, ids, mask, n_layers, output_attentions, blocks)
     return (hidden, attentions) if output_attentions else hidden
 
 
 # ---------------------------------------------------------------- what the metrics use
 
 
-def sentence_embeddings(model, texts, batch_size=32):
+@formerly_positional("batch_size")
+def sentence_embeddings(model, texts, *, batch_size=32):
     r"""One unit vector per text: the mean of its last-layer vectors, normalised.
 
     sentence-transformers' recipe for all-MiniLM-L6-v2 (mean pooling over the
@@ -794,7 +803,8 @@ def _shipped_model():
     return _SHIPPED[0]
 
 
-def attention(text, layer=1, model=None):
+@formerly_positional("model")
+def attention(text, layer=1, *, model=None):
     """The attention weights of one layer (1 to L) for one text, every head.
 
     Parameters

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_real, check_top_p, describe, shorten
+from .._deprecation import formerly_positional, renamed_arguments
+from .._validation import check_real, check_top_p, describe, rng_from, shorten
 from .chat import check_text_for_model
 
 def softmax(x, axis=-1):
@@ -42,7 +43,8 @@ def softmax(x, axis=-1):
     return out
 
 
-def check_number(value, name, what, ok):
+@formerly_positional("what", "ok")
+def check_number(value, name, *, what, ok):
     """``value`` as a float if it is a real number (not a bool) for which ``ok`` holds, or an
     error naming ``name`` and saying ``what`` it must be (``10**400`` too, not a bare
     OverflowError). For the scalars of the decoder's blocks (``eps``, ``theta``).
@@ -197,10 +199,11 @@ class ContinuationDistribution:
         return self.continuations[int(np.argmax(self.probabilities))]
 
     def __str__(self):
-        return distribution_text(self.continuations, self.probabilities, self.mass)
+        return distribution_text(self.continuations, self.probabilities, mass=self.mass)
 
 
-def distribution_text(labels, probabilities, mass):
+@formerly_positional("mass")
+def distribution_text(labels, probabilities, *, mass):
     """One line of a distribution over a few labels, and the mass they had before renormalising.
 
     Parameters
@@ -214,7 +217,7 @@ def distribution_text(labels, probabilities, mass):
 
     Examples
     --------
-    >>> distribution_text(["yes", "no"], [0.75, 0.25], 0.9)
+    >>> distribution_text(["yes", "no"], [0.75, 0.25], mass=0.9)
     "'yes' 0.7500, 'no' 0.2500 (mass 0.9000 before renormalising)"
     """
     shown = ", ".join(f"{label!r} {float(p):.4f}" for label, p in zip(labels, probabilities))
@@ -250,7 +253,9 @@ def log_softmax(logits, temperature):
     return z - np.log(np.exp(z).sum())
 
 
-def pick_token(logits, temperature, top_p, rng):
+@renamed_arguments(rng="seed")
+@formerly_positional("top_p", "seed")
+def pick_token(logits, temperature, *, top_p, seed):
     """The next token: the argmax, or a draw from the (top-p cut) softmax.
 
     Parameters
@@ -262,8 +267,10 @@ def pick_token(logits, temperature, top_p, rng):
         softmax of ``logits / temperature``.
     top_p : float
         In (0, 1]: below 1, the draw is from :func:`top_p_filter`'s cut.
-    rng : numpy.random.Generator
-        The source of the draw (unused when ``temperature`` is 0).
+    seed : int, None or numpy.random.Generator
+        The source of the draw (unused when ``temperature`` is 0): a
+        Generator is drawn from as it is (``generate`` passes one for the
+        whole text), an int or None starts one (``rng`` before 0.3.0).
 
     Returns
     -------
@@ -275,7 +282,7 @@ def pick_token(logits, temperature, top_p, rng):
     probs = softmax((z - z.max()) / temperature)  # subtracted before dividing: no overflow
     if top_p < 1:
         probs = top_p_filter(probs, top_p)
-    return int(rng.choice(probs.size, p=probs))
+    return int(rng_from(seed).choice(probs.size, p=probs))
 
 
 def first_stop(text, stop):
@@ -317,7 +324,8 @@ def check_stop(stop):
     return stop
 
 
-def check_continuations(allowed, encode, decode):
+@formerly_positional("decode")
+def check_continuations(allowed, encode, *, decode):
     """The token ids of each allowed continuation, checked: a list of non-empty strings
     the tokenizer (``encode``, ``decode``) writes back as they are, none the beginning of
     another (their probabilities would overlap).

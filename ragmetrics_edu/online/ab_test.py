@@ -34,7 +34,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .._deprecation import renamed_attribute
+from .._deprecation import formerly_positional, renamed_attribute
 from .._validation import check_choice, check_min_alpha, check_real, describe, upper_normal_quantile
 from .._validation import (INT64_MAX, check_count, check_flag, check_probability, check_simulated,
                            rng_from)
@@ -152,7 +152,8 @@ def _users(root, name, what):
     return n
 
 
-def ab_sample_size(p_a, p_b, alpha=0.05, power=0.8, *, method="arcsine", round_up=False):
+@formerly_positional("alpha", "power")
+def ab_sample_size(p_a, p_b, *, alpha=0.05, power=0.8, method="arcsine", round_up=False):
     r"""Users per group for a two-sided test of two proportions to detect ``p_a`` against ``p_b``.
 
     Parameters
@@ -287,7 +288,8 @@ def _check_counts(clicks, n, which):
     return clicks, n
 
 
-def two_proportion_z_test(clicks_a, n_a, clicks_b, n_b, confidence=0.95):
+@formerly_positional("confidence")
+def two_proportion_z_test(clicks_a, n_a, clicks_b, n_b, *, confidence=0.95):
     r"""The two-sided z test of two proportions (CTRs), with the interval of their difference.
 
     Parameters
@@ -379,7 +381,8 @@ class Peeking:
                 f"({self.n_experiments} experiments)")
 
 
-def peeking_false_positive_rate(p=0.1, users_per_day=1000, days=14, alpha=0.05,
+@formerly_positional("days", "alpha", "n_experiments", "seed")
+def peeking_false_positive_rate(p=0.1, users_per_day=1000, *, days=14, alpha=0.05,
                                 n_experiments=2000, seed=0):
     """Simulate A/A tests looked at every day; the share declared significant.
 

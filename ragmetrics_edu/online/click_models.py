@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import check_choice, check_k, check_rels, check_simulated, describe
 from .._validation import check_count, check_probabilities, check_probability, rng_from
 
@@ -592,7 +593,8 @@ class PositionBasedModel(ClickModel):
         """
         return _first_clicks_from(self.click_probabilities(rels, depth))
 
-    def simulate(self, rels, n_sessions, seed=0, depth=None):
+    @formerly_positional("seed", "depth")
+    def simulate(self, rels, n_sessions, *, seed=0, depth=None):
         """Simulate ``n_sessions`` users; each rank is examined independently of the others.
 
         Parameters
@@ -651,7 +653,8 @@ class Scan:
                 f"CTR {running} so far, {self.expected_ctr:.4f} expected ({self.log.model} users)")
 
 
-def scan_ranking(model, rels, n_sessions=1, seed=0, depth=None):
+@formerly_positional("n_sessions", "seed", "depth")
+def scan_ranking(model, rels, *, n_sessions=1, seed=0, depth=None):
     """Replay simulated users scanning a ranking: examine, click, stop, session by session.
 
     The pure computation behind a "simulated user" widget: it draws the

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import (check_choice, check_count, check_k, check_mapping,
                            check_probabilities, check_probability, describe)
 
@@ -78,7 +79,8 @@ def _weights_of(logged, new, weights):
     return np.array([weights[rank_new[d]] if d in rank_new else 0.0 for d in logged])
 
 
-def naive_estimate(clicks, logged_ranking, new_ranking, weights, depth=None):
+@formerly_positional("weights", "depth")
+def naive_estimate(clicks, logged_ranking, new_ranking, *, weights, depth=None):
     r"""The new ranking's value by counting logged clicks, ignoring position bias.
 
     .. math::
@@ -138,7 +140,8 @@ MIN_PROPENSITY = 1e-300
 """The smallest propensity IPS divides by: its weight 1/p stays below 1e300."""
 
 
-def ips_estimate(clicks, logged_ranking, new_ranking, propensities, weights=None,
+@formerly_positional("weights", "depth", "missing")
+def ips_estimate(clicks, logged_ranking, new_ranking, propensities, *, weights=None,
                  depth=None, missing="error"):
     r"""The new ranking's value by inverse propensity scoring (Joachims et al. 2017).
 
@@ -228,7 +231,8 @@ def ips_estimate(clicks, logged_ranking, new_ranking, propensities, weights=None
     return float((c * per_click).sum(axis=1).mean())
 
 
-def ranking_value(alpha_by_doc, ranking, weights):
+@formerly_positional("weights")
+def ranking_value(alpha_by_doc, ranking, *, weights):
     r"""The true value :math:`V(y) = \sum_j w_j \alpha_{y_j}` of a ranking, for a simulation.
 
     Parameters
@@ -243,7 +247,7 @@ def ranking_value(alpha_by_doc, ranking, weights):
     Examples
     --------
     >>> from ragmetrics_edu.online.counterfactual import ranking_value
-    >>> ranking_value({"d1": 0.5, "d2": 1.0}, ["d2", "d1"], [1.0, 0.5])  # 1 + .25
+    >>> ranking_value({"d1": 0.5, "d2": 1.0}, ["d2", "d1"], weights=[1.0, 0.5])  # 1 + .25
     1.25
     """
     from .interleaving import check_ranking
@@ -292,7 +296,8 @@ class CounterfactualResult:
                 f"{self.n_sessions} sessions on each of {self.n_queries} queries{missing})")
 
 
-def counterfactual_evaluation(logging_run, new_run, qrels, model=None, n_sessions=1000,
+@formerly_positional("model", "n_sessions", "seed", "depth", "log_depth")
+def counterfactual_evaluation(logging_run, new_run, qrels, *, model=None, n_sessions=1000,
                               seed=0, depth=10, log_depth=None):
     """Log clicks of one ranker under the position-based model, and estimate another.
 
@@ -388,11 +393,11 @@ def counterfactual_evaluation(logging_run, new_run, qrels, model=None, n_session
         unsupported_relevant += sum(judged.get(d, 0) >= 1 for d in never)
         log = model.simulate(grades, n_sessions, seed=rng)
         totals += (
-            ranking_value(alpha, logged, w),
-            ranking_value(alpha, new, w),
-            ranking_value(shown_alpha, new, w),
-            naive_estimate(log, logged, new, w),
-            ips_estimate(log, logged, new, p, w, missing="ignore"),
+            ranking_value(alpha, logged, weights=w),
+            ranking_value(alpha, new, weights=w),
+            ranking_value(shown_alpha, new, weights=w),
+            naive_estimate(log, logged, new, weights=w),
+            ips_estimate(log, logged, new, p, weights=w, missing="ignore"),
         )
     true_logging, true_new, supported, naive, ips = totals / len(qids)
     return CounterfactualResult(true_logging=float(true_logging), true_new=float(true_new),

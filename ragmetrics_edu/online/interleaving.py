@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import (MAX_RESAMPLES, check_choice, check_count, check_grades, check_k,
                            check_scores, describe, rng_from)
 
@@ -126,7 +127,8 @@ class Interleaving:
         return f"{self.method.replace('_', ' ')} interleaving: {shown}{more}"
 
 
-def team_draft_interleave(ranking_a, ranking_b, seed=0, length=None):
+@formerly_positional("seed", "length")
+def team_draft_interleave(ranking_a, ranking_b, *, seed=0, length=None):
     r"""Team-draft interleaving (Radlinski, Kurup and Joachims 2008).
 
     Two captains pick players: the team with fewer picks so far picks next,
@@ -205,7 +207,8 @@ def team_draft_interleave(ranking_a, ranking_b, seed=0, length=None):
                         ranking_a=a, ranking_b=b)
 
 
-def balanced_interleave(ranking_a, ranking_b, seed=0, length=None):
+@formerly_positional("seed", "length")
+def balanced_interleave(ranking_a, ranking_b, *, seed=0, length=None):
     r"""Balanced interleaving (Joachims 2002): the two rankings merged rank by rank.
 
     A coin decides which ranking goes first; then the list takes A's
@@ -416,7 +419,8 @@ def ranked_ids(ranking):
     return list(ranking)
 
 
-def interleaving_outcomes(run_a, run_b, qrels, model=None, n_per_query=100, seed=0,
+@formerly_positional("model", "n_per_query", "seed", "depth", "method")
+def interleaving_outcomes(run_a, run_b, qrels, *, model=None, n_per_query=100, seed=0,
                           depth=10, method="team_draft"):
     """Simulated interleaving impressions: the outcome (+1 B, -1 A, 0 tie) of each, query by query.
 
@@ -547,7 +551,8 @@ class Sensitivity:
                 f"({self.model} users)")
 
 
-def impressions_needed(run_a, run_b, qrels, model=None, alpha=0.05, power=0.8,
+@formerly_positional("model", "alpha", "power", "n_per_query", "seed", "depth", "method")
+def impressions_needed(run_a, run_b, qrels, *, model=None, alpha=0.05, power=0.8,
                        n_per_query=200, seed=0, depth=10, method="team_draft"):
     r"""Impressions to detect the difference of two rankers: an A/B test against interleaving.
 

@@ -14,7 +14,7 @@ score precision     scores compared as 32-bit floats (trec_eval 9.x and    ``sco
                     pytrec_eval) or as 64-bit floats (trec_eval 10.0
                     and everyone else)
 gain                the grade (linear) or :math:`2^{g} - 1` (exponential)  ``gain``
-IDCG source         all judged documents of the query (trec_eval, ranx)    ``ideal``
+IDCG source         all judged documents of the query (trec_eval, ranx)    ``ideal_source``
                     or only the ranked list (sklearn, the seeds)
 AP denominator      all relevant documents (trec_eval, ranx, the slides),  ``ap_denominator``
                     the relevant ones retrieved (sklearn, ragas), or
@@ -39,29 +39,25 @@ relevant documents  or left out (gdeval)
 ==================  =====================================================  =======================
 
 :data:`PRESETS` holds one :class:`Conventions` per library, with the place in
-that library's source or documentation where each choice is made, and
-:func:`evaluate_as` scores a run under a preset with the readable single-query
-functions of :mod:`~ragmetrics_edu.retrieval.order_unaware`,
-:mod:`~ragmetrics_edu.retrieval.order_aware` and :mod:`~ragmetrics_edu.retrieval.graded`, so
-every number can be traced to one keyword.  The tests check each preset
-against the library it is named after (pytrec_eval, ranx, scikit-learn) on
-hundreds of random queries, and the ``"trec_eval"`` preset against
-:func:`ragmetrics_edu.evaluate`.  Every score is "higher is better" (``dcg@k``
-is an unbounded gain, the rest are in [0, 1]).
+its source or documentation where each choice is made; :func:`evaluate_as`
+scores a run under a preset with the readable single-query functions
+(``order_unaware``, ``order_aware``, ``graded``), so every number can be traced
+to one keyword.  The tests check each preset against its library
+(pytrec_eval, ranx, scikit-learn) on hundreds of random queries, and
+``"trec_eval"`` against :func:`ragmetrics_edu.evaluate`.  Every score is
+"higher is better" (``dcg@k`` an unbounded gain, the rest in [0, 1]).
 
 Two behaviours of ranx are worth knowing, and are shown in notebook 10:
 
-* ranx orders tied documents with numba's ``np.argsort`` (a quicksort).  For
-  a ranking of at most 15 documents it keeps the tied documents in the order
-  they were given (our ``ties="input"``); for longer rankings the quicksort's
-  partitioning reorders them in a way that depends on the whole list, which
-  no rule reproduces.  Break ties yourself (distinct scores) before
-  comparing with ranx on long rankings.
+* ranx orders tied documents with numba's ``np.argsort`` (a quicksort): a
+  ranking of at most 15 documents keeps them as given (our ``ties="input"``);
+  in longer ones the partitioning reorders them by the whole list, which no
+  rule reproduces.  Break ties (distinct scores) before comparing with ranx.
 * Given plain dictionaries (not ``ranx.Qrels`` / ``ranx.Run``), ranx checks
-  that the *sets* of query ids agree and then pairs qrels and run queries by
-  *position*: a run whose queries are in a different order is scored against
-  the wrong judgements (MRR 0.0 where 1.0 is right).  Pass ``Qrels`` and
-  ``Run`` objects, which sort the query ids.
+  that the *sets* of query ids agree, then pairs qrels and run queries by
+  *position*: a run with its queries in another order is scored against the
+  wrong judgements (MRR 0.0 where 1.0 is right).  ``Qrels`` and ``Run`` sort
+  the ids.
 
 Examples
 --------
@@ -69,10 +65,12 @@ Examples
 >>> qrels = {"q1": {"a": 1, "b": 0, "c": 1}}
 >>> run = {"q1": {"a": 0.5, "b": 0.5, "c": 0.1}}  # a and b tie
 >>> # trec_eval breaks the tie by document id, descending: b, a, c
->>> round(evaluate_as(qrels, run, ["map"], conventions="trec_eval").mean["map"], 4)  # (1/2 + 2/3) / 2
+>>> mean = evaluate_as(qrels, run, metrics=["map"], conventions="trec_eval").mean
+>>> round(mean["map"], 4)  # (1/2 + 2/3) / 2
 0.5833
 >>> # ranx keeps the order given: a, b, c
->>> round(evaluate_as(qrels, run, ["map"], conventions="ranx").mean["map"], 4)  # (1/1 + 2/3) / 2
+>>> mean = evaluate_as(qrels, run, metrics=["map"], conventions="ranx").mean
+>>> round(mean["map"], 4)  # (1/1 + 2/3) / 2
 0.8333
 """
 
@@ -83,7 +81,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._deprecation import warn_renamed
+from .._deprecation import (formerly_positional, renamed_arguments, renamed_attribute,
+                            warn_renamed)
 from .._validation import check_choice, check_k, check_nested, describe_int
 from .batch.registry import (GAINS, LEVEL_SCOPES, METRICS, MISSING_POLICIES, PRESET_FAMILIES,
                              WHEN_DECLARED, WITHOUT_RELEVANT, check_metrics, families_of,
@@ -133,19 +132,16 @@ class Conventions:
         The library or source it reproduces, in words.
     ties : {"docid_desc", "input", "average"}
         Order of documents with equal scores.  ``"docid_desc"``: by document
-        id, descending string order (trec_eval).  ``"input"``: in the order
-        the run gives them (ranx on rankings of at most 15 documents, the
-        seeds, ragas).  ``"average"``: no order among tied documents, as
-        scikit-learn's ``ndcg_score`` (``ignore_ties=False``) and
-        ``average_precision_score``.  DCG, NDCG, P@k, Recall@k and F1@k give
-        each tied place the mean gain (or relevance) of its tie group, which
-        is their mean over every order of the tie; reciprocal rank and hit
-        rate are that mean too; AP takes one precision per tie group, at its
-        last place (scikit-learn's step function), and divides by
-        ``ap_denominator`` like the other orders.  A cut-off ``k`` that
+        id, descending string order (trec_eval).  ``"input"``: as the run
+        gives them (ranx on rankings of at most 15 documents, the seeds,
+        ragas).  ``"average"``: no order, as scikit-learn's ``ndcg_score``
+        (``ignore_ties=False``) and ``average_precision_score``: DCG, NDCG,
+        P@k, Recall@k, F1@k, reciprocal rank and hit rate take their mean
+        over every order of the tie (each tied place the group's mean gain);
+        AP one precision per tie group, at its last place (scikit-learn's
+        step function), divided by ``ap_denominator``.  A cut-off ``k`` that
         splits a tie group counts the group's share of its places in the top
-        ``k``, never the order the run gives.  Every other field applies as
-        under the other tie orders; without ties, all three agree.
+        ``k``.  Without ties, all three agree.
     scores : {"float32", "float64"}
         Precision at which scores are compared: trec_eval 9.x (and
         pytrec_eval, which runs its code) stores them as C ``float``, so
@@ -153,9 +149,10 @@ class Conventions:
         ``double`` and ranks ``1.0 + 1e-12`` first.
     gain : {"linear", "exponential"}
         Gain of grade ``g``: ``g`` or ``2**g - 1``.
-    ideal : {"judged", "retrieved"}
-        IDCG from all judged documents of the query, or from the ranked
-        documents only (what a library that sees only the ranked list can do).
+    ideal_source : {"judged", "retrieved"}
+        Where IDCG's grades come from: all judged documents of the query, or
+        the ranked documents only (what a library that sees only the ranked
+        list can do).  Its old name ``ideal`` is ``ndcg_at_k``'s grades.
     ap_denominator : {"all_relevant", "retrieved_relevant", "min_k_relevant"}
         See :func:`ragmetrics_edu.retrieval.order_aware.average_precision`.
     precision_denominator : {"k", "retrieved"}
@@ -169,22 +166,17 @@ class Conventions:
     where : str
         Where the library makes these choices (file, function, or page).
     grades : {"integer", "truncated", "real"}, default "integer"
-        How a qrels grade is read.  ``"integer"``: trec_eval's relevance
-        levels are integers (pytrec_eval refuses 2.5; ``2.0`` is read as
-        2), and a grade below 1, negative ones too, is not relevant and
-        brings no gain.  ``"truncated"``: ranx stores grades as 64-bit
-        integers (``np.array(scores, dtype=int)`` in
-        ``ranx/data_structures/qrels.py``), which cuts them toward zero
-        (2.5 is 2, 0.999 is 0, -1.5 is -1), then drops those below its
-        relevance level 1 (``clean_qrels`` in ``ranx/metrics/common.py``):
-        not relevant, no gain; a grade that no 64-bit integer holds (inf,
-        1e300) is refused, where ranx raises ``OverflowError``.
-        ``"real"``: scikit-learn takes real gains as given (2.5 gains 2.5;
-        a document is relevant to AP if its grade is >= 1); it refuses an
-        infinite grade (``check_array``) and, in ``ndcg``, a negative one
-        (``ndcg_score``), which ``dcg`` uses as a negative gain
-        (``dcg_score``).  A refused grade raises a ``ValueError`` naming
-        its query, its document and the grade.
+        How a qrels grade is read. ``"integer"``: trec_eval's levels are integers
+        (pytrec_eval refuses 2.5, reads ``2.0`` as 2); a grade below 1, negative too, is
+        not relevant and brings no gain. ``"truncated"``: ranx stores grades as 64-bit
+        integers (``np.array(scores, dtype=int)`` in ``ranx/data_structures/qrels.py``),
+        cut toward zero (2.5 is 2, 0.999 is 0, -1.5 is -1), then drops those below its
+        level 1 (``clean_qrels``); a grade no 64-bit integer holds (inf, 1e300) is
+        refused (ranx: ``OverflowError``). ``"real"``: scikit-learn's gains as given
+        (2.5 gains 2.5; relevant to AP from 1); it refuses an infinite grade and, in
+        ``ndcg_score``, a negative one (``dcg_score`` takes it as a negative gain). A
+        refused grade raises a ``ValueError`` naming its query, its document and the
+        grade.
     relevance_level : int, default 1
         The grade from which a document is relevant to the binary measures
         (P@k, recall@k, MAP, MRR, R-precision, bpref...): trec_eval's ``-l``
@@ -228,7 +220,7 @@ class Conventions:
     ties: str
     scores: str
     gain: str
-    ideal: str
+    ideal_source: str
     ap_denominator: str
     precision_denominator: str
     missing: str
@@ -258,7 +250,7 @@ class Conventions:
         check_choice(self.ties, TIES, name="ties")
         check_choice(self.scores, SCORES, name="scores")
         check_choice(self.gain, GAINS, name="gain")
-        check_choice(self.ideal, IDEALS, name="ideal")
+        check_choice(self.ideal_source, IDEALS, name="ideal_source")
         check_choice(self.ap_denominator, AP_DENOMINATORS, name="ap_denominator")
         check_choice(self.precision_denominator, PRECISION_DENOMINATORS,
                      name="precision_denominator")
@@ -278,7 +270,7 @@ class Conventions:
         """
         return (
             f"conventions:{self.name}|ties:{self.ties}|scores:{self.scores}"
-            f"|gain:{self.gain}|idcg:{self.ideal}|ap:{self.ap_denominator}"
+            f"|gain:{self.gain}|idcg:{self.ideal_source}|ap:{self.ap_denominator}"
             f"|p@k:/{self.precision_denominator}|missing:{self.missing}"
             + self._signature_options()
         )
@@ -295,6 +287,9 @@ class Conventions:
             parts += f"|no_rel_q:{self.without_relevant}"
         return parts
 
+    ideal = renamed_attribute("ideal", "ideal_source")
+
+    @renamed_arguments(ideal="ideal_source")
     def replace(self, **changes):
         """Return a copy with some fields changed.
 
@@ -339,10 +334,13 @@ class Conventions:
         return dataclasses.replace(self, **changes)
 
 
+Conventions.__init__ = renamed_arguments(ideal="ideal_source")(Conventions.__init__)
+
+
 _TREC_EVAL = Conventions(
     name="trec_eval",
     library="trec_eval 9.x (and pytrec_eval 0.5, which runs its C code)",
-    ties="docid_desc", scores="float32", gain="linear", ideal="judged",
+    ties="docid_desc", scores="float32", gain="linear", ideal_source="judged",
     ap_denominator="all_relevant", precision_denominator="k",
     missing="ignore", metrics=families_of("trec_eval"),
     where=(
@@ -380,7 +378,7 @@ PRESETS = {
     "ranx": Conventions(
         name="ranx",
         library="ranx 0.3 (Qrels and Run objects, make_comparable=True)",
-        ties="input", scores="float64", gain="linear", ideal="judged",
+        ties="input", scores="float64", gain="linear", ideal_source="judged",
         ap_denominator="all_relevant", precision_denominator="k",
         missing="zero", metrics=families_of("ranx"),
         where=(
@@ -401,7 +399,7 @@ PRESETS = {
     "sklearn": Conventions(
         name="sklearn",
         library="scikit-learn ndcg_score, dcg_score(log_base=2), average_precision_score",
-        ties="average", scores="float64", gain="linear", ideal="retrieved",
+        ties="average", scores="float64", gain="linear", ideal_source="retrieved",
         ap_denominator="retrieved_relevant", precision_denominator="k",
         missing="ignore", metrics=families_of("sklearn"),
         where=(
@@ -416,7 +414,7 @@ PRESETS = {
     "seeds": Conventions(
         name="seeds",
         library="the lecture slides and the NDCG blog post (notebooks 01-03)",
-        ties="input", scores="float64", gain="linear", ideal="retrieved",
+        ties="input", scores="float64", gain="linear", ideal_source="retrieved",
         ap_denominator="all_relevant", precision_denominator="k",
         missing="ignore", metrics=families_of("seeds"),
         where=(
@@ -429,7 +427,7 @@ PRESETS = {
     "gdeval": Conventions(
         name="gdeval",
         library="gdeval.pl (TREC Web track 2010-2014; ir_measures' gdeval provider)",
-        ties="docid_desc", scores="float64", gain="exponential", ideal="judged",
+        ties="docid_desc", scores="float64", gain="exponential", ideal_source="judged",
         ap_denominator="all_relevant", precision_denominator="k",
         missing="ignore", metrics=families_of("gdeval"), without_relevant="skip",
         where=(
@@ -444,7 +442,7 @@ PRESETS = {
     "ragas": Conventions(
         name="ragas",
         library="ragas / DeepEval context precision (qrels as the verdicts)",
-        ties="input", scores="float64", gain="linear", ideal="retrieved",
+        ties="input", scores="float64", gain="linear", ideal_source="retrieved",
         ap_denominator="retrieved_relevant", precision_denominator="k",
         missing="ignore", metrics=families_of("ragas"),
         where=(
@@ -599,7 +597,7 @@ class RankedQuery:
         Each ranked document's gain grade (negative or missing: 0, real: as
         it is; under ``level_scope="all"``, below the level: 0).
     ideal : list or None
-        Every judged grade of the query (``ideal="judged"``), or None.
+        Every judged grade of the query (``ideal_source="judged"``), or None.
     n_relevant, n_nonrelevant : int
         R, and the judged non-relevant documents (0 <= grade < level).
     scores : list of float or None
@@ -648,7 +646,7 @@ def ranked_query(judged, doc_scores, conv):
         documents=ranking,
         relevant=[int(g >= level) for g in grades],
         grades=grades,
-        ideal=all_grades if conv.ideal == "judged" else None,
+        ideal=all_grades if conv.ideal_source == "judged" else None,
         n_relevant=sum(g >= level for g in all_grades),
         n_nonrelevant=sum(0 <= g < level for g in judged.values()),
         scores=([as_score(doc_scores[d], conv.scores) for d in ranking]
@@ -662,7 +660,7 @@ def ranked_query(judged, doc_scores, conv):
 def _score_query(metric, query, judged, conv, qid):
     """One metric of one :class:`RankedQuery` under ``conv``: its declaration's readable function."""
     if conv.grades == "real":
-        read = judged if conv.ideal == "judged" else query.documents
+        read = judged if conv.ideal_source == "judged" else query.documents
         bad = [doc for doc in read if judged.get(doc, 0) < 0] if metric.base == "ndcg" else ()
         if bad:  # scikit-learn's ndcg_score refuses what its dcg_score takes
             raise ValueError(
@@ -712,7 +710,8 @@ class ConventionReport(Report):
         return "\n".join([*lines, self.signature])
 
 
-def evaluate_as(qrels, run, metrics, conventions="trec_eval", *, relevance_level=None,
+@formerly_positional("metrics", "conventions")
+def evaluate_as(qrels, run, *, metrics, conventions="trec_eval", relevance_level=None,
                 depth=None):
     r"""Score a run the way a named library does.
 
@@ -794,7 +793,7 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval", *, relevance_level
     >>> qrels = {"q1": {"a": 3, "b": 1, "z": 3}, "q2": {"c": 1}}
     >>> run = {"q1": {"b": 0.9, "a": 0.8}}  # z (grade 3) is never retrieved
     >>> for name in ("trec_eval", "trec_eval_c", "sklearn"):
-    ...     report = evaluate_as(qrels, run, ["ndcg@2"], conventions=name)
+    ...     report = evaluate_as(qrels, run, metrics=["ndcg@2"], conventions=name)
     ...     print(name, round(report.mean["ndcg@2"], 4))
     trec_eval 0.5912
     trec_eval_c 0.2956
@@ -863,7 +862,8 @@ def evaluate_as(qrels, run, metrics, conventions="trec_eval", *, relevance_level
                             without_relevant)
 
 
-def compare(qrels, run, metrics, presets=None):
+@formerly_positional("metrics", "presets")
+def compare(qrels, run, *, metrics, presets=None):
     """Mean scores of one run under several presets: ``{preset: {metric: mean}}``.
 
     A preset whose library does not compute a metric gets ``None`` there.
@@ -879,7 +879,7 @@ def compare(qrels, run, metrics, presets=None):
     --------
     >>> qrels = {"q1": {"a": 1, "b": 0, "c": 1}}
     >>> run = {"q1": {"a": 0.5, "b": 0.5, "c": 0.1}}
-    >>> table = compare(qrels, run, ["map", "P@2"], ["trec_eval", "ranx", "sklearn"])
+    >>> table = compare(qrels, run, metrics=["map", "P@2"], presets=["trec_eval", "ranx", "sklearn"])
     >>> {name: round(row["map"], 4) for name, row in table.items()}
     {'trec_eval': 0.5833, 'ranx': 0.8333, 'sklearn': 0.5833}
     >>> # trec_eval ranks b, a, c; ranx a, b, c; sklearn treats {a, b} as one
@@ -894,7 +894,7 @@ def compare(qrels, run, metrics, presets=None):
     for p in names:
         conv = get_preset(p)
         ok = [m for m in metrics if parse_metric(m).base in conv.metrics]
-        means = evaluate_as(qrels, run, ok, conv).mean if ok else {}
+        means = evaluate_as(qrels, run, metrics=ok, conventions=conv).mean if ok else {}
         out[conv.name] = {m: means.get(m) for m in metrics}
     return out
 

@@ -35,6 +35,7 @@ import math
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import check_choice, check_k, check_rels, describe
 from .tied_scores import check_tie_scores, tie_averaged_dcg
 __all__ = ["cumulative_gain", "dcg_at_k", "idcg_at_k", "ndcg_at_k", "GAINS"]
@@ -172,12 +173,13 @@ def cumulative_gain(rels, k):
 def _tie_averaged(rels, k, gain, scores):
     """DCG@k with ties averaged (:func:`~ragmetrics_edu.retrieval.tied_scores.tie_averaged_dcg`)."""
     try:
-        return tie_averaged_dcg(rels.tolist(), check_tie_scores(scores, len(rels)), k, gain)
+        return tie_averaged_dcg(rels.tolist(), check_tie_scores(scores, len(rels)), k=k, gain=gain)
     except OverflowError:
         raise dcg_overflow_error(rels, gain) from None
 
 
-def dcg_at_k(rels, k, gain="linear", *, scores=None):
+@formerly_positional("gain")
+def dcg_at_k(rels, k, *, gain="linear", scores=None):
     r"""Discounted cumulative gain DCG@k.
 
     Parameters
@@ -257,7 +259,8 @@ def dcg_at_k(rels, k, gain="linear", *, scores=None):
     return _dcg(_top(rels, k), gain)
 
 
-def idcg_at_k(rels, k, gain="linear", ideal=None):
+@formerly_positional("gain", "ideal")
+def idcg_at_k(rels, k, *, gain="linear", ideal=None):
     r"""Ideal DCG@k: the DCG@k of the best possible ordering.
 
     Parameters
@@ -323,7 +326,8 @@ def idcg_at_k(rels, k, gain="linear", ideal=None):
     return _dcg(_top(ideal_grades(rels, ideal), k), gain)
 
 
-def ndcg_at_k(rels, k, gain="linear", ideal=None, *, scores=None):
+@formerly_positional("gain", "ideal")
+def ndcg_at_k(rels, k, *, gain="linear", ideal=None, scores=None):
     r"""Normalized DCG@k: DCG@k divided by the ideal DCG@k.
 
     Parameters

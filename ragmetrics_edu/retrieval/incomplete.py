@@ -32,6 +32,7 @@ import numbers
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import check_choice, check_count_limit, check_judged_rels, check_k
 
 __all__ = ["bpref", "judged_at_k", "BPREF_VARIANTS", "JUDGED_DENOMINATORS"]
@@ -55,7 +56,8 @@ def _check_count(value, name, *, found):
     return int(value)
 
 
-def bpref(rels, n_relevant, n_nonrelevant, *, variant="trec_eval"):
+@formerly_positional("n_nonrelevant")
+def bpref(rels, n_relevant, *, n_nonrelevant, variant="trec_eval"):
     r"""Binary preference (bpref): how often judged relevant documents beat judged non-relevant ones.
 
     Parameters
@@ -142,15 +144,15 @@ def bpref(rels, n_relevant, n_nonrelevant, *, variant="trec_eval"):
     >>> # R = 2 relevant, N = 3 judged non-relevant; one unjudged document
     >>> round(bpref([1, None, 0, 1], n_relevant=2, n_nonrelevant=3), 4)  # (1 + (1 - 1/2)) / 2
     0.75
-    >>> bpref([1, 0, 1], 2, 3) == bpref([1, None, None, 0, 1], 2, 3)  # unjudged: skipped
+    >>> bpref([1, 0, 1], 2, n_nonrelevant=3) == bpref([1, None, None, 0, 1], 2, n_nonrelevant=3)  # unjudged: skipped
     True
     >>> # trec_eval's bpref_bug example: 1 non-relevant then 4 relevant retrieved,
     >>> # R = 6 and N = 4 judged in all: (4 * (1 - 1/4) + 2 * 0) / 6
     >>> bpref([0, 1, 1, 1, 1], n_relevant=6, n_nonrelevant=4)
     0.5
-    >>> bpref([0, 1, 1, 1, 1], 6, 4, variant="old_bpref")  # min(N_ret, R) = 1: 4 * (1 - 1/1) / 6
+    >>> bpref([0, 1, 1, 1, 1], 6, n_nonrelevant=4, variant="old_bpref")  # min(N_ret, R) = 1: 4 * (1 - 1/1) / 6
     0.0
-    >>> round(bpref([0, 1, 1, 1, 1], 6, 4, variant="paper"), 4)  # 4 * (1 - 1/6) / 6
+    >>> round(bpref([0, 1, 1, 1, 1], 6, n_nonrelevant=4, variant="paper"), 4)  # 4 * (1 - 1/6) / 6
     0.5556
     """
     check_choice(variant, BPREF_VARIANTS, name="bpref: variant")

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import check_choice, check_count_limit, check_k, check_n_relevant, check_rels
 from .tied_scores import check_tie_scores, thresholded_average_precision, tie_averaged_reciprocal_rank
 
@@ -133,7 +134,7 @@ def reciprocal_rank(rels, k=None, *, scores=None):
     k = check_k(k, allow_none=True)
     if scores is not None:
         return tie_averaged_reciprocal_rank((rels > 0).tolist(),
-                                            check_tie_scores(scores, len(rels)), k)
+                                            check_tie_scores(scores, len(rels)), k=k)
     top = rels if k is None else rels[:k]
     relevant_ranks = np.flatnonzero(top > 0) + 1  # ranks start at 1
     if len(relevant_ranks) == 0:  # no relevant document in the top k
@@ -181,7 +182,8 @@ def mean_reciprocal_rank(list_of_rels, k=None):
     return math.fsum(scores) / len(scores)
 
 
-def average_precision(rels, n_relevant, k=None, *, denominator="all_relevant", scores=None):
+@formerly_positional("k")
+def average_precision(rels, n_relevant, *, k=None, denominator="all_relevant", scores=None):
     r"""Average Precision (AP, or AP@k): Precision@i averaged over the relevant ranks i.
 
     Parameters
@@ -265,7 +267,7 @@ def average_precision(rels, n_relevant, k=None, *, denominator="all_relevant", s
     check_count_limit(n_relevant, name="n_relevant")
     if scores is not None:
         return thresholded_average_precision(relevant.tolist(), check_tie_scores(scores, len(rels)),
-                                             k, n_relevant, denominator)
+                                             k=k, n_relevant=n_relevant, denominator=denominator)
 
     top = relevant if k is None else relevant[:k]
     ranks = np.arange(1, len(top) + 1)
@@ -284,7 +286,8 @@ def average_precision(rels, n_relevant, k=None, *, denominator="all_relevant", s
     return float(total / norm)
 
 
-def mean_average_precision(list_of_rels, n_relevants, k=None, *, denominator="all_relevant"):
+@formerly_positional("k")
+def mean_average_precision(list_of_rels, n_relevants, *, k=None, denominator="all_relevant"):
     r"""Mean Average Precision (MAP, or MAP@k) over queries.
 
     Parameters
@@ -339,7 +342,7 @@ def mean_average_precision(list_of_rels, n_relevants, k=None, *, denominator="al
         )
     k = check_k(k, allow_none=True)
     scores = [
-        average_precision(rels, n, k, denominator=denominator)
+        average_precision(rels, n, k=k, denominator=denominator)
         for rels, n in zip(queries, n_relevants)
     ]
     return math.fsum(scores) / len(scores)
@@ -586,7 +589,8 @@ def precision_recall_curve(rels, n_relevant, *, convention="trec_eval_9"):
     )
 
 
-def interpolated_precision(rels, n_relevant, recall, *, convention="trec_eval_9"):
+@formerly_positional("recall")
+def interpolated_precision(rels, n_relevant, *, recall, convention="trec_eval_9"):
     r"""Interpolated precision at a recall level: the best precision once that recall is reached.
 
     Parameters
@@ -658,18 +662,18 @@ def interpolated_precision(rels, n_relevant, recall, *, convention="trec_eval_9"
     --------
     >>> from ragmetrics_edu.retrieval.order_aware import interpolated_precision
     >>> rels = [1, 0, 1, 0, 1]
-    >>> round(interpolated_precision(rels, 4, 0.5), 4)  # recall 0.5 at rank 3: max(2/3, 2/4, 3/5)
+    >>> round(interpolated_precision(rels, 4, recall=0.5), 4)  # recall 0.5 at rank 3: max(2/3, 2/4, 3/5)
     0.6667
-    >>> interpolated_precision(rels, 4, 1.0)  # the 4th relevant document is never found
+    >>> interpolated_precision(rels, 4, recall=1.0)  # the 4th relevant document is never found
     0.0
 
     The conventions, R = 4 and level 0.6 (2.4 relevant documents):
 
-    >>> round(interpolated_precision(rels, 4, 0.6), 4)  # int(2.4 + 0.9) = 3: from rank 5 on
+    >>> round(interpolated_precision(rels, 4, recall=0.6), 4)  # int(2.4 + 0.9) = 3: from rank 5 on
     0.6
-    >>> round(interpolated_precision(rels, 4, 0.6, convention="trec_eval_10"), 4)  # round(2.4) = 2
+    >>> round(interpolated_precision(rels, 4, recall=0.6, convention="trec_eval_10"), 4)  # round(2.4) = 2
     0.6667
-    >>> round(interpolated_precision(rels, 4, 0.6, convention="textbook"), 4)  # recall 0.75 >= 0.6
+    >>> round(interpolated_precision(rels, 4, recall=0.6, convention="textbook"), 4)  # recall 0.75 >= 0.6
     0.6
     """
     recall = _check_recall_level(recall, "interpolated precision")

@@ -28,6 +28,7 @@ silently:
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import check_choice, check_k, check_n_relevant, check_rels
 from .tied_scores import check_tie_scores, expected_hits, tie_averaged_hit_rate
 
@@ -45,7 +46,7 @@ def _relevant_in_top_k(rels, k, scores=None):
     (:func:`~ragmetrics_edu.retrieval.tied_scores.expected_hits`).
     """
     if scores is not None:
-        return expected_hits((rels > 0).tolist(), check_tie_scores(scores, len(rels)), k)
+        return expected_hits((rels > 0).tolist(), check_tie_scores(scores, len(rels)), k=k)
     return int(np.count_nonzero(rels[:k] > 0))
 
 
@@ -132,7 +133,8 @@ def precision_at_k(rels, k, *, denominator="k", scores=None):
     return float(hits / shown)
 
 
-def recall_at_k(rels, k, n_relevant, *, scores=None):
+@formerly_positional("n_relevant")
+def recall_at_k(rels, k, *, n_relevant, scores=None):
     r"""Recall@k: the fraction of the query's relevant documents in the top ``k``.
 
     Parameters
@@ -188,7 +190,7 @@ def recall_at_k(rels, k, n_relevant, *, scores=None):
     The article's "cat in a box": relevant at ranks 2, 4, 5 and 7 of 8.
 
     >>> cats = [0, 1, 0, 1, 1, 0, 1, 0]
-    >>> [recall_at_k(cats, k, 4) for k in range(1, 9)]  # never decreases in k
+    >>> [recall_at_k(cats, k, n_relevant=4) for k in range(1, 9)]  # never decreases in k
     [0.0, 0.25, 0.25, 0.5, 0.75, 0.75, 1.0, 1.0]
     """
     rels = check_rels(rels)
@@ -200,7 +202,8 @@ def recall_at_k(rels, k, n_relevant, *, scores=None):
     return float(_relevant_in_top_k(rels, k, scores) / n_relevant)
 
 
-def f1_at_k(rels, k, n_relevant, *, denominator="k", scores=None):
+@formerly_positional("n_relevant")
+def f1_at_k(rels, k, *, n_relevant, denominator="k", scores=None):
     r"""F1@k: the harmonic mean of Precision@k and Recall@k.
 
     Parameters
@@ -254,7 +257,7 @@ def f1_at_k(rels, k, n_relevant, *, denominator="k", scores=None):
     0.0
     """
     p = precision_at_k(rels, k, denominator=denominator, scores=scores)
-    r = recall_at_k(rels, k, n_relevant, scores=scores)
+    r = recall_at_k(rels, k, n_relevant=n_relevant, scores=scores)
     if p + r == 0:  # both zero: F1 is defined as 0
         return 0.0
     return float(2 * p * r / (p + r))
@@ -305,5 +308,5 @@ def hit_rate_at_k(rels, k, *, scores=None):
     rels = check_rels(rels)
     k = check_k(k)
     if scores is not None:
-        return tie_averaged_hit_rate((rels > 0).tolist(), check_tie_scores(scores, len(rels)), k)
+        return tie_averaged_hit_rate((rels > 0).tolist(), check_tie_scores(scores, len(rels)), k=k)
     return 1.0 if _relevant_in_top_k(rels, k) > 0 else 0.0

@@ -18,6 +18,8 @@ a tie.
 import math
 import numbers
 
+from .._deprecation import formerly_positional
+
 __all__ = ["check_tie_scores", "expected_hits", "thresholded_average_precision",
            "tie_averaged_reciprocal_rank", "tie_averaged_hit_rate", "tie_averaged_dcg"]
 
@@ -64,7 +66,8 @@ def _tie_windows(scores, k):
     return windows
 
 
-def expected_hits(relevant, scores, k):
+@formerly_positional("k")
+def expected_hits(relevant, scores, *, k):
     """Relevant documents in the top ``k``, each tied place counting its group's share.
 
     A tie group of ``size`` documents, ``h`` of them relevant, with ``inside``
@@ -86,7 +89,8 @@ def expected_hits(relevant, scores, k):
                      for start, size, inside in _tie_windows(scores, k))
 
 
-def thresholded_average_precision(relevant, scores, k, n_relevant, denominator):
+@formerly_positional("k", "n_relevant", "denominator")
+def thresholded_average_precision(relevant, scores, *, k, n_relevant, denominator):
     r"""AP with one precision per tie group (scikit-learn's step function), any denominator.
 
     .. math::
@@ -143,7 +147,8 @@ def thresholded_average_precision(relevant, scores, k, n_relevant, denominator):
     return 0.0 if norm == 0 else math.fsum(total) / norm
 
 
-def tie_averaged_reciprocal_rank(relevant, scores, k):
+@formerly_positional("k")
+def tie_averaged_reciprocal_rank(relevant, scores, *, k):
     """Reciprocal rank within the top ``k``, averaged over every order of the tie group
     holding the first relevant document.
 
@@ -171,7 +176,8 @@ def tie_averaged_reciprocal_rank(relevant, scores, k):
     return 0.0
 
 
-def tie_averaged_hit_rate(relevant, scores, k):
+@formerly_positional("k")
+def tie_averaged_hit_rate(relevant, scores, *, k):
     """1 - the probability, over every order of the ties, that no relevant document is in the top ``k``.
 
     Parameters
@@ -192,7 +198,8 @@ def tie_averaged_hit_rate(relevant, scores, k):
     return 0.0
 
 
-def tie_averaged_dcg(grades, scores, k, gain):
+@formerly_positional("k", "gain")
+def tie_averaged_dcg(grades, scores, *, k, gain):
     r"""DCG@k where tied documents share the mean gain of their tie group.
 
     .. math::

@@ -50,6 +50,7 @@ import re
 import secrets
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .._validation import INT64_MAX, MAX_LINE_BYTES, check_mapping, check_real
 from .batch._columns import Unusual, read_nested
 
@@ -478,7 +479,8 @@ def _check_field(value, what, qid=None, docid=None):
         ) from None
 
 
-def write_run(run, path, tag="ragmetrics_edu"):
+@formerly_positional("tag")
+def write_run(run, path, *, tag="ragmetrics_edu"):
     """Write ``{qid: {docid: score}}`` as a TREC run file.
 
     Queries are written in the order of ``run``; the documents of a query in

@@ -166,7 +166,7 @@ def test_check_number_accepts_arithmetic(cells, capsys):
      "rm.average_precision"),
     (["def mine():\n    return rm.average_precision([0, 1, 1, 0, 1], 4)", "my_ap = mine()"],
      "rm.average_precision"),
-    (["my_ap = rm.evaluate({'q': {'a': 1}}, {'q': {'a': 1.0}}, ['map']).mean['map'] * 0.4417"],
+    (["my_ap = rm.evaluate({'q': {'a': 1}}, {'q': {'a': 1.0}}, metrics=['map']).mean['map'] * 0.4417"],
      "rm.evaluate"),
 ])
 def test_check_number_refuses_a_library_call(cells, called):

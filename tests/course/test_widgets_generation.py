@@ -190,7 +190,7 @@ def test_matches_are_consistent_with_the_counts(cand, refs):
     for o in r.orders:
         # clipped <= unclipped <= total, and the library counts the same clipped matches
         assert 0 <= o.clipped <= o.unclipped <= o.total == max(0, len(cand) - o.n + 1)
-        pc = rm.modified_precision(cand, refs, o.n, return_counts=True)
+        pc = rm.modified_precision(cand, refs, n=o.n, return_counts=True)
         assert (o.clipped, o.total) == (pc.clipped, pc.total)
     # a token is coloured n only if an n-gram covering it is counted; orders are 0..max_n
     assert all(0 <= t <= r.max_n for t in r.token_order)
@@ -520,13 +520,13 @@ def test_playground_state_sends_what_the_rubric_reads():
     from ragmetrics_edu.course.widgets import judge_playground_state
 
     judge = WordCountJudge()
-    s = judge_playground_state(judge, "faithfulness", "Lift grows with speed",
+    s = judge_playground_state(judge, "faithfulness", answer="Lift grows with speed",
                                question="What grows?", context=["Lift grows.", "Drag too."])
     assert (s.score, s.reply, s.error, s.judge) == (4, "Score: 4", None, "word-count")
     # faithfulness reads the context only; relevance the question only
     assert _section(s.prompt, "CONTEXT") == "Lift grows.\n\nDrag too."
     assert _section(s.prompt, "QUESTION") is None
-    s = judge_playground_state(judge, "relevance", "Lift", question="What grows?",
+    s = judge_playground_state(judge, "relevance", answer="Lift", question="What grows?",
                                context=["Lift grows."])
     assert s.score == 1
     assert _section(s.prompt, "QUESTION") == "What grows?"
@@ -537,13 +537,13 @@ def test_playground_state_sends_what_the_rubric_reads():
 def test_playground_state_reports_replies_it_cannot_read_and_judges_that_refuse():
     from ragmetrics_edu.course.widgets import judge_playground_state
 
-    s = judge_playground_state(lambda p: "Score: 9", "relevance", "x", question="q")
+    s = judge_playground_state(lambda p: "Score: 9", "relevance", answer="x", question="q")
     assert s.score is None and s.reply == "Score: 9" and "9" in s.error  # off the 1-5 scale
 
     def refusing(prompt):
         raise ValueError("this judge cannot grade fluency")
 
-    s = judge_playground_state(refusing, "relevance", "x", question="q")
+    s = judge_playground_state(refusing, "relevance", answer="x", question="q")
     assert (s.score, s.reply, s.error) == (None, None, "this judge cannot grade fluency")
 
     from ragmetrics_edu.judge import JudgeTimeoutError
@@ -551,7 +551,7 @@ def test_playground_state_reports_replies_it_cannot_read_and_judges_that_refuse(
     def slow(prompt):  # a judge's own errors (HTTP, timeouts) are shown too
         raise JudgeTimeoutError("no reply within 30 s")
 
-    s = judge_playground_state(slow, "relevance", "x", question="q")
+    s = judge_playground_state(slow, "relevance", answer="x", question="q")
     assert (s.score, s.error) == (None, "no reply within 30 s")
 
 

@@ -74,11 +74,11 @@ def expected_values(judgements, rels, convention="trec_eval_9"):
     n_rel = sum(g >= 1 for g in judgements.values())
     n_nonrel = sum(g == 0 for g in judgements.values())
     flat = binary(rels)
-    out = {"rprec": r_precision(flat, n_rel), "bpref": bpref(rels, n_rel, n_nonrel),
+    out = {"rprec": r_precision(flat, n_rel), "bpref": bpref(rels, n_rel, n_nonrelevant=n_nonrel),
            "11pt": eleven_point_average_precision(flat, n_rel, convention=convention),
            "judged": judged_at_k(rels)}
     for level in LEVELS:
-        out[f"iprec@{level}"] = interpolated_precision(flat, n_rel, level, convention=convention)
+        out[f"iprec@{level}"] = interpolated_precision(flat, n_rel, recall=level, convention=convention)
     for k in (1, 3, 10, 50):
         out[f"judged@{k}"] = judged_at_k(rels, k)
         out[f"err@{k}"] = err_at_k(rels, k)
@@ -99,7 +99,7 @@ NAMES = list(expected_values({"a": 1}, [1]))
 @pytest.mark.parametrize("seed", [0, 1])
 def test_fast_path_equals_the_readable_functions(seed):
     qrels, run = collection(seed)
-    report = rm.evaluate(qrels, run, NAMES + ["map", "ndcg@10"])
+    report = rm.evaluate(qrels, run, metrics=NAMES + ["map", "ndcg@10"])
     assert set(report.per_query) == set(run)
     for qid, values in report.per_query.items():
         want = expected_values(qrels[qid], ranked(qrels[qid], run[qid]))
@@ -113,7 +113,7 @@ def test_trec_eval10_reads_recall_levels_as_trec_eval_10():
     rng = np.random.default_rng(6)
     run = {q: {d: s + float(rng.choice([0.0, 1e-12, 2e-12])) for d, s in docs.items()}
            for q, docs in run.items()}
-    report = rm.evaluate(qrels, run, NAMES, conventions="trec_eval_10")
+    report = rm.evaluate(qrels, run, metrics=NAMES, conventions="trec_eval_10")
     differs = 0
     for qid, values in report.per_query.items():
         rels = ranked(qrels[qid], run[qid], precision="float64")
@@ -136,7 +136,7 @@ def test_equal_to_pytrec_eval():
     theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
     names = {"rprec": "Rprec", "11pt": "11pt_avg", "bpref": "bpref"}
     names.update({f"iprec@{level / 10}": f"iprec_at_recall_{level / 10:.2f}" for level in range(11)})
-    ours = rm.evaluate(qrels, run, list(names))
+    ours = rm.evaluate(qrels, run, metrics=list(names))
     assert len(theirs) >= 250
     for qid, values in theirs.items():
         for name, measure in names.items():
@@ -160,7 +160,7 @@ def test_judged_equals_ir_measures():
     got = {}
     for m in ir_measures.judged.iter_calc([ir_measures.Judged @ k for k in ks], qrels, run):
         got.setdefault(m.query_id, {})[f"judged@{m.measure.params['cutoff']}"] = m.value
-    ours = rm.evaluate(qrels, run, [f"judged@{k}" for k in ks])
+    ours = rm.evaluate(qrels, run, metrics=[f"judged@{k}" for k in ks])
     assert set(got) == set(ours.per_query)
     for qid, values in got.items():
         for name, value in values.items():
@@ -177,7 +177,7 @@ def test_err_equals_gdeval():
     got = {}
     for m in ir_measures.gdeval.iter_calc([ir_measures.ERR @ k for k in ks], qrels, run):
         got.setdefault(m.query_id, {})[f"err@{m.measure.params['cutoff']}"] = m.value
-    ours = rm.evaluate(qrels, run, [f"err@{k}" for k in ks])
+    ours = rm.evaluate(qrels, run, metrics=[f"err@{k}" for k in ks])
     assert len(got) >= 200  # gdeval leaves out queries without a positive grade
     for qid, values in ours.per_query.items():
         for name, value in values.items():
@@ -194,7 +194,7 @@ def test_rbp_equals_cwl_eval():
     for p in (0.5, 0.8, 0.95):
         got = {m.query_id: m.value for m in ir_measures.cwl_eval.iter_calc(
             [ir_measures.RBP(p=p, rel=1)], qrels, run)}
-        ours = rm.evaluate(qrels, run, [f"rbp(p={p})"])
+        ours = rm.evaluate(qrels, run, metrics=[f"rbp(p={p})"])
         assert set(got) == set(ours.per_query)
         for qid, value in got.items():
             assert ours.per_query[qid][f"rbp(p={p})"] == pytest.approx(value, abs=1e-12), qid
@@ -206,7 +206,7 @@ def test_by_hand():
     qrels = {"q": {"a": 1, "b": 0, "c": 2, "z": 3, "n": -1}}
     run = {"q": {"a": 0.5, "b": 0.5, "u": 0.3, "c": 0.1}}
     # trec_eval's order: b, a (tie, "b" > "a"), u (unjudged), c; R = 3, N = 1
-    r = rm.evaluate(qrels, run, ["rprec", "iprec@0.5", "bpref", "judged@3", "err@2",
+    r = rm.evaluate(qrels, run, metrics=["rprec", "iprec@0.5", "bpref", "judged@3", "err@2",
                                  "rbp(p=0.5)", "rbp_residual(p=0.5)"]).per_query["q"]
     assert r["rprec"] == pytest.approx(1 / 3)  # a in the top 3
     assert r["iprec@0.5"] == pytest.approx(1 / 2)  # 2 relevant needed: c at rank 4, 2/4
@@ -220,10 +220,10 @@ def test_by_hand():
 
 def test_names_with_parameters_and_defaults():
     qrels, run = collection(3, n_queries=50)
-    r = rm.evaluate(qrels, run, ["rbp", "rbp(p=0.8)", "rbp( p = 0.80 , gain = binary )",
+    r = rm.evaluate(qrels, run, metrics=["rbp", "rbp(p=0.8)", "rbp( p = 0.80 , relevance = binary )",
                                  "err@10", "err(max_grade=4)@10", "iprec@0.50", "iprec@.5"])
     for values in r.per_query.values():
-        assert values["rbp"] == values["rbp(p=0.8)"] == values["rbp( p = 0.80 , gain = binary )"]
+        assert values["rbp"] == values["rbp(p=0.8)"] == values["rbp( p = 0.80 , relevance = binary )"]
         assert values["err@10"] == values["err(max_grade=4)@10"]
         assert values["iprec@0.50"] == values["iprec@.5"]
     assert r.metrics[0] == "rbp"
@@ -250,7 +250,7 @@ def test_names_with_parameters_and_defaults():
 ])
 def test_bad_names_say_the_metric_and_the_value(name, message):
     with pytest.raises(ValueError, match=message):
-        rm.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, [name])
+        rm.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, metrics=[name])
 
 
 @pytest.mark.parametrize("name", ["err@10", "rbp(relevance=graded)", "err(max_grade=3)"])
@@ -259,8 +259,8 @@ def test_max_grade_below_a_grade_of_the_qrels(name):
     qrels = {"q": {"a": 1, "z": 5}}
     with pytest.raises(ValueError, match=r"max_grade=[34] is below the largest grade in the "
                                          r"qrels, 5 \(document 'z' of query 'q'\)"):
-        rm.evaluate(qrels, {"q": {"a": 1.0}}, [name])
-    rm.evaluate(qrels, {"q": {"a": 1.0}}, ["rbp"])  # binary RBP has no scale
+        rm.evaluate(qrels, {"q": {"a": 1.0}}, metrics=[name])
+    rm.evaluate(qrels, {"q": {"a": 1.0}}, metrics=["rbp"])  # binary RBP has no scale
 
 
 @settings(max_examples=60, deadline=None)
@@ -269,7 +269,7 @@ def test_max_grade_below_a_grade_of_the_qrels(name):
        st.dictionaries(st.sampled_from(POOL[:15]), st.integers(-2, 4), min_size=1, max_size=10))
 def test_properties_one_query(scored, judgements):
     run = {"q": {d: float(s) for d, s in scored}}
-    report = rm.evaluate({"q": judgements}, run, NAMES).per_query["q"]
+    report = rm.evaluate({"q": judgements}, run, metrics=NAMES).per_query["q"]
     want = expected_values(judgements, ranked(judgements, run["q"]))
     for name in NAMES:
         assert report[name] == pytest.approx(want[name], rel=1e-12, abs=1e-12), name

@@ -132,6 +132,17 @@ def test_public_names():
     assert rm.ppi_tuned_lambda is ppi_tuned_lambda
 
 
+def test_the_parameters_are_ppi_pythons():
+    """Our one exception to ``confidence`` (docs/architecture.md): the PPI functions take
+    ppi-python's names, ``alpha`` = 1 - confidence included, in its order."""
+    import inspect
+
+    for ours in (ppi_mean_ci, classical_mean_ci, ppi_mean_pointestimate):
+        theirs = list(inspect.signature(getattr(ppi_py, ours.__name__)).parameters)
+        mine = list(inspect.signature(ours).parameters)
+        assert mine == [name for name in theirs if name in mine], ours.__name__
+
+
 # ----------------------------------------------------------------- properties
 
 finite = st.floats(-100, 100, allow_nan=False)

@@ -212,7 +212,7 @@ def test_sentence_bleu_equals_nltk(smoothing, max_n):
     method = SMOOTHING_MAP[smoothing][1]
     checked = 0
     for c, r in zip(cands, refs):
-        if smoothing == "method6" and rm.modified_precision(c, r, 3) == 0:
+        if smoothing == "method6" and rm.modified_precision(c, r, n=3) == 0:
             continue  # nltk's method6 refuses a zero trigram precision
         theirs = _nltk_sentence(r, c, method, max_n)
         ours = rm.bleu(c, r, max_n=max_n, smoothing=smoothing, count_empty_orders=True)
@@ -234,7 +234,7 @@ def test_sentence_bleu_short_candidates_equal_nltk(smoothing, max_n):
     method = SMOOTHING_MAP[smoothing][1]
     checked = 0
     for c, r in zip(cands, refs):
-        if smoothing == "method6" and rm.modified_precision(c, r, 3) == 0:
+        if smoothing == "method6" and rm.modified_precision(c, r, n=3) == 0:
             continue  # nltk's method6 refuses a zero trigram precision
         theirs = _nltk_sentence(r, c, method, max_n)
         ours = rm.bleu(c, r, max_n=max_n, smoothing=smoothing, count_empty_orders=True)
@@ -358,7 +358,7 @@ def test_modified_precision_and_brevity_penalty_equal_nltk():
     for c, r in zip(cands, refs):
         for n in (1, 2, 3, 4):
             f = nltk_bleu.modified_precision(r, c, n)
-            got = rm.modified_precision(c, r, n, return_counts=True)
+            got = rm.modified_precision(c, r, n=n, return_counts=True)
             assert got.clipped == f.numerator
             assert max(1, got.total) == f.denominator  # nltk floors the denominator at 1
         closest = nltk_bleu.closest_ref_length(r, len(c))
@@ -435,7 +435,7 @@ def test_rouge_equals_rouge_score(stem):
     tok = rouge_tokenize_stemmed if stem else rm.rouge_tokenize
     for cand, ref in _pairs(1 + stem, 300):
         theirs = scorer.score(ref, cand)
-        ours = rouge_scores(cand, ref, VARIANTS, tokenizer=tok)
+        ours = rouge_scores(cand, ref, variants=VARIANTS, tokenizer=tok)
         for v in VARIANTS:
             t, o = theirs[v], ours[v]
             assert (o.precision, o.recall, o.fmeasure) == pytest.approx(
@@ -448,8 +448,8 @@ def test_rouge_single_functions_equal_rouge_score(stem):
     tok = rouge_tokenize_stemmed if stem else rm.rouge_tokenize
     for cand, ref in _pairs(10 + stem, 200):
         t = scorer.score(ref, cand)
-        for name, o in [("rouge1", rm.rouge_n(cand, ref, 1, tokenizer=tok)),
-                        ("rouge2", rm.rouge_n(cand, ref, 2, tokenizer=tok)),
+        for name, o in [("rouge1", rm.rouge_n(cand, ref, n=1, tokenizer=tok)),
+                        ("rouge2", rm.rouge_n(cand, ref, n=2, tokenizer=tok)),
                         ("rougeL", rm.rouge_l(cand, ref, tokenizer=tok)),
                         ("rougeLsum", rm.rouge_lsum(cand, ref, tokenizer=tok))]:
             assert o.fmeasure == pytest.approx(t[name].fmeasure, abs=TOL)
@@ -465,7 +465,7 @@ def test_multi_reference_best_f_equals_score_multi():
         cand = rng.choice(texts)
         refs = [rng.choice(texts) for _ in range(rng.randint(1, 4))]
         theirs = scorer.score_multi(refs, cand)
-        ours = rouge_scores(cand, refs, VARIANTS, tokenizer=rm.rouge_tokenize)
+        ours = rouge_scores(cand, refs, variants=VARIANTS, tokenizer=rm.rouge_tokenize)
         for v in VARIANTS:
             assert (ours[v].precision, ours[v].recall, ours[v].fmeasure) == pytest.approx(
                 tuple(theirs[v]), abs=TOL)
@@ -475,8 +475,8 @@ def test_rouge_slides_example_equals_rouge_score():
     """The slides' numbers by rouge-score: P1 = 6/7, R1 = 1 (the slide swaps them)."""
     t = rouge_scorer.RougeScorer(["rouge1", "rouge2"]).score(
         "I loved reading the Hunger Games", "I really loved reading the Hunger Games")
-    ours1 = rm.rouge_n("I really loved reading the Hunger Games", "I loved reading the Hunger Games", 1)
-    ours2 = rm.rouge_n("I really loved reading the Hunger Games", "I loved reading the Hunger Games", 2)
+    ours1 = rm.rouge_n("I really loved reading the Hunger Games", "I loved reading the Hunger Games", n=1)
+    ours2 = rm.rouge_n("I really loved reading the Hunger Games", "I loved reading the Hunger Games", n=2)
     assert (ours1.precision, ours1.recall) == pytest.approx((t["rouge1"].precision, t["rouge1"].recall))
     assert (ours2.precision, ours2.recall) == pytest.approx((t["rouge2"].precision, t["rouge2"].recall))
 

@@ -82,7 +82,7 @@ def assert_same(report, expected):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_per_query_equal_to_trec_eval(seed):
     qrels, run = random_collection(seed)
-    report = rm.evaluate(qrels, run, list(NAMES))
+    report = rm.evaluate(qrels, run, metrics=list(NAMES))
     expected = trec_eval_results(qrels, run)
     assert_same(report, expected)
     # the cases the generator is meant to produce did occur
@@ -97,7 +97,7 @@ def test_per_query_equal_to_trec_eval(seed):
 
 def test_most_values_are_bit_for_bit_equal():
     qrels, run = random_collection(3)
-    report = rm.evaluate(qrels, run, list(NAMES))
+    report = rm.evaluate(qrels, run, metrics=list(NAMES))
     expected = trec_eval_results(qrels, run)
     pairs = [(report.per_query[q][o], expected[q][t]) for q in expected for o, t in NAMES.items()]
     exact = sum(a == b for a, b in pairs)
@@ -108,7 +108,7 @@ def test_missing_zero_equals_averaging_over_all_judged_queries():
     # trec_eval -c: the queries judged but not run count as 0 in the mean
     qrels, run = random_collection(4, n_queries=50)
     expected = trec_eval_results(qrels, run)
-    report = rm.evaluate(qrels, run, ["map", "ndcg@10"], missing="zero")
+    report = rm.evaluate(qrels, run, metrics=["map", "ndcg@10"], missing="zero")
     n_judged = len([q for q in qrels if qrels[q]])
     assert report.missing_queries == ("only_judged",)
     assert report.mean["map"] == pytest.approx(
@@ -132,7 +132,7 @@ def test_missing_zero_equals_averaging_over_all_judged_queries():
     ],
 )
 def test_edge_cases_equal_to_trec_eval(qrels, run):
-    report = rm.evaluate(qrels, run, list(NAMES))
+    report = rm.evaluate(qrels, run, metrics=list(NAMES))
     assert_same(report, trec_eval_results(qrels, run))
     # what trec_eval leaves out is listed, not dropped
     left_out = set(qrels) | set(run)
@@ -147,7 +147,7 @@ def test_a_query_judged_with_an_empty_dict_counts_nowhere():
     for run in ({"q1": {"a": 1.0}}, {"q1": {"a": 1.0}, "q2": {"a": 1.0}}):
         expected = pytrec_eval.RelevanceEvaluator(qrels, {"map", "num_q"}).evaluate(run)
         assert set(expected) == {"q1"}
-        report = rm.evaluate(qrels, run, ["map"], missing="zero")
+        report = rm.evaluate(qrels, run, metrics=["map"], missing="zero")
         assert set(report.per_query) == {"q1"} and report.unjudged_queries == ("q2",)
         assert report.mean["map"] == expected["q1"]["map"] == 1.0
 
@@ -173,7 +173,7 @@ def test_files_read_like_pytrec_eval_parsers(tmp_path):
         their_run = pytrec_eval.parse_run(f)
     assert ours_qrels == dict(their_qrels)
     assert ours_run == dict(their_run)
-    report = rm.evaluate(ours_qrels, ours_run, list(NAMES))
+    report = rm.evaluate(ours_qrels, ours_run, metrics=list(NAMES))
     assert_same(report, trec_eval_results(their_qrels, their_run))
 
 
@@ -185,5 +185,5 @@ def test_write_run_is_read_back_by_pytrec_eval(tmp_path):
     with open(path) as f:
         their_run = pytrec_eval.parse_run(f)
     assert dict(their_run) == run
-    assert_same(rm.evaluate(qrels, rm.read_run(path), list(NAMES)),
+    assert_same(rm.evaluate(qrels, rm.read_run(path), metrics=list(NAMES)),
                 trec_eval_results(qrels, their_run))

@@ -138,15 +138,15 @@ def _ours(metric, q):
             return precision_at_k(rels, whole, denominator="retrieved")
         return precision_at_k(rels, k)
     if name == "recall":
-        return recall_at_k(rels, k or whole, n)
+        return recall_at_k(rels, k or whole, n_relevant=n)
     if name == "f1":
-        return f1_at_k(rels, k, n)
+        return f1_at_k(rels, k, n_relevant=n)
     if name == "hit_rate":
         return hit_rate_at_k(rels, k)
     if name == "mrr":
         return reciprocal_rank(rels, k)
     if name == "map":
-        return average_precision(rels, n, k)
+        return average_precision(rels, n, k=k)
     if name == "dcg":
         return dcg_at_k(rels, k)
     if name == "dcg_burges":
@@ -196,7 +196,7 @@ def test_the_other_conventions_really_differ(ranx_scores):
     # Precision dividing by what was retrieved vs ranx's division by k
     assert differs("precision@10", lambda q: precision_at_k(q["rels"], 10, denominator="retrieved")) >= 20
     # AP over the relevant retrieved vs ranx's over all relevant
-    assert differs("map@5", lambda q: average_precision(q["rels"], q["n"], 5, denominator="retrieved_relevant")) >= 20
+    assert differs("map@5", lambda q: average_precision(q["rels"], q["n"], k=5, denominator="retrieved_relevant")) >= 20
     # linear vs exponential gain
     assert differs("ndcg_burges@5", lambda q: ndcg_at_k(q["rels"], 5, ideal=list(q["judged"].values()))) >= 20
 

@@ -26,13 +26,13 @@ def test_rms_norm_by_hand_and_against_llama():
     x = np.array([[3.0, 4.0]], dtype=np.float32)
     w = np.array([1.0, 2.0], dtype=np.float32)
     rms = math.sqrt((9 + 16) / 2)
-    np.testing.assert_allclose(lm.rms_norm(x, w, 0.0), [[3 / rms, 8 / rms]], rtol=1e-6)
+    np.testing.assert_allclose(lm.rms_norm(x, w, eps=0.0), [[3 / rms, 8 / rms]], rtol=1e-6)
     x, w = rand(5, 16), rand(16, seed=1)
     ref = llama.LlamaRMSNorm(16, eps=1e-5)
     ref.weight.data = torch.from_numpy(w)
     with torch.no_grad():
         want = ref(torch.from_numpy(x)).numpy()
-    np.testing.assert_allclose(lm.rms_norm(x, w, 1e-5), want, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(lm.rms_norm(x, w, eps=1e-5), want, rtol=1e-6, atol=1e-6)
 
 
 def test_rotary_tables_against_llama():
@@ -41,17 +41,17 @@ def test_rotary_tables_against_llama():
     rope = llama.LlamaRotaryEmbedding(config)
     pos = torch.arange(50)[None]
     cos_ref, sin_ref = rope(torch.zeros(1, 50, 16), pos)
-    cos, sin = lm.rotary_tables(16, 50, 100000.0)
+    cos, sin = lm.rotary_tables(16, 50, theta=100000.0)
     # transformers repeats the h/2 angles for both halves
     np.testing.assert_allclose(np.concatenate([cos, cos], 1), cos_ref[0].numpy(), atol=2e-5)
     np.testing.assert_allclose(np.concatenate([sin, sin], 1), sin_ref[0].numpy(), atol=2e-5)
-    c, s = lm.rotary_tables(4, np.array([3]), 100.0)       # angles 3 * 100**(-i/2)
+    c, s = lm.rotary_tables(4, np.array([3]), theta=100.0)       # angles 3 * 100**(-i/2)
     np.testing.assert_allclose(s, [[math.sin(3), math.sin(0.3)]], rtol=1e-6)
 
 
 def test_apply_rotary_against_llama_and_rotation():
     q, k = rand(3, 7, 8), rand(2, 7, 8, seed=1)
-    cos, sin = lm.rotary_tables(8, 7, 10000.0)
+    cos, sin = lm.rotary_tables(8, 7, theta=10000.0)
     full_cos = torch.from_numpy(np.concatenate([cos, cos], 1))[None]
     full_sin = torch.from_numpy(np.concatenate([sin, sin], 1))[None]
     q_ref, k_ref = llama.apply_rotary_pos_emb(torch.from_numpy(q)[None], torch.from_numpy(k)[None],
@@ -62,7 +62,7 @@ def test_apply_rotary_against_llama_and_rotation():
     out = lm.apply_rotary(q, cos, sin)
     np.testing.assert_allclose(np.linalg.norm(out, axis=-1), np.linalg.norm(q, axis=-1), rtol=1e-5)
     v = rand(1, 1, 8, seed=3)
-    at = [lm.apply_rotary(v, *lm.rotary_tables(8, np.array([p]), 10000.0)) for p in (2, 5, 11, 14)]
+    at = [lm.apply_rotary(v, *lm.rotary_tables(8, np.array([p]), theta=10000.0)) for p in (2, 5, 11, 14)]
     np.testing.assert_allclose(float((at[0] * at[1]).sum()), float((at[2] * at[3]).sum()), rtol=1e-5)
 
 
@@ -76,7 +76,7 @@ def test_unpermute_qk_undoes_the_converter():
     w = rand(3 * 8, 5)
     np.testing.assert_array_equal(lm.unpermute_qk(gguf_permute(w, 3), 3), w)
     # llama.cpp's adjacent pairs with permuted weights = halves with the original ones
-    x, cos, sin = rand(1, 5), *lm.rotary_tables(8, np.array([4]), 10000.0)
+    x, cos, sin = rand(1, 5), *lm.rotary_tables(8, np.array([4]), theta=10000.0)
     halves = lm.apply_rotary((x @ w.T).reshape(1, 3, 8).transpose(1, 0, 2), cos, sin)
     y = (x @ gguf_permute(w, 3).T).reshape(3, 4, 2)       # pairs (2i, 2i + 1)
     a, b = y[..., 0], y[..., 1]
@@ -104,7 +104,7 @@ def test_grouped_query_attention_against_torch(past):
     mask = torch.ones(n, past + n, dtype=torch.bool).tril(diagonal=past)
     want = torch.nn.functional.scaled_dot_product_attention(
         torch.from_numpy(q)[None], kt, vt, attn_mask=mask)[0].numpy()
-    np.testing.assert_allclose(lm.causal_attention(q, k, v, past), want, atol=1e-5)
+    np.testing.assert_allclose(lm.causal_attention(q, k, v, past=past), want, atol=1e-5)
 
 
 def test_silu_softmax_feed_forward():
@@ -145,7 +145,7 @@ def test_render_chatml_against_jinja():
     ]
     for messages in conversations:
         for gen in (True, False):
-            assert lm.render_chatml(messages, lm.SMOLLM2_SYSTEM, gen) == template.render(
+            assert lm.render_chatml(messages, lm.SMOLLM2_SYSTEM, add_generation_prompt=gen) == template.render(
                 messages=messages, add_generation_prompt=gen)
 
 

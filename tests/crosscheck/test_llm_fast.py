@@ -75,10 +75,10 @@ def test_decoding_runs_the_readable_forward(lm, n):
     ids = random_ids(20 + n, seed=n)
     cache, other = decoder.KVCache(lm.config), decoder.KVCache(lm.config)
     fast_forward(lm, ids[:20], cache)
-    decoder.forward(lm, ids[:20], other)
+    decoder.forward(lm, ids[:20], cache=other)
     other.keys, other.values = [k.copy() for k in cache.keys], [v.copy() for v in cache.values]
     np.testing.assert_array_equal(fast_forward(lm, ids[20:], cache),
-                                  decoder.forward(lm, ids[20:], other))
+                                  decoder.forward(lm, ids[20:], cache=other))
     np.testing.assert_array_equal(fast_forward(lm, ids[:n], last_only=True),
                                   decoder.forward(lm, ids[:n], last_only=True))
 
@@ -106,7 +106,7 @@ def test_a_cache_continued_by_prompts_and_single_tokens(lm, small_blocks):
     np.testing.assert_allclose(np.concatenate(rows), want, atol=LOGIT_ATOL, rtol=0)
     # the fast path's cache holds the readable path's keys and values
     other = decoder.KVCache(lm.config, capacity=60)
-    readable(lm, ids, other)
+    readable(lm, ids, cache=other)
     np.testing.assert_allclose(cache.keys[29][:, :60], other.keys[29][:, :60], atol=1e-3)
     np.testing.assert_allclose(cache.values[0][:, :60], other.values[0][:, :60], atol=1e-5)
 
@@ -114,10 +114,10 @@ def test_a_cache_continued_by_prompts_and_single_tokens(lm, small_blocks):
 def test_greedy_generation_is_the_readable_argmax_chain(lm):
     ids = lm.encode(lm.chat_prompt("Name a gas lighter than air."))
     cache = decoder.KVCache(lm.config)
-    logits, chain = readable(lm, ids, cache, last_only=True)[0], []
+    logits, chain = readable(lm, ids, cache=cache, last_only=True)[0], []
     for _ in range(8):
         chain.append(int(logits.argmax()))
-        logits = readable(lm, [chain[-1]], cache, last_only=True)[0]
+        logits = readable(lm, [chain[-1]], cache=cache, last_only=True)[0]
     assert lm.generate(ids, max_new_tokens=8).ids == chain
 
 
@@ -132,7 +132,7 @@ def test_blocked_attention_equals_the_formula(past, size):
     q = size * rng.standard_normal((heads, n, h), dtype=np.float32)
     k = rng.standard_normal((groups, past + n, h), dtype=np.float32)
     v = rng.standard_normal((groups, past + n, h), dtype=np.float32)
-    want = decoder.causal_attention(q, k, v, past)                     # (H, n, h)
+    want = decoder.causal_attention(q, k, v, past=past)                     # (H, n, h)
     # the fast path's layout: token by token, head j at columns j h .. (j + 1) h,
     # the queries already scaled by 1 / sqrt(h)
     queries = np.ascontiguousarray(q.transpose(1, 0, 2)).reshape(n, heads * h) / np.sqrt(h)

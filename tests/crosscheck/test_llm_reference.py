@@ -134,8 +134,8 @@ def test_cached_logits_equal_full_logits(models):
     ids = ours.encode(ours.chat_prompt("Name three gases used to cool reactors."))
     full = ours.logits(ids)
     cache = decoder.KVCache(ours.config, capacity=4)            # grows on the way
-    rows = [decoder.forward(ours, ids[:7], cache)]
-    rows += [decoder.forward(ours, [t], cache) for t in ids[7:]]
+    rows = [decoder.forward(ours, ids[:7], cache=cache)]
+    rows += [decoder.forward(ours, [t], cache=cache) for t in ids[7:]]
     np.testing.assert_allclose(np.concatenate(rows), full, atol=LOGIT_ATOL)
     last = decoder.forward(ours, ids, last_only=True)
     # one BLAS thread (a few tokens) or every thread (many): the sums' order differs

@@ -85,8 +85,8 @@ def test_ppi_equals_ppi_python_on_these_labels(judge, n):
         Yhat = np.nanmean(np.where((grades >= 0) & (grades <= 3), grades >= 2, np.nan), axis=0)
     else:
         Yhat = _binary(judge)
-    r = rm.ppi_repeated(Y, Yhat, n, repeats=20, lam=None, seed=n)
-    plain = rm.ppi_repeated(Y, Yhat, n, repeats=20, lam=1, seed=n)
+    r = rm.ppi_repeated(Y, Yhat, n=n, repeats=20, lam=None, seed=n)
+    plain = rm.ppi_repeated(Y, Yhat, n=n, repeats=20, lam=1, seed=n)
     u = np.random.default_rng(n).random((20, len(Y)))
     for k in range(20):
         labelled = np.argsort(u[k])[:n]

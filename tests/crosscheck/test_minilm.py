@@ -237,9 +237,9 @@ def test_gelu_in_place_gives_the_same_values():
 
 def test_layer_norm_by_hand():
     x = np.array([[1.0, 2.0, 3.0, 6.0]], dtype=np.float32)   # mean 3, variance 3.5
-    out = minilm.layer_norm(x, np.ones(4, np.float32), np.zeros(4, np.float32), 0.0)
+    out = minilm.layer_norm(x, np.ones(4, np.float32), np.zeros(4, np.float32), eps=0.0)
     np.testing.assert_allclose(out, [[-2, -1, 0, 3] / np.sqrt(3.5)], rtol=1e-6)
-    out = minilm.layer_norm(x, np.full(4, 2, np.float32), np.ones(4, np.float32), 0.0)
+    out = minilm.layer_norm(x, np.full(4, 2, np.float32), np.ones(4, np.float32), eps=0.0)
     np.testing.assert_allclose(out, [[-2, -1, 0, 3] / np.sqrt(3.5) * 2 + 1], rtol=1e-6)
 
 

@@ -57,7 +57,7 @@ def readable_forward(model, batch_ids):
     x = minilm.embed(model, ids)
     hidden, attentions = [x], []
     for i in range(model.config.num_hidden_layers):
-        x, weights = minilm.transformer_layer(x, mask, model.layer(i), model.config)
+        x, weights = minilm.transformer_layer(x, mask, model.layer(i), config=model.config)
         hidden.append(x)
         attentions.append(weights)
     return hidden, attentions

@@ -62,8 +62,8 @@ def graded():
 def test_relevance_level_equals_pytrec_eval(graded, level):
     qrels, run = graded
     theirs = _pytrec(qrels, run, level)
-    fast = rm.evaluate(qrels, run, list(NAMES), relevance_level=level)
-    readable = evaluate_as(qrels, run, READABLE, "trec_eval", relevance_level=level)
+    fast = rm.evaluate(qrels, run, metrics=list(NAMES), relevance_level=level)
+    readable = evaluate_as(qrels, run, metrics=READABLE, conventions="trec_eval", relevance_level=level)
     assert set(fast.per_query) == set(theirs) == set(readable.per_query)
     for qid, values in theirs.items():
         for ours, name in NAMES.items():
@@ -74,7 +74,7 @@ def test_relevance_level_equals_pytrec_eval(graded, level):
                     (level, qid, ours)
     # the collection tells the levels apart, and nDCG ignores the level, as trec_eval's does
     if level > 1:
-        one = rm.evaluate(qrels, run, ["map", "ndcg@10"])
+        one = rm.evaluate(qrels, run, metrics=["map", "ndcg@10"])
         assert sum(abs(one.per_query[q]["map"] - fast.per_query[q]["map"]) > 1e-9
                    for q in theirs) >= 50
         assert all(one.per_query[q]["ndcg@10"] == fast.per_query[q]["ndcg@10"] for q in theirs)
@@ -87,15 +87,15 @@ def test_relevance_level_by_hand():
     # grades 2, 1, 0, 2 at ranks 1-4 (one more grade-2 document never retrieved)
     qrels = {"q": {"a": 2, "b": 1, "c": 0, "d": 2, "e": 2}}
     run = {"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6}}
-    one = rm.evaluate(qrels, run, ["map", "P@2", "mrr", "bpref"]).per_query["q"]
-    two = rm.evaluate(qrels, run, ["map", "P@2", "mrr", "bpref"], relevance_level=2).per_query["q"]
+    one = rm.evaluate(qrels, run, metrics=["map", "P@2", "mrr", "bpref"]).per_query["q"]
+    two = rm.evaluate(qrels, run, metrics=["map", "P@2", "mrr", "bpref"], relevance_level=2).per_query["q"]
     assert one["map"] == pytest.approx((1 + 2 / 2 + 3 / 4) / 4)   # a, b, d relevant; R = 4
     assert two["map"] == pytest.approx((1 + 2 / 4) / 3)           # a, d relevant; R = 3
     assert (one["P@2"], two["P@2"]) == (1.0, 0.5)
     # bpref at level 2: b and c are judged non-relevant (N = 2), both above d:
     # a scores 1, d scores 1 - min(2, 3) / min(2, 3) = 0; over R = 3
     assert two["bpref"] == pytest.approx(1 / 3)
-    assert rm.evaluate(qrels, run, ["mrr"], relevance_level=3).per_query["q"]["mrr"] == 0.0
+    assert rm.evaluate(qrels, run, metrics=["mrr"], relevance_level=3).per_query["q"]["mrr"] == 0.0
 
 
 IR_MEASURES = {"map": "AP(rel=2)", "P@5": "P(rel=2)@5", "mrr": "RR(rel=2)",
@@ -115,7 +115,7 @@ def test_relevance_level_equals_ir_measures_rel():
         warnings.simplefilter("ignore")
         for m in ir_measures.iter_calc(list(measures.values()), qrels, run):
             theirs.setdefault(m.query_id, {})[str(m.measure)] = m.value
-    ours = rm.evaluate(qrels, run, list(IR_MEASURES), relevance_level=2).per_query
+    ours = rm.evaluate(qrels, run, metrics=list(IR_MEASURES), relevance_level=2).per_query
     assert len(theirs) >= 150
     for qid, values in theirs.items():
         assert len(values) == len(measures), qid  # every measure, for every query
@@ -137,9 +137,9 @@ def test_ranx_preset_takes_its_rel_lvl(level):
         warnings.simplefilter("ignore")
         theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), list(names.values()),
                                return_mean=False, make_comparable=True)
-    report = evaluate_as(qrels, run, list(RANX), "ranx", relevance_level=level)
+    report = evaluate_as(qrels, run, metrics=list(RANX), conventions="ranx", relevance_level=level)
     assert report.conventions.name == "ranx"  # ranx has the option: still its numbers
-    trec = rm.evaluate(qrels, run, ["ndcg@5"], relevance_level=level).per_query
+    trec = rm.evaluate(qrels, run, metrics=["ndcg@5"], relevance_level=level).per_query
     differ = 0
     for i, qid in enumerate(sorted(run)):
         for ours, name in names.items():
@@ -182,8 +182,8 @@ def _read_case(name):
 def test_level_and_depth_equal_trec_eval(file, level, depth, preset):
     qrels, run, expected = _read_case(file)
     names = sorted({m for values in expected.values() for m in values})
-    fast = rm.evaluate(qrels, run, names, conventions=preset, relevance_level=level, depth=depth)
-    readable = evaluate_as(qrels, run, [m for m in names if m in READABLE], preset,
+    fast = rm.evaluate(qrels, run, metrics=names, conventions=preset, relevance_level=level, depth=depth)
+    readable = evaluate_as(qrels, run, metrics=[m for m in names if m in READABLE], conventions=preset,
                            relevance_level=level, depth=depth)
     assert set(fast.per_query) == set(expected)
     for qid, values in expected.items():
@@ -193,7 +193,7 @@ def test_level_and_depth_equal_trec_eval(file, level, depth, preset):
                 assert readable.per_query[qid][m] == pytest.approx(v, abs=5.1e-5), (qid, m)
     # the cut matters on this collection: without it many queries score otherwise
     if depth is not None:
-        whole = rm.evaluate(qrels, run, names, conventions=preset, relevance_level=level)
+        whole = rm.evaluate(qrels, run, metrics=names, conventions=preset, relevance_level=level)
         assert sum(any(abs(whole.per_query[q][m] - v) > 1e-3 for m, v in expected[q].items())
                    for q in expected) >= 5
 
@@ -205,13 +205,13 @@ def test_depth_equals_pytrec_eval_on_the_cut_run(graded, depth):
     # descending), keep the top `depth`
     cut = {q: {d: docs[d] for d in trec_eval_order(docs)[:depth]} for q, docs in run.items()}
     theirs = _pytrec(qrels, {q: docs for q, docs in cut.items() if docs}, 2)
-    ours = rm.evaluate(qrels, run, list(NAMES), depth=depth, relevance_level=2)
+    ours = rm.evaluate(qrels, run, metrics=list(NAMES), depth=depth, relevance_level=2)
     for qid, values in theirs.items():
         for mine, name in NAMES.items():
             assert ours.per_query[qid][mine] == pytest.approx(values[name], abs=1e-12), \
                 (depth, qid, mine)
-    judged = rm.evaluate(qrels, run, ["judged@10", "rbp_residual(p=0.5)"], depth=depth)
-    direct = rm.evaluate(qrels, cut, ["judged@10", "rbp_residual(p=0.5)"])
+    judged = rm.evaluate(qrels, run, metrics=["judged@10", "rbp_residual(p=0.5)"], depth=depth)
+    direct = rm.evaluate(qrels, cut, metrics=["judged@10", "rbp_residual(p=0.5)"])
     for qid, values in direct.per_query.items():
         for m, v in values.items():
             assert judged.per_query[qid][m] == pytest.approx(v, abs=1e-12), (qid, m)
@@ -221,10 +221,10 @@ def test_depth_splits_a_tie_by_id_as_trec_eval():
     # four documents tied; trec_eval ranks them d, c, b, a and -M 2 keeps d, c
     qrels = {"q": {"a": 1, "d": 1}}
     run = {"q": {"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0}}
-    report = rm.evaluate(qrels, run, ["P@2", "recall@4", "map"], depth=2).per_query["q"]
+    report = rm.evaluate(qrels, run, metrics=["P@2", "recall@4", "map"], depth=2).per_query["q"]
     assert report == {"P@2": 0.5, "recall@4": 0.5, "map": 0.5}  # d found, a cut; R stays 2
     with pytest.raises(ValueError, match="ties='average' gives them none"):
-        evaluate_as(qrels, run, ["map"], "sklearn", depth=2)
+        evaluate_as(qrels, run, metrics=["map"], conventions="sklearn", depth=2)
 
 
 def test_level_and_depth_refuse_what_is_not_a_positive_integer():
@@ -232,11 +232,11 @@ def test_level_and_depth_refuse_what_is_not_a_positive_integer():
     for bad in (0, -1):
         with pytest.raises(ValueError, match=f"relevance_level must be a positive integer, "
                                              f"got {bad}"):
-            rm.evaluate(qrels, run, ["map"], relevance_level=bad)
+            rm.evaluate(qrels, run, metrics=["map"], relevance_level=bad)
         with pytest.raises(ValueError, match=f"depth must be a positive integer, got {bad}"):
-            rm.evaluate(qrels, run, ["map"], depth=bad)
+            rm.evaluate(qrels, run, metrics=["map"], depth=bad)
     with pytest.raises(TypeError, match="relevance_level must be a positive integer, got 1.5"):
-        evaluate_as(qrels, run, ["map"], relevance_level=1.5)
+        evaluate_as(qrels, run, metrics=["map"], relevance_level=1.5)
     # the presets of libraries with the option keep their name; the others become custom
     assert PRESETS["trec_eval"].replace(depth=1000).name == "trec_eval"
     assert PRESETS["sklearn"].replace(relevance_level=2).name == "custom"
@@ -249,7 +249,7 @@ def test_gdeval_ndcg_by_hand():
     # gain 2**g - 1: DCG = 3/log2(3) + 1/2, ideal 7 + 3/log2(3) + 1/2
     qrels = {"1": {"a": 0, "b": 2, "c": 1, "z": 3}, "2": {"x": 0}}
     run = {"1": {"a": 0.9, "b": 0.8, "c": 0.7}, "2": {"x": 1.0}}
-    report = rm.evaluate(qrels, run, ["ndcg@3", "err@3"], conventions="gdeval")
+    report = rm.evaluate(qrels, run, metrics=["ndcg@3", "err@3"], conventions="gdeval")
     want = (3 / math.log2(3) + 1 / 2) / (7 + 3 / math.log2(3) + 1 / 2)
     assert report.per_query["1"]["ndcg@3"] == pytest.approx(want)
     # R = (2**g - 1) / 16: 0, 3/16, 1/16; rank 3 is reached by the 13/16 who pass rank 2
@@ -258,12 +258,12 @@ def test_gdeval_ndcg_by_hand():
     assert list(report.per_query) == ["1"] and report.queries_without_relevant == ("2",)
     assert report.mean["ndcg@3"] == report.per_query["1"]["ndcg@3"]
     # trec_eval's ndcg_cut_3 (linear gain) counts topic 2 as 0
-    trec = rm.evaluate(qrels, run, ["ndcg@3"]).mean["ndcg@3"]
+    trec = rm.evaluate(qrels, run, metrics=["ndcg@3"]).mean["ndcg@3"]
     assert trec == pytest.approx((2 / math.log2(3) + 1 / 2) / (3 + 2 / math.log2(3) + 1 / 2) / 2)
     # the readable path agrees
-    assert evaluate_as(qrels, run, ["ndcg@3"], "gdeval").per_query == {"1": {"ndcg@3": want}}
+    assert evaluate_as(qrels, run, metrics=["ndcg@3"], conventions="gdeval").per_query == {"1": {"ndcg@3": want}}
     with pytest.raises(ValueError, match="does not compute 'map'"):
-        rm.evaluate(qrels, run, ["map"], conventions="gdeval")
+        rm.evaluate(qrels, run, metrics=["map"], conventions="gdeval")
 
 
 def _gdeval(qrels, run, k, tmp_path):
@@ -298,7 +298,7 @@ def test_gdeval_preset_equals_gdeval(k, tmp_path):
     run = {q: {d: s + float(rng.choice([0.0, 1e-12])) for d, s in docs.items()}
            for q, docs in run.items()}
     theirs = _gdeval(qrels, run, k, tmp_path)
-    ours = rm.evaluate(qrels, run, [f"ndcg@{k}", f"err@{k}"], conventions="gdeval")
+    ours = rm.evaluate(qrels, run, metrics=[f"ndcg@{k}", f"err@{k}"], conventions="gdeval")
     # gdeval scores only the topics with a grade above 0
     assert set(ours.per_query) == set(theirs) and 150 <= len(theirs) < 200
     assert set(ours.queries_without_relevant) == set(run) - set(theirs)
@@ -307,10 +307,10 @@ def test_gdeval_preset_equals_gdeval(k, tmp_path):
         assert ours.per_query[qid][f"err@{k}"] == pytest.approx(err, abs=5.0001e-6), qid
     mean = math.fsum(ndcg for ndcg, _ in theirs.values()) / len(theirs)
     assert ours.mean[f"ndcg@{k}"] == pytest.approx(mean, abs=5.0001e-6)
-    readable = evaluate_as(qrels, run, [f"ndcg@{k}"], "gdeval")
+    readable = evaluate_as(qrels, run, metrics=[f"ndcg@{k}"], conventions="gdeval")
     for qid, values in readable.per_query.items():
         assert values[f"ndcg@{k}"] == pytest.approx(ours.per_query[qid][f"ndcg@{k}"], abs=1e-12)
     # trec_eval's ndcg_cut (linear gain, float scores) is another number on most topics
-    trec = rm.evaluate(qrels, run, [f"ndcg@{k}"]).per_query
+    trec = rm.evaluate(qrels, run, metrics=[f"ndcg@{k}"]).per_query
     assert sum(abs(trec[q][f"ndcg@{k}"] - ours.per_query[q][f"ndcg@{k}"]) > 1e-3
                for q in theirs) >= 50

@@ -54,12 +54,12 @@ def test_the_issue_s_reproduction():
     run = {"q": {"a": 0.1, "b": 0.9, "c": 0.5}}
     theirs = skm.ndcg_score([[2.5, 0.5, 1]], [[0.1, 0.9, 0.5]], k=3)
     assert round(theirs, 4) == 0.7042
-    assert rm.evaluate(qrels, run, ["ndcg@3"], conventions="sklearn").mean["ndcg@3"] == \
+    assert rm.evaluate(qrels, run, metrics=["ndcg@3"], conventions="sklearn").mean["ndcg@3"] == \
         pytest.approx(theirs, abs=1e-12)
     # 0.999 is a gain of 0.999 for scikit-learn, not 0
     qrels = {"q": {"a": 0.999, "b": 1}}
     run = {"q": {"a": 0.9, "b": 0.1}}
-    ours = evaluate_as(qrels, run, ["dcg@2"], "sklearn").mean["dcg@2"]
+    ours = evaluate_as(qrels, run, metrics=["dcg@2"], conventions="sklearn").mean["dcg@2"]
     assert ours == pytest.approx(skm.dcg_score([[0.999, 1]], [[0.9, 0.1]], k=2, log_base=2))
     assert ours > 1.0
 
@@ -78,25 +78,25 @@ def test_sklearn_preset_equals_scikit_learn_on_real_and_negative_grades(data, k)
         y_true, y_score = _sklearn_inputs(qrels, run, qid)
         # dcg: negative grades are negative gains
         theirs = skm.dcg_score([y_true], [y_score], k=k or 20, log_base=2)
-        ours = evaluate_as({qid: qrels[qid]}, {qid: run[qid]}, [dcg], "sklearn").mean[dcg]
+        ours = evaluate_as({qid: qrels[qid]}, {qid: run[qid]}, metrics=[dcg], conventions="sklearn").mean[dcg]
         assert ours == pytest.approx(theirs, rel=1e-9, abs=1e-12)
         # ndcg: refused by both if a grade it reads is negative
         if min(y_true) < 0:
             with pytest.raises(ValueError, match="negative"):
                 skm.ndcg_score([y_true], [y_score], k=k)
             with pytest.raises(ValueError, match=f"negative.*of query {qid!r}") as error:
-                evaluate_as({qid: qrels[qid]}, {qid: run[qid]}, [ndcg], "sklearn")
+                evaluate_as({qid: qrels[qid]}, {qid: run[qid]}, metrics=[ndcg], conventions="sklearn")
             named = re.search(r"got (\S+) for document '(\w+)'", str(error.value))
             assert qrels[qid][named[2]] == float(named[1]) < 0  # the document and its grade
         else:
             theirs = skm.ndcg_score([y_true], [y_score], k=k)
-            ours = evaluate_as({qid: qrels[qid]}, {qid: run[qid]}, [ndcg], "sklearn").mean[ndcg]
+            ours = evaluate_as({qid: qrels[qid]}, {qid: run[qid]}, metrics=[ndcg], conventions="sklearn").mean[ndcg]
             assert ours == pytest.approx(theirs, rel=1e-9, abs=1e-12)
         # AP: relevant means a grade >= 1 (average_precision_score wants labels)
         with warnings.catch_warnings():  # no positive label: a warning and 0
             warnings.simplefilter("ignore")
             theirs = skm.average_precision_score([int(g >= 1) for g in y_true], y_score)
-        ours = evaluate_as({qid: qrels[qid]}, {qid: run[qid]}, ["map"], "sklearn").mean["map"]
+        ours = evaluate_as({qid: qrels[qid]}, {qid: run[qid]}, metrics=["map"], conventions="sklearn").mean["map"]
         assert ours == pytest.approx(theirs, rel=1e-9, abs=1e-12)
 
 
@@ -115,7 +115,7 @@ def test_ranx_preset_equals_ranx_on_real_and_negative_grades(data):
         warnings.simplefilter("ignore")  # (ranx warns about queries without relevant documents)
         theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), list(_RANX_NAMES.values()),
                                return_mean=False, make_comparable=True)
-    ours = evaluate_as(qrels, run, list(_RANX_NAMES), "ranx").per_query
+    ours = evaluate_as(qrels, run, metrics=list(_RANX_NAMES), conventions="ranx").per_query
     qids = sorted(run)  # ranx's order of queries
     for name, ranx_name in _RANX_NAMES.items():
         values = np.atleast_1d(theirs[ranx_name])
@@ -137,13 +137,13 @@ def test_a_grade_no_library_takes_is_refused_by_name(preset, grade):
         conv.grades == "integer" and math.isfinite(grade))
     if takes and conv.gain == "exponential":  # 2**grade is no float: refused, naming the grade
         with pytest.raises(ValueError, match="overflows a float for grade"):
-            evaluate_as(qrels, run, [metric], preset)
+            evaluate_as(qrels, run, metrics=[metric], conventions=preset)
         return
     if takes:
-        evaluate_as(qrels, run, [metric], preset)
+        evaluate_as(qrels, run, metrics=[metric], conventions=preset)
         return
     with pytest.raises(ValueError, match=r"'doc-a' of query 'q'") as error:
-        evaluate_as(qrels, run, [metric], preset)
+        evaluate_as(qrels, run, metrics=[metric], conventions=preset)
     assert f"got {grade!r} for" in str(error.value)
 
 
@@ -160,9 +160,9 @@ def test_integer_presets_refuse_a_fractional_grade_and_read_2_0_as_2(preset):
     # presets used to cut it to 2 silently
     run = {"q": {"a": 0.9, "b": 0.1}}
     with pytest.raises(ValueError, match=r"2\.5 for document 'a' of query 'q'"):
-        evaluate_as({"q": {"a": 2.5, "b": 1}}, run, ["map"], preset)
-    as_float = evaluate_as({"q": {"a": 2.0, "b": 0.0}}, run, ["map"], preset).mean
-    assert as_float == evaluate_as({"q": {"a": 2, "b": 0}}, run, ["map"], preset).mean
+        evaluate_as({"q": {"a": 2.5, "b": 1}}, run, metrics=["map"], conventions=preset)
+    as_float = evaluate_as({"q": {"a": 2.0, "b": 0.0}}, run, metrics=["map"], conventions=preset).mean
+    assert as_float == evaluate_as({"q": {"a": 2, "b": 0}}, run, metrics=["map"], conventions=preset).mean
 
 
 def test_every_preset_says_how_it_reads_grades():

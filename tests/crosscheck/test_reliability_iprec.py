@@ -43,7 +43,7 @@ def test_iprec_and_11pt_equal_pytrec_eval_but_on_empty_rankings(seed):
     qrels, run = _collection(seed)
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall", "11pt_avg"}).evaluate(run)
     names = [f"iprec@{level}" for level in _LEVELS] + ["11pt"]
-    ours = evaluate(qrels, run, names)
+    ours = evaluate(qrels, run, metrics=names)
     empty = [qid for qid in theirs if not run[qid]]
     assert empty, "the collection must hold empty rankings"
     for qid, values in theirs.items():
@@ -69,12 +69,12 @@ def test_the_issue_s_reproduction():
     run = {"q": {}, "r": {"a": 1.0}}
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {"11pt_avg"}).evaluate(run)
     assert math.isnan(theirs["q"]["11pt_avg"]) and theirs["r"]["11pt_avg"] == 1.0
-    report = evaluate(qrels, run, ["iprec@0", "iprec@0.5", "11pt"])
+    report = evaluate(qrels, run, metrics=["iprec@0", "iprec@0.5", "11pt"])
     for name in ("iprec@0", "iprec@0.5", "11pt"):
         assert report.per_query["q"][name] == 0.0
         assert report.mean[name] == 0.5
     # the readable function agrees with the batch path
-    assert rm.interpolated_precision([], 1, 0.5) == 0.0
+    assert rm.interpolated_precision([], 1, recall=0.5) == 0.0
 
 
 def test_the_choice_is_documented_where_iprec_is():

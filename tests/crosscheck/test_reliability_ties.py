@@ -37,7 +37,7 @@ def _readable(qrels, ranking, metric):
     n_rel = sum(g >= 1 for g in qrels.values())
     if metric == "bpref":
         n_nonrel = sum(0 <= g < 1 for g in qrels.values())  # a negative grade: unjudged
-        return rm.bpref([qrels.get(d) for d in order], n_rel, n_nonrel)
+        return rm.bpref([qrels.get(d) for d in order], n_rel, n_nonrelevant=n_nonrel)
     rels = [max(qrels.get(d, 0), 0) for d in order]
     if metric == "map":
         return rm.average_precision(rels, n_rel)
@@ -68,7 +68,7 @@ def test_twenty_thousand_tied_documents_equal_pytrec_eval(measure, trec_name):
     # for bpref before, quadratic in the group's size)
     qrels, run = _one_big_group(20_000, seed=1)
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {trec_name}).evaluate(run)["q"][trec_name]
-    ours = evaluate(qrels, run, [measure]).per_query["q"][measure]
+    ours = evaluate(qrels, run, metrics=[measure]).per_query["q"][measure]
     assert ours == pytest.approx(theirs, abs=1e-12)
 
 
@@ -84,7 +84,7 @@ def test_big_groups_in_many_queries_equal_pytrec_eval():
         qrels[f"q{q}"] = {d: int(rng.integers(0, 3)) for d in ids[: size // 2 + 1]}
     names = {"map": "map", "bpref": "bpref", "ndcg": "ndcg", "P@20": "P_20"}
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {"map", "bpref", "ndcg", "P"}).evaluate(run)
-    ours = evaluate(qrels, run, list(names)).per_query
+    ours = evaluate(qrels, run, metrics=list(names)).per_query
     for qid, values in theirs.items():
         for name, trec_name in names.items():
             assert ours[qid][name] == pytest.approx(values[trec_name], abs=1e-12), (qid, name)
@@ -119,7 +119,7 @@ def test_a_big_group_of_hostile_ids_follows_sorted(path, metric):
     qrels, run = _one_big_group(0, seed=5, ids=_HOSTILE + sorted(extra))
     with pytest.MonkeyPatch.context() as mp:
         _tie_path(mp, path)
-        ours = evaluate(qrels, run, [metric]).per_query["q"][metric]
+        ours = evaluate(qrels, run, metrics=[metric]).per_query["q"][metric]
     assert ours == pytest.approx(_readable(qrels["q"], run["q"], metric), abs=1e-12)
 
 
@@ -138,7 +138,7 @@ def test_tied_ranks_follow_sorted_whichever_way_they_are_counted(ids, scores, gr
     qrels = {"q": dict(zip(ids[::2], grades))}
     with pytest.MonkeyPatch.context() as mp:
         _tie_path(mp, path)
-        report = evaluate(qrels, run, ["map", "bpref"])
+        report = evaluate(qrels, run, metrics=["map", "bpref"])
     if "q" not in report.per_query:
         return
     for metric in ("map", "bpref"):
@@ -160,7 +160,7 @@ def _counted_work(monkeypatch, qrels, run, metric):
 
     monkeypatch.setattr(engine, "_packed_ranks", lambda *args: None)  # the tie step
     monkeypatch.setattr(engine, "_tie_keys", counting)
-    evaluate(qrels, run, [metric])
+    evaluate(qrels, run, metrics=[metric])
     return sum(work)
 
 
@@ -213,9 +213,9 @@ def _evaluate_both_ways(qrels, run, metrics, **kwargs):
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(engine, "_packed_ranks", spying)
-        packed = evaluate(qrels, run, metrics, **kwargs)
+        packed = evaluate(qrels, run, metrics=metrics, **kwargs)
         mp.setattr(engine, "_packed_ranks", lambda *args: None)
-        general = evaluate(qrels, run, metrics, **kwargs)
+        general = evaluate(qrels, run, metrics=metrics, **kwargs)
     return packed, general, any(used)
 
 

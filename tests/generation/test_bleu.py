@@ -61,30 +61,30 @@ def test_ngram_counter_of_order_above_length_takes_no_slice():
 
 def test_slides_unigram_precisions():
     # I, thirty, six, years of 5 candidate unigrams
-    assert rm.modified_precision("I have thirty six years", REF, 1) == 4 / 5
+    assert rm.modified_precision("I have thirty six years", REF, n=1) == 4 / 5
     # "six" once in the reference: min(5, 1) = 1 of 5
-    assert rm.modified_precision("six six six six six", REF, 1) == 1 / 5
+    assert rm.modified_precision("six six six six six", REF, n=1) == 1 / 5
     # without clipping every "six" counts: 5 of 5
-    assert rm.modified_precision("six six six six six", REF, 1, clip=False) == 1.0
+    assert rm.modified_precision("six six six six six", REF, n=1, clip=False) == 1.0
     # reordering keeps 4 of 5 unigrams
-    assert rm.modified_precision("thirty six years have I", REF, 1) == 4 / 5
+    assert rm.modified_precision("thirty six years have I", REF, n=1) == 4 / 5
 
 
 def test_slides_4gram_precision_is_0_of_2():
     # 4-grams: "thirty six years have", "six years have I"; neither in the reference
-    c = rm.modified_precision("thirty six years have I", REF, 4, return_counts=True)
+    c = rm.modified_precision("thirty six years have I", REF, n=4, return_counts=True)
     assert (c.precision, c.clipped, c.total) == (0.0, 0, 2)
 
 
 def test_clipping_takes_max_over_references():
     # "the" is 2x in ref 1 and 1x in ref 2: clip at 2; candidate has 3 "the" + "cat"
     refs = ["the cat the mat", "the dog"]
-    c = rm.modified_precision("the the the cat", refs, 1, return_counts=True)
+    c = rm.modified_precision("the the the cat", refs, n=1, return_counts=True)
     assert (c.clipped, c.total) == (3, 4)  # 2 "the" + 1 "cat"
 
 
 def test_precision_of_short_candidate_is_zero_of_zero():
-    c = rm.modified_precision("a b", "a b c", 3, return_counts=True)
+    c = rm.modified_precision("a b", "a b c", n=3, return_counts=True)
     assert (c.precision, c.clipped, c.total) == (0.0, 0, 0)
 
 
@@ -376,7 +376,7 @@ def test_empty_reference_gives_zero_no_match():
 
 def test_bad_n_and_max_n():
     with pytest.raises(ValueError, match="n must be a positive integer, got 0"):
-        rm.modified_precision("a", "a", 0)
+        rm.modified_precision("a", "a", n=0)
     with pytest.raises(ValueError, match="max_n must be a positive integer, got 0"):
         rm.bleu("a", "a", max_n=0)
     with pytest.raises(TypeError, match="n must be a positive integer"):
@@ -510,7 +510,7 @@ def test_string_candidate_with_tokenized_reference_is_refused():
             r"for a candidate of 6 tokens\)\. A list of strings is read as several "
             r"references; pass one string, or \[tokens\] for one tokenized reference")):
         rm.bleu(cand, cand.split())
-    for call in (lambda: rm.modified_precision(cand, cand.split(), 1),
+    for call in (lambda: rm.modified_precision(cand, cand.split(), n=1),
                  lambda: segment_stats(cand, cand.split()),
                  lambda: rm.corpus_bleu([cand], [cand.split()])):
         with pytest.raises(ValueError, match="looks like one tokenized reference"):

@@ -12,7 +12,7 @@ REF = "I loved reading the Hunger Games"
 
 
 def test_hunger_games_rouge1_by_hand():
-    r = rm.rouge_n(CAND, REF, 1)
+    r = rm.rouge_n(CAND, REF, n=1)
     # 6 matches, 7 candidate unigrams, 6 reference unigrams
     assert (r.matches, r.candidate_count, r.reference_count) == (6, 7, 6)
     assert r.precision == 6 / 7
@@ -22,7 +22,7 @@ def test_hunger_games_rouge1_by_hand():
 
 
 def test_hunger_games_rouge2_by_hand():
-    r = rm.rouge_n(CAND, REF, 2)
+    r = rm.rouge_n(CAND, REF, n=2)
     # loved reading, reading the, the Hunger, Hunger Games: 4 of 6 and of 5
     assert (r.matches, r.candidate_count, r.reference_count) == (4, 6, 5)
     assert r.precision == pytest.approx(4 / 6, abs=1e-15)
@@ -31,18 +31,18 @@ def test_hunger_games_rouge2_by_hand():
 
 def test_hunger_games_typo_reference_has_5_matches():
     # "love" != "loved"
-    assert rm.rouge_n(CAND, "I love reading the Hunger Games", 1).matches == 5
+    assert rm.rouge_n(CAND, "I love reading the Hunger Games", n=1).matches == 5
 
 
 def test_default_tokenizer_keeps_case():
     # "The" and "the" differ by default, agree with the rouge-score tokenizer
-    assert rm.rouge_n("The cat", "the cat", 1).matches == 1
-    assert rm.rouge_n("The cat", "the cat", 1, tokenizer=rm.rouge_tokenize).matches == 2
+    assert rm.rouge_n("The cat", "the cat", n=1).matches == 1
+    assert rm.rouge_n("The cat", "the cat", n=1, tokenizer=rm.rouge_tokenize).matches == 2
 
 
 def test_rouge_n_clips_repeats():
     # candidate "a a a b", reference "a b b": min(3,1) + min(1,2) = 2
-    r = rm.rouge_n("a a a b", "a b b", 1)
+    r = rm.rouge_n("a a a b", "a b b", n=1)
     assert (r.matches, r.precision, r.recall) == (2, 2 / 4, 2 / 3)
 
 
@@ -113,13 +113,13 @@ def test_multi_ref_options_by_hand():
     # candidate "a b c d"; ref1 "a b" (P 2/4, R 1, F 2/3); ref2 "a b c d e f g h"
     # (P 1, R 4/8, F 2/3); ref3 "x" (0). F ties: best_f keeps the first (ref1).
     refs = ["a b", "a b c d e f g h", "x"]
-    best = rm.rouge_n("a b c d", refs, 1)
+    best = rm.rouge_n("a b c d", refs, n=1)
     assert (best.precision, best.recall, best.reference_index) == (0.5, 1.0, 0)
-    avg = rm.rouge_n("a b c d", refs, 1, multi_ref="average")
+    avg = rm.rouge_n("a b c d", refs, n=1, multi_ref="average")
     assert avg.precision == pytest.approx((0.5 + 1 + 0) / 3, abs=1e-15)
     assert avg.recall == pytest.approx((1 + 0.5 + 0) / 3, abs=1e-15)
     assert avg.fmeasure == pytest.approx((2 / 3 + 2 / 3) / 3, abs=1e-15)
-    mx = rm.rouge_n("a b c d", refs, 1, multi_ref="max_each")
+    mx = rm.rouge_n("a b c d", refs, n=1, multi_ref="max_each")
     assert (mx.precision, mx.recall) == (1.0, 1.0)
     assert mx.fmeasure == pytest.approx(2 / 3, abs=1e-15)
     assert mx.matches is None
@@ -132,55 +132,55 @@ def test_best_f_picks_highest_f():
 
 def test_rouge_scores_equals_single_calls():
     s = rouge_scores(CAND, [REF, "The Hunger Games is a great read. I loved it."],
-                     ("rouge1", "rouge2", "rouge3", "rougeL", "rougeLsum"))
-    assert s["rouge1"] == rm.rouge_n(CAND, [REF, "The Hunger Games is a great read. I loved it."], 1)
-    assert s["rouge3"] == rm.rouge_n(CAND, [REF, "The Hunger Games is a great read. I loved it."], 3)
+                     variants=("rouge1", "rouge2", "rouge3", "rougeL", "rougeLsum"))
+    assert s["rouge1"] == rm.rouge_n(CAND, [REF, "The Hunger Games is a great read. I loved it."], n=1)
+    assert s["rouge3"] == rm.rouge_n(CAND, [REF, "The Hunger Games is a great read. I loved it."], n=3)
     assert s["rougeL"] == rm.rouge_l(CAND, [REF, "The Hunger Games is a great read. I loved it."])
     with pytest.raises(ValueError, match="variants must be names like"):
-        rouge_scores(CAND, REF, ["rouge0"])
+        rouge_scores(CAND, REF, variants=["rouge0"])
 
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from("abcde"), max_size=12), st.lists(st.sampled_from("abcde"), max_size=12),
        st.integers(1, 3))
 def test_properties(c, r, n):
-    rn = rm.rouge_n(c, [r], n)
+    rn = rm.rouge_n(c, [r], n=n)
     rl = rm.rouge_l(c, [r])
     for res in (rn, rl):
         assert 0 <= res.precision <= 1 and 0 <= res.recall <= 1 and 0 <= res.fmeasure <= 1
         assert min(res.precision, res.recall) - 1e-12 <= res.fmeasure <= max(res.precision, res.recall) + 1e-12
     # swapping candidate and reference swaps precision and recall
-    sw = rm.rouge_n(r, [c], n)
+    sw = rm.rouge_n(r, [c], n=n)
     assert (sw.precision, sw.recall) == (rn.precision, rn.recall)[::-1]
     # LCS never exceeds unigram matches
-    assert rl.matches <= rm.rouge_n(c, [r], 1).matches
+    assert rl.matches <= rm.rouge_n(c, [r], n=1).matches
 
 
 # --------------------------------------------------------------- bad input
 
 def test_empty_texts_give_zero():
-    for res in (rm.rouge_n("", REF, 1), rm.rouge_n(CAND, "", 1), rm.rouge_l("", REF),
+    for res in (rm.rouge_n("", REF, n=1), rm.rouge_n(CAND, "", n=1), rm.rouge_l("", REF),
                 rm.rouge_lsum("", REF), rm.rouge_lsum(CAND, "\n\n")):
         assert (res.precision, res.recall, res.fmeasure) == (0.0, 0.0, 0.0)
     # fewer tokens than n: no bigram, all 0
-    assert rm.rouge_n("a", "a", 2).fmeasure == 0.0
+    assert rm.rouge_n("a", "a", n=2).fmeasure == 0.0
 
 
 def test_bad_n():
     with pytest.raises(ValueError, match="n must be a positive integer, got 0"):
-        rm.rouge_n("a", "a", 0)
+        rm.rouge_n("a", "a", n=0)
     with pytest.raises(TypeError, match="n must be a positive integer"):
-        rm.rouge_n("a", "a", "1")
+        rm.rouge_n("a", "a", n="1")
 
 
 def test_bad_multi_ref():
     with pytest.raises(ValueError, match="multi_ref must be one of 'best_f', 'average', 'max_each'"):
-        rm.rouge_n("a", "a", 1, multi_ref="mean")
+        rm.rouge_n("a", "a", n=1, multi_ref="mean")
 
 
 def test_wrong_nesting_is_refused():
     with pytest.raises(ValueError, match="references looks like one tokenized reference"):
-        rm.rouge_n(CAND.split(), REF.split(), 1)
+        rm.rouge_n(CAND.split(), REF.split(), n=1)
     with pytest.raises(TypeError, match="candidate must be a string or a list of token strings"):
         rm.rouge_l([CAND.split()], REF)
     with pytest.raises(ValueError, match="at least one reference"):
@@ -194,28 +194,28 @@ def test_string_candidate_with_tokenized_reference_is_refused():
     message = (r"references looks like one tokenized reference, not 6 references: .*"
                r"A list of strings is read as several references; pass one string, "
                r"or \[tokens\] for one tokenized reference")
-    for call in (lambda: rm.rouge_n(CAND, REF.split(), 1),
+    for call in (lambda: rm.rouge_n(CAND, REF.split(), n=1),
                  lambda: rm.rouge_l(CAND, REF.split()),
                  lambda: rm.rouge_lsum(CAND, REF.split()),
                  lambda: rouge_scores(CAND, REF.split())):
         with pytest.raises(ValueError, match=message):
             call()
     # short answers: one-word references of a one-token candidate are kept
-    r = rm.rouge_n("Paris", ["Lyon", "Paris"], 1)
+    r = rm.rouge_n("Paris", ["Lyon", "Paris"], n=1)
     assert (r.fmeasure, r.reference_index) == (1.0, 1)
     r = rm.rouge_l("A", ["A", "B"])
     assert (r.fmeasure, r.reference_index) == (1.0, 0)
 
 
 def test_signature_says_pretokenized():
-    assert rm.rouge_n(CAND, REF, 1).signature == "rouge1|tok:whitespace|multi_ref:best_f"
-    assert rm.rouge_n(CAND.split(), [REF.split()], 1).signature == \
+    assert rm.rouge_n(CAND, REF, n=1).signature == "rouge1|tok:whitespace|multi_ref:best_f"
+    assert rm.rouge_n(CAND.split(), [REF.split()], n=1).signature == \
         "rouge1|tok:pretokenized|multi_ref:best_f"
     assert rm.rouge_l(CAND, [REF.split()], tokenizer=rm.rouge_tokenize).tokenizer == \
         "rouge+pretokenized"
     assert rm.rouge_lsum([CAND.split()], [[REF.split()]]).tokenizer == "pretokenized"
     assert rm.rouge_lsum([CAND.split(), "a b"], REF).tokenizer == "whitespace+pretokenized"
-    s = rouge_scores(CAND.split(), [REF.split()], ("rouge1", "rougeL"))
+    s = rouge_scores(CAND.split(), [REF.split()], variants=("rouge1", "rougeL"))
     assert {v.tokenizer for v in s.values()} == {"pretokenized"}
 
 

@@ -171,8 +171,8 @@ def test_tau_reads_evaluate_reports():
     runs = {"a": {"q1": {"d1": 3, "d2": 2, "d4": 1}, "q2": {"d3": 2, "d5": 1}},
             "b": {"q1": {"d4": 3, "d1": 2, "d9": 1}, "q2": {"d5": 2, "d3": 1}},
             "c": {"q1": {"d9": 3, "d8": 2, "d2": 1}, "q2": {"d8": 2, "d9": 1}}}
-    human = {s: rm.evaluate(qrels_human, run, ["P@2"]) for s, run in runs.items()}
-    judge = {s: rm.evaluate(qrels_judge, run, ["P@2"]) for s, run in runs.items()}
+    human = {s: rm.evaluate(qrels_human, run, metrics=["P@2"]) for s, run in runs.items()}
+    judge = {s: rm.evaluate(qrels_judge, run, metrics=["P@2"]) for s, run in runs.items()}
     r = system_ranking_tau(human, judge, metric="P@2", n_resamples=20)
     # P@2 by hand. human: a (1 + 0.5) / 2, b (0.5 + 0.5) / 2, c 0
     #               judge: a (0.5 + 1) / 2, b (1 + 1) / 2,     c 0

@@ -133,7 +133,7 @@ def test_parse_citations():
     with pytest.raises(ValueError, match=r"cites \[0\] in statement 1"):
         parse_citations("A [0].")
     with pytest.raises(ValueError, match=r"cites \[4\] in statement 2 .* only passages \[1\] to \[3\]"):
-        citation_scores("A [1]. B [4].", PASSAGES, lambda p, h: True)
+        citation_scores("A [1]. B [4].", PASSAGES, entails=lambda p, h: True)
 
 
 def test_alce_hand_example():
@@ -143,22 +143,22 @@ def test_alce_hand_example():
     # S3 "C." cites [3]: P3 does not entail C -> recall 0, its citation not precise.
     # S4 "D." cites nothing -> recall 0, no citation.
     table = {"A.": [{"P1"}], "B.": [{"P2", "P3"}], "C.": [{"P1"}], "D.": [{"P1"}]}
-    s = citation_scores("A [1][2]. B [2][3]. C [3]. D.", PASSAGES, _entails_from(table))
+    s = citation_scores("A [1][2]. B [2][3]. C [3]. D.", PASSAGES, entails=_entails_from(table))
     assert (s.n_statements, s.n_supported) == (4, 2)
     assert s.recall == 2 / 4
     assert (s.n_citations, s.n_precise) == (5, 3)
     assert s.precision == 3 / 5
-    assert citation_recall("A [1][2]. B [2][3]. C [3]. D.", PASSAGES, _entails_from(table)) == 0.5
-    assert citation_precision("A [1][2]. B [2][3]. C [3]. D.", PASSAGES, _entails_from(table)) == 0.6
+    assert citation_recall("A [1][2]. B [2][3]. C [3]. D.", PASSAGES, entails=_entails_from(table)) == 0.5
+    assert citation_precision("A [1][2]. B [2][3]. C [3]. D.", PASSAGES, entails=_entails_from(table)) == 0.6
 
 
 def test_alce_both_alone_entail_and_redundant_pair():
     # each of P1 and P2 entails A alone: both precise (condition (a) holds for both)
     table = {"A.": [{"P1"}, {"P2"}]}
-    assert citation_precision("A [1][2].", PASSAGES, _entails_from(table)) == 1.0
+    assert citation_precision("A [1][2].", PASSAGES, entails=_entails_from(table)) == 1.0
     # P3 is irrelevant, and a single wrong citation is not precise
-    assert citation_precision("A [1][3].", PASSAGES, _entails_from(table)) == 0.5
-    assert citation_precision("A [3].", PASSAGES, _entails_from(table)) == 0.0
+    assert citation_precision("A [1][3].", PASSAGES, entails=_entails_from(table)) == 0.5
+    assert citation_precision("A [3].", PASSAGES, entails=_entails_from(table)) == 0.0
 
 
 def test_at_most_citations():
@@ -167,25 +167,25 @@ def test_at_most_citations():
 
     def entails(premise, hypothesis):
         return "P4" in premise.split("\n")
-    s = citation_scores("A [1][2][3][4].", passages, entails)
+    s = citation_scores("A [1][2][3][4].", passages, entails=entails)
     assert (s.recall, s.n_citations) == (0.0, 3)
-    s = citation_scores("A [1][2][3][4].", passages, entails, at_most_citations=None)
+    s = citation_scores("A [1][2][3][4].", passages, entails=entails, at_most_citations=None)
     assert (s.recall, s.n_citations, s.n_precise) == (1.0, 4, 1)
 
 
 def test_empty_and_bad_input():
-    s = citation_scores("", PASSAGES, lambda p, h: True)
+    s = citation_scores("", PASSAGES, entails=lambda p, h: True)
     assert math.isnan(s.recall) and s.n_statements == 0
-    assert citation_scores("", PASSAGES, lambda p, h: True, empty_score=0.0).recall == 0.0
-    assert citation_precision("No citation here.", PASSAGES, lambda p, h: True) == 0.0
+    assert citation_scores("", PASSAGES, entails=lambda p, h: True, empty_score=0.0).recall == 0.0
+    assert citation_precision("No citation here.", PASSAGES, entails=lambda p, h: True) == 0.0
     with pytest.raises(TypeError, match="entails must be a callable"):
-        citation_scores("A [1].", PASSAGES, "yes")
+        citation_scores("A [1].", PASSAGES, entails="yes")
     with pytest.raises(TypeError, match="entails must return a bool"):
-        citation_scores("A [1].", PASSAGES, lambda p, h: "yes")
+        citation_scores("A [1].", PASSAGES, entails=lambda p, h: "yes")
     with pytest.raises(ValueError, match=r"no passage was retrieved"):
-        citation_scores("A [1].", [], lambda p, h: True)
+        citation_scores("A [1].", [], entails=lambda p, h: True)
     with pytest.raises(TypeError, match="passages must be a list"):
-        citation_scores("A [1].", "P1", lambda p, h: True)
+        citation_scores("A [1].", "P1", entails=lambda p, h: True)
 
 
 statements_st = st.lists(st.lists(st.integers(1, 3), max_size=4), min_size=1, max_size=5)
@@ -197,13 +197,13 @@ def test_properties(cites, sufficient):
     answer = " ".join(f"S{i}" + "".join(f"[{c}]" for c in cs) + "." for i, cs in enumerate(cites))
     # a statement is entailed when the premise holds any sufficient passage
     entails = lambda premise, hypothesis: bool(sufficient & set(premise.split("\n")))
-    s = citation_scores(answer, PASSAGES, entails, at_most_citations=None)
+    s = citation_scores(answer, PASSAGES, entails=entails, at_most_citations=None)
     assert 0 <= s.n_precise <= s.n_citations
     assert 0.0 <= s.recall <= 1.0 and 0.0 <= s.precision <= 1.0
-    always = citation_scores(answer, PASSAGES, lambda p, h: True, at_most_citations=None)
+    always = citation_scores(answer, PASSAGES, entails=lambda p, h: True, at_most_citations=None)
     assert always.recall == sum(1 for cs in cites if cs) / len(cites)
     assert always.n_precise == always.n_citations
-    never = citation_scores(answer, PASSAGES, lambda p, h: False, at_most_citations=None)
+    never = citation_scores(answer, PASSAGES, entails=lambda p, h: False, at_most_citations=None)
     assert never.recall == 0.0 and never.precision == 0.0
 
 
@@ -211,7 +211,7 @@ def test_with_the_embedding_stand_in():
     entails = entailment_from_judge(EmbeddingJudge())
     passages = ["Helium is found to be the most efficacious coolant.",
                 "The contraction of satellite orbits under air drag is studied."]
-    s = citation_scores("Helium was the most efficacious coolant [1][2].", passages, entails)
+    s = citation_scores("Helium was the most efficacious coolant [1][2].", passages, entails=entails)
     # supported jointly and by [1] alone; [2] is not needed
     assert (s.recall, s.n_precise, s.n_citations) == (1.0, 1, 2)
 
@@ -241,7 +241,7 @@ def test_n_passages_is_a_count(n_passages, error, rule):
 ])
 def test_empty_score_is_a_score_or_nan(function, empty_score, error, rule):
     with pytest.raises(error, match=rule):
-        function("", PASSAGES, lambda p, h: True, empty_score=empty_score)
+        function("", PASSAGES, entails=lambda p, h: True, empty_score=empty_score)
     # checked even when the answer has statements
     with pytest.raises(error, match=rule):
-        function("A [1].", PASSAGES, lambda p, h: True, empty_score=empty_score)
+        function("A [1].", PASSAGES, entails=lambda p, h: True, empty_score=empty_score)

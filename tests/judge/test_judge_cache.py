@@ -31,7 +31,7 @@ def test_record_then_replay(tmp_path):
     assert len(lines) == 2
     entry = json.loads(lines[0])
     assert entry["prompt"] == "a" and entry["model"] == "counting-model"
-    assert entry["key"] == cache_key("counting-model", "a", {"temperature": 0.0})
+    assert entry["key"] == cache_key("counting-model", "a", parameters={"temperature": 0.0})
     # a new process: replay only, no inner judge, same answers
     replay = CachedJudge(None, path, model="counting-model", parameters={"temperature": 0.0})
     assert [replay.complete(p) for p in ("a", "bb", "a")] == first
@@ -59,11 +59,11 @@ def test_key_depends_on_model_prompt_and_parameters(tmp_path):
     c = Counting(temperature=0.0)          # same as a: replayed
     CachedJudge(c, path).complete("p")
     assert c.calls == 0
-    keys = {cache_key("m", "p", {"t": 0}), cache_key("m2", "p", {"t": 0}),
-            cache_key("m", "p ", {"t": 0}), cache_key("m", "p", {"t": 1})}
+    keys = {cache_key("m", "p", parameters={"t": 0}), cache_key("m2", "p", parameters={"t": 0}),
+            cache_key("m", "p ", parameters={"t": 0}), cache_key("m", "p", parameters={"t": 1})}
     assert len(keys) == 4
     # parameter order does not matter (canonical JSON)
-    assert cache_key("m", "p", {"a": 1, "b": 2}) == cache_key("m", "p", {"b": 2, "a": 1})
+    assert cache_key("m", "p", parameters={"a": 1, "b": 2}) == cache_key("m", "p", parameters={"b": 2, "a": 1})
 
 
 def test_works_through_grade_and_with_callables(tmp_path):
@@ -325,7 +325,7 @@ def test_replay_only_reads_the_one_recorded_server(tmp_path):
 def test_old_files_without_a_server_stay_readable(tmp_path):
     # a line as the previous version wrote it: no "server", key of (model, prompt, parameters)
     path = tmp_path / "old.jsonl"
-    old_key = cache_key("counting-model", "p", {"temperature": 0.0})
+    old_key = cache_key("counting-model", "p", parameters={"temperature": 0.0})
     path.write_text(json.dumps({"key": old_key, "model": "counting-model", "prompt": "p",
                                 "parameters": {"temperature": 0.0}, "reply": "Score: 3"}) + "\n")
     # replay without a judge: as before
@@ -337,5 +337,5 @@ def test_old_files_without_a_server_stay_readable(tmp_path):
         assert cached.complete("p") == "Score: 3"
     assert judge.calls == 0
     # the keys of judges without a server are those of the previous version
-    assert cache_key("m", "p", {"t": 1}) == cache_key("m", "p", {"t": 1}, server=None)
-    assert cache_key("m", "p", {"t": 1}) != cache_key("m", "p", {"t": 1}, server="http://x/v1")
+    assert cache_key("m", "p", parameters={"t": 1}) == cache_key("m", "p", parameters={"t": 1}, server=None)
+    assert cache_key("m", "p", parameters={"t": 1}) != cache_key("m", "p", parameters={"t": 1}, server="http://x/v1")

@@ -149,8 +149,8 @@ def test_bias_sample_recomputes_live(shipped, judge, bias_items):
     assert dict(zip(dist.labels, dist.probabilities.tolist())) == pytest.approx(want, abs=1e-5)
     assert judge.complete(prompt) == "Score: " + max(want, key=want.get)
     p = pairs[5]
-    prompt = build_pairwise_prompt(p["question"], p["answer_2"], p["answer_1"], p["context"],
-                                   None, "Which answer is more correct, relevant and helpful?")
+    prompt = build_pairwise_prompt(p["question"], p["answer_2"], p["answer_1"], context=p["context"],
+                                   reference=None, criterion="Which answer is more correct, relevant and helpful?")
     dist = judge.distribution(prompt)
     want = shipped["bias"]["position"][5]["answer_2_first"]
     assert dict(zip(dist.labels, dist.probabilities.tolist())) == pytest.approx(want, abs=1e-5)

@@ -119,7 +119,7 @@ def test_chunks_of_resamples_give_the_same_draws(monkeypatch):
 def test_kappa_from_confusion_is_cohen_kappa(pairs, weights):
     a = [x for x, _ in pairs]
     b = [y for _, y in pairs]
-    table = confusion_by_group([x for x in a], [y for y in b], [0] * len(a), 4)[0]
+    table = confusion_by_group([x for x in a], [y for y in b], [0] * len(a), n_labels=4)[0]
     ours = kappa_from_confusion(table, weights)
     ref = cohen_kappa(a, b, weights=weights, labels=range(4))
     assert (math.isnan(ours) and math.isnan(ref)) or ours == pytest.approx(ref, abs=1e-12)
@@ -128,10 +128,10 @@ def test_kappa_from_confusion_is_cohen_kappa(pairs, weights):
 def test_binary_confusion_thresholds_the_grades():
     rng = np.random.default_rng(8)
     h, j = rng.integers(0, 4, 100), rng.integers(0, 4, 100)
-    table = confusion_by_group(h, j, np.zeros(100, int), 4)[0]
+    table = confusion_by_group(h, j, np.zeros(100, int), n_labels=4)[0]
     for level in (1, 2, 3):
         direct = confusion_by_group((h >= level).astype(int), (j >= level).astype(int),
-                                    np.zeros(100, int), 2)[0]
+                                    np.zeros(100, int), n_labels=2)[0]
         assert binary_confusion(table, level).tolist() == direct.tolist()
 
 

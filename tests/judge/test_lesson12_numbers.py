@@ -419,7 +419,7 @@ def test_exercise_3_and_its_slips():
     assert (right, n4423, no_factor) == (853, 847, 817)
     salt = "12/n_ppi_beats_1000"
     for value, fp in ((right, "1084343a16f2"), (n4423, "274290e1f6b0"), (no_factor, "35d3010d5b5c")):
-        assert digest(value, salt, 0) == fp
+        assert digest(value, salt, decimals=0) == fp
         assert fp in L12
     _in(L12, "About 850 labels with the judge do the work of 1,000 alone")
 

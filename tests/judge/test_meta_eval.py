@@ -49,10 +49,10 @@ def test_point_values_equal_scipy_on_random_data(trial):
 def test_hand_computed_values():
     human = [1, 2, 3, 4, 5, 6, 7, 8]
     metric = [0.1, 0.2, 0.4, 0.3, 0.5, 0.6, 0.7, 0.8]   # one neighbouring pair swapped
-    assert correlation_ci(metric, human, "kendall").value == pytest.approx(26 / 28)
-    assert correlation_ci(metric, human, "spearman").value == pytest.approx(1 - 6 * 2 / (8 * 63))
+    assert correlation_ci(metric, human, method="kendall").value == pytest.approx(26 / 28)
+    assert correlation_ci(metric, human, method="spearman").value == pytest.approx(1 - 6 * 2 / (8 * 63))
     reverse = [-x for x in human]
-    c = correlation_ci(reverse, human, "kendall")
+    c = correlation_ci(reverse, human, method="kendall")
     assert c.value == -1.0 and c.low == c.high == -1.0  # every resample is perfectly reversed
 
 
@@ -62,7 +62,7 @@ def test_interval_is_the_percentile_of_paired_resamples_by_hand():
     """Rebuild the interval from the same generator: items drawn jointly, numpy quantiles."""
     rng = np.random.default_rng(3)
     scores, ratings = _ratings_and_scores(rng, 30, noise=0.3)
-    c = correlation_ci(scores, ratings, "spearman", n_resamples=400, seed=11, confidence=0.9)
+    c = correlation_ci(scores, ratings, method="spearman", n_resamples=400, seed=11, confidence=0.9)
     draw = np.random.default_rng(11).integers(0, 30, size=(400, 30))
     stats = np.array([scipy_stats.spearmanr(scores[i], ratings[i]).statistic for i in draw])
     stats = stats[~np.isnan(stats)]
@@ -76,7 +76,7 @@ def test_interval_contains_the_point_value_and_widens_as_n_shrinks(method):
     scores, ratings = _ratings_and_scores(rng, 200, noise=0.25)
     widths = []
     for n in (200, 60, 15):
-        c = correlation_ci(scores[:n], ratings[:n], method, n_resamples=500, seed=0)
+        c = correlation_ci(scores[:n], ratings[:n], method=method, n_resamples=500, seed=0)
         assert -1 <= c.low <= c.value <= c.high <= 1
         widths.append(c.high - c.low)
     assert widths[0] < widths[1] < widths[2]
@@ -111,7 +111,7 @@ def test_metrics_share_the_same_resamples():
     scores, ratings = _ratings_and_scores(rng, 40, noise=0.3)
     both = meta_evaluate({"a": scores, "b": scores.copy()}, ratings, seed=9, n_resamples=200)
     assert both.rows["a"]["kendall"] == both.rows["b"]["kendall"]
-    alone = correlation_ci(scores, ratings, "spearman", seed=9, n_resamples=200)
+    alone = correlation_ci(scores, ratings, method="spearman", seed=9, n_resamples=200)
     assert both.rows["a"]["spearman"] == alone
 
 

@@ -22,7 +22,7 @@ def _draws(seed, repeats, size, n):
 @pytest.mark.parametrize("lam", [1, None, 0.5, 0])
 def test_each_draw_is_ppi_mean_ci_of_that_sample(lam):
     Y, Yhat = _population(1)
-    r = ppi_repeated(Y, Yhat, 40, repeats=30, lam=lam, alpha=0.1, seed=7)
+    r = ppi_repeated(Y, Yhat, n=40, repeats=30, lam=lam, alpha=0.1, seed=7)
     for k, labelled in enumerate(_draws(7, 30, len(Y), 40)):
         mask = np.ones(len(Y), bool)
         mask[labelled] = False
@@ -37,7 +37,7 @@ def test_each_draw_is_ppi_mean_ci_of_that_sample(lam):
 
 def test_coverage_and_width_are_counted_from_the_draws():
     Y, Yhat = _population(2)
-    r = ppi_repeated(Y, Yhat, 30, repeats=100, seed=0)
+    r = ppi_repeated(Y, Yhat, n=30, repeats=100, seed=0)
     hits = [(lo <= Y.mean() <= hi) for lo, hi in zip(r.low, r.high)]
     assert r.coverage == sum(hits) / 100 and r.truth == Y.mean()
     assert r.width == pytest.approx(np.mean(r.high - r.low))
@@ -51,23 +51,23 @@ def test_the_variance_ratio_by_hand():
     Yhat = [1, 0, 0, 0] * 25
     n, N = 20, 80
     plain = (1 / 4 - 2 / 8 + 3 / 16 * (1 + n / N)) / (1 / 4)
-    assert ppi_variance_ratio(Y, Yhat, n) == pytest.approx(plain)
-    assert ppi_variance_ratio(Y, Yhat, n, lam=None) == pytest.approx(1 - (1 / 3) * N / (n + N))
+    assert ppi_variance_ratio(Y, Yhat, n=n) == pytest.approx(plain)
+    assert ppi_variance_ratio(Y, Yhat, n=n, lam=None) == pytest.approx(1 - (1 / 3) * N / (n + N))
 
 
 def test_the_ratio_predicts_the_widths_over_many_draws():
     Y, Yhat = _population(3, size=2000, noise=0.15)
     for lam in (1, None):
-        r = ppi_repeated(Y, Yhat, 200, repeats=400, lam=lam, seed=1)
+        r = ppi_repeated(Y, Yhat, n=200, repeats=400, lam=lam, seed=1)
         measured = (r.width / r.classical_width) ** 2
-        assert measured == pytest.approx(ppi_variance_ratio(Y, Yhat, 200, lam=lam), rel=0.05)
+        assert measured == pytest.approx(ppi_variance_ratio(Y, Yhat, n=200, lam=lam), rel=0.05)
 
 
 def test_the_tuned_lambda_minimises_the_ratio():
     Y, Yhat = _population(4, size=500)
-    best = ppi_variance_ratio(Y, Yhat, 50, lam=None)
+    best = ppi_variance_ratio(Y, Yhat, n=50, lam=None)
     for lam in np.linspace(0, 1.5, 31):
-        assert ppi_variance_ratio(Y, Yhat, 50, lam=float(lam)) >= best - 1e-12
+        assert ppi_variance_ratio(Y, Yhat, n=50, lam=float(lam)) >= best - 1e-12
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -82,9 +82,9 @@ def test_arguments_are_refused_by_name(kwargs, message):
     Y, Yhat = _population(5)
     args = {"n": 20} | kwargs
     with pytest.raises(ValueError, match=message):
-        ppi_repeated(Y, Yhat, args.pop("n"), **args)
+        ppi_repeated(Y, Yhat, n=args.pop("n"), **args)
 
 
 def test_labels_of_different_lengths_are_refused():
     with pytest.raises(ValueError, match="same items"):
-        ppi_variance_ratio([0, 1, 0, 1], [0, 1, 0], 2)
+        ppi_variance_ratio([0, 1, 0, 1], [0, 1, 0], n=2)

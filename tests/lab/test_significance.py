@@ -363,7 +363,7 @@ def test_compare_systems_aligns_by_qid():
          "10": {"ndcg@10": 0.4, "map": 0.2}}
     # the same queries listed in another order
     b = {"10": {"ndcg@10": 0.9}, "1": {"ndcg@10": 0.4}, "2": {"ndcg@10": 0.6}}
-    c = compare_systems(_FakeReport(a), _FakeReport(b), "ndcg@10")
+    c = compare_systems(_FakeReport(a), _FakeReport(b), metric="ndcg@10")
     # pairs (0.2, 0.4), (0.5, 0.6), (0.4, 0.9): differences 0.2, 0.1, 0.5
     assert c.qids == ("1", "2", "10")
     assert c.mean_a == pytest.approx(1.1 / 3)
@@ -373,7 +373,7 @@ def test_compare_systems_aligns_by_qid():
     assert c.p_value == pytest.approx(ref.pvalue, rel=1e-10)
     assert c.result.test == "paired t-test"
     assert c.ci.low <= c.difference <= c.ci.high
-    r = compare_systems(a, b, "ndcg@10", test="randomization")
+    r = compare_systems(a, b, metric="ndcg@10", test="randomization")
     # all three differences positive: 2 of the 8 sign patterns are as extreme
     assert r.p_value == 0.25
 
@@ -382,20 +382,20 @@ def test_compare_systems_names_mismatched_queries():
     a = {"1": {"map": 0.1}, "2": {"map": 0.2}, "3": {"map": 0.3}}
     b = {"1": {"map": 0.1}, "2": {"map": 0.2}, "4": {"map": 0.3}}
     with pytest.raises(ValueError, match="only in report_a: '3'; only in report_b: '4'"):
-        compare_systems(a, b, "map")
+        compare_systems(a, b, metric="map")
 
 
 def test_compare_systems_rejects():
     a = {"1": {"map": 0.1}, "2": {"map": 0.2}}
     with pytest.raises(ValueError, match=r"metric 'ndcg' is not in report_a \(query '1' has: map\)"):
-        compare_systems(a, a, "ndcg")
+        compare_systems(a, a, metric="ndcg")
     with pytest.raises(ValueError, match="test must be one of 't', 'randomization', got 'wilcoxon'"):
-        compare_systems(a, a, "map", test="wilcoxon")
+        compare_systems(a, a, metric="map", test="wilcoxon")
     with pytest.raises(TypeError, match="report_a must be a Report"):
-        compare_systems(3, a, "map")
+        compare_systems(3, a, metric="map")
     one = {"1": {"map": 0.1}}
     with pytest.raises(ValueError, match="needs at least 2 queries .*, got 1"):
-        compare_systems(one, one, "map", test="randomization")
+        compare_systems(one, one, metric="map", test="randomization")
 
 
 def test_compare_systems_on_reports_of_evaluate():
@@ -404,18 +404,18 @@ def test_compare_systems_on_reports_of_evaluate():
     qrels = {"q1": {"a": 1, "b": 1}, "q2": {"c": 1}, "q3": {"d": 2}}
     run_a = {"q1": {"x": 0.9, "a": 0.5}, "q2": {"c": 0.3}, "q3": {"y": 0.8, "z": 0.7, "d": 0.1}}
     run_b = {"q1": {"a": 0.9, "b": 0.5}, "q2": {"c": 0.3}, "q3": {"d": 0.9}}
-    a = rm.evaluate(qrels, run_a, ["mrr"])
-    b = rm.evaluate(qrels, run_b, ["mrr"])
-    c = compare_systems(a, b, "mrr", test="randomization")
+    a = rm.evaluate(qrels, run_a, metrics=["mrr"])
+    b = rm.evaluate(qrels, run_b, metrics=["mrr"])
+    c = compare_systems(a, b, metric="mrr", test="randomization")
     # RR of A: 1/2, 1, 1/3; of B: 1, 1, 1; differences 1/2, 0, 2/3
     assert c.mean_a == pytest.approx((0.5 + 1 + 1 / 3) / 3)
     assert c.difference == pytest.approx((0.5 + 2 / 3) / 3)
     # sign patterns of (1/2, 0, 2/3): |sum| >= 7/6 only for (+, ., +) and (-, ., -),
     # each with either sign on the 0: 4 of 8
     assert c.p_value == 0.5
-    partial = rm.evaluate(qrels, {"q1": run_b["q1"]}, ["mrr"])
+    partial = rm.evaluate(qrels, {"q1": run_b["q1"]}, metrics=["mrr"])
     with pytest.raises(ValueError, match="only in report_a: 'q2', 'q3'"):
-        compare_systems(a, partial, "mrr")
+        compare_systems(a, partial, metric="mrr")
 
 
 
@@ -424,9 +424,9 @@ def test_compare_systems_refuses_qids_that_collide_as_text():
     a = {1: {"ap": 0.2}, "1": {"ap": 0.3}, "q2": {"ap": 0.1}}
     b = {"1": {"ap": 0.4}, "q2": {"ap": 0.5}}
     with pytest.raises(ValueError, match=r"report_a has two query ids .*1 and '1'"):
-        compare_systems(a, b, "ap")
+        compare_systems(a, b, metric="ap")
     with pytest.raises(ValueError, match=r"report_b has two query ids .*1 and '1'"):
-        compare_systems(b, a, "ap")
+        compare_systems(b, a, metric="ap")
 
 
 @pytest.mark.parametrize("call", [

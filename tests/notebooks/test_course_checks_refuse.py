@@ -202,7 +202,7 @@ def test_09_ex4_tuning_on_every_query_is_refused(lab):
 
     def tune_bm25(grid):  # the mistake the exercise warns against: all 225 queries
         scores = {kb: rm.evaluate(cran.qrels, rr.bm25_run(cran.docs, cran.queries, k1=kb[0], b=kb[1],
-                                                          depth=100), ["ndcg@10"]).mean["ndcg@10"]
+                                                          depth=100), metrics=["ndcg@10"]).mean["ndcg@10"]
                   for kb in grid}
         return max(grid, key=scores.get)
 
@@ -437,7 +437,7 @@ def test_13_ex2_a_wrong_fact_the_stand_in_accepts_is_refused(lab, wrong, says):
                               rm.load_cranfield_nuggets()["cqa-014"])
     assert [n["assignment"] for n in found] == ["support"] * 3          # the stand-in is fooled
     passages = [lab["cran"].docs[d]["text"] for d in ("84", "353", "480")]
-    assert rm.citation_scores(wrong, passages, entailment_from_judge(judge)).recall == 0
+    assert rm.citation_scores(wrong, passages, entails=entailment_from_judge(judge)).recall == 0
     with pytest.raises(ExerciseFailed) as refused:
         _run(_check_cell("13_*.ipynb", "Check exercise 2"), right_but_miscited=wrong, cran=lab["cran"])
     message = str(refused.value)
@@ -589,7 +589,7 @@ def test_every_fingerprint_has_its_own_salt_and_verifies_the_solution(monkeypatc
         if not isinstance(value, (int, float)):
             problems.append(f"{where}: no number assigned to {name} in a solution region")
             continue
-        if digest(value, salt, decimals) != fp:
+        if digest(value, salt, decimals=decimals) != fp:
             problems.append(f"{where}: the fingerprint is not that of the solution's {value!r}")
         unsalted = hashlib.sha256(f"{round(value, decimals):.{decimals}f}".encode()).hexdigest()[:12]
         if unsalted == fp:
@@ -613,7 +613,7 @@ def test_a_fingerprint_without_its_salt_does_not_verify():
 
 def _sentence_bleu(pick_r):
     def sentence_bleu(candidate, references, max_n=4):
-        precisions = [rm.modified_precision(candidate, references, n) for n in range(1, max_n + 1)]
+        precisions = [rm.modified_precision(candidate, references, n=n) for n in range(1, max_n + 1)]
         if min(precisions) == 0:
             return 0.0
         c = len(candidate.split())

@@ -129,7 +129,7 @@ def test_10_mystery_is_reproduced_by_no_preset():
         computable = [m for m in mystery if m.partition("@")[0] in preset.metrics]
         if len(computable) < len(mystery):
             continue  # the preset cannot print every number
-        got = rc.evaluate_as(qrels, run, computable, preset).mean
+        got = rc.evaluate_as(qrels, run, metrics=computable, conventions=preset).mean
         assert any(round(got[m], 4) != mystery[m] for m in computable), (
             f"the preset {name!r} reproduces the mystery: the exercise asks for a combination "
             f"of conventions that no preset shows")
@@ -161,9 +161,9 @@ def test_10_the_two_maps_of_0_6472_are_both_233_360():
     by_pytrec = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
     assert sum(q["map"] for q in by_pytrec.values()) / len(by_pytrec) == pytest.approx(233 / 360)
     trec = rc.PRESETS["trec_eval"]
-    row = trec.replace(missing="zero", gain="exponential", ideal="retrieved",
+    row = trec.replace(missing="zero", gain="exponential", ideal_source="retrieved",
                        ap_denominator="retrieved_relevant")  # the step table's fifth row
-    assert rc.evaluate_as(qrels, run, ["map"], row).mean["map"] == pytest.approx(233 / 360)
+    assert rc.evaluate_as(qrels, run, metrics=["map"], conventions=row).mean["map"] == pytest.approx(233 / 360)
     assert "both\nmeans are exactly 233/360" in _markdown(nb)
     table = next(_output_text(c) for c in nb.cells if "ap=retrieved_relevant" in _output_text(c))
     assert re.search(r"^trec_eval\s+\S+\s+0\.6472\b", table, re.M)

@@ -252,8 +252,8 @@ def test_the_widget_moving_the_grade_3_document_keeps_the_exact_ctr_only():
 
     # grades 0, 2, 2, 3, 0: alpha 0, 3/16, 3/16, 7/16, 0; CTR = 1 - (13/16)^2 (9/16) = 2575/4096,
     # whatever the order
-    before = click_user_state([0, 2, 2, 3, 0], "cascade", None, 200, 0)
-    after = click_user_state([3, 2, 2, 0, 0], "cascade", None, 200, 0)
+    before = click_user_state([0, 2, 2, 3, 0], "cascade", parameter=None, n_sessions=200, seed=0)
+    after = click_user_state([3, 2, 2, 0, 0], "cascade", parameter=None, n_sessions=200, seed=0)
     assert before["expected"].ctr == pytest.approx(2575 / 4096)
     assert after["expected"].ctr == pytest.approx(2575 / 4096)
     assert (before["ctr"], after["ctr"]) == (0.625, 0.645)  # 125 and 129 of 200 users

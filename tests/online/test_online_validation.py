@@ -138,15 +138,15 @@ def test_ranking_value_checks_its_arguments():
     """Before: alpha_by_doc=None was an AttributeError, attractiveness 5, -3 or NaN was used."""
     from ragmetrics_edu.online.counterfactual import ranking_value
 
-    assert ranking_value({"d1": 0.5, "d2": 1.0}, ["d2", "d1"], [1.0, 0.5]) == 1.25
+    assert ranking_value({"d1": 0.5, "d2": 1.0}, ["d2", "d1"], weights=[1.0, 0.5]) == 1.25
     with pytest.raises(TypeError, match="alpha_by_doc must be a dict"):
-        ranking_value(None, ["a"], [1.0])
+        ranking_value(None, ["a"], weights=[1.0])
     for bad in (5, -3, float("nan")):
         with pytest.raises((TypeError, ValueError), match=r"alpha_by_doc\['a'\] must be a "
                                                           r"probability"):
-            ranking_value({"a": bad}, ["a"], [1.0])
+            ranking_value({"a": bad}, ["a"], weights=[1.0])
     with pytest.raises(ValueError, match="ranking lists document 'a' twice"):
-        ranking_value({"a": 0.5}, ["a", "a"], [1.0, 1.0])
+        ranking_value({"a": 0.5}, ["a", "a"], weights=[1.0, 1.0])
 
 
 @pytest.mark.parametrize("ranking", [["a", float("nan")], np.array([1.0, np.nan])])

@@ -72,7 +72,7 @@ def test_matches_the_readable_functions(seed, gain):
     metrics = ["mrr", "map", "ndcg"]
     for k in ks:
         metrics += [f"{m}@{k}" for m in ("P", "recall", "f1", "hit_rate", "mrr", "map", "ndcg", "dcg")]
-    report = evaluate(qrels, run, metrics, gain=gain)
+    report = evaluate(qrels, run, metrics=metrics, gain=gain)
     assert set(report.per_query) == set(run)
     for qid, values in report.per_query.items():
         rels = _trec_ranked_grades(run[qid], qrels[qid])
@@ -85,8 +85,8 @@ def test_matches_the_readable_functions(seed, gain):
         }
         for k in ks:
             expected[f"P@{k}"] = precision_at_k(rels, k)
-            expected[f"recall@{k}"] = recall_at_k(rels, k, n_rel)
-            expected[f"f1@{k}"] = f1_at_k(rels, k, n_rel)
+            expected[f"recall@{k}"] = recall_at_k(rels, k, n_relevant=n_rel)
+            expected[f"f1@{k}"] = f1_at_k(rels, k, n_relevant=n_rel)
             expected[f"hit_rate@{k}"] = hit_rate_at_k(rels, k)
             expected[f"mrr@{k}"] = reciprocal_rank(rels, k=k)
             expected[f"map@{k}"] = average_precision(rels, n_rel, k=k)
@@ -110,7 +110,7 @@ def test_every_query_is_sorted_whatever_the_depths(sizes):
         run[f"q{q}"] = {d: float(rng.integers(0, 50)) for d in docs}  # ties too
         judged = [f"d{i}" for i in rng.permutation(400)[:30]] + docs[: size // 2]
         qrels[f"q{q}"] = {d: int(rng.integers(-1, 4)) for d in judged}
-    report = evaluate(qrels, run, ["map", "ndcg@10", "mrr", "P@5"])
+    report = evaluate(qrels, run, metrics=["map", "ndcg@10", "mrr", "P@5"])
     for qid, values in report.per_query.items():
         rels = _trec_ranked_grades(run[qid], qrels[qid])
         n_rel = sum(g >= 1 for g in qrels[qid].values())
@@ -133,7 +133,7 @@ def test_tie_resolution_in_small_chunks(monkeypatch, chunk, matrix_bytes):
     monkeypatch.setattr(_engine, "_PACKED_ID_BYTES", 0)  # no packed keys: the tie step runs
     qrels, run = _random_collection(11, n_queries=60)
     run = {q: {d: float(int(s) % 2) for d, s in r.items()} for q, r in run.items()}
-    report = evaluate(qrels, run, ["map", "ndcg"])
+    report = evaluate(qrels, run, metrics=["map", "ndcg"])
     for qid, values in report.per_query.items():
         rels = _trec_ranked_grades(run[qid], qrels[qid])
         n_rel = sum(g >= 1 for g in qrels[qid].values())
@@ -169,7 +169,7 @@ def test_ties_among_long_and_non_ascii_ids(extra, tied_share):
             run[f"q{q}"] = {d: float(rng.normal()) for d in docs}
         judged = [pool[i] for i in rng.permutation(len(pool))[:8]]
         qrels[f"q{q}"] = {d: int(rng.integers(0, 4)) for d in judged}
-    report = evaluate(qrels, run, ["map", "ndcg", "mrr", "bpref"])
+    report = evaluate(qrels, run, metrics=["map", "ndcg", "mrr", "bpref"])
     for qid, values in report.per_query.items():
         rels = _trec_ranked_grades(run[qid], qrels[qid])
         n_rel = sum(g >= 1 for g in qrels[qid].values())
@@ -181,7 +181,7 @@ def test_ties_among_long_and_non_ascii_ids(extra, tied_share):
         graded = [qrels[qid].get(d) for d, _ in sorted(
             run[qid].items(), key=lambda item: (item[1], item[0]), reverse=True)]
         n_nonrel = sum(g == 0 for g in judged)
-        assert values["bpref"] == pytest.approx(rm.bpref(graded, n_rel, n_nonrel), abs=1e-12), qid
+        assert values["bpref"] == pytest.approx(rm.bpref(graded, n_rel, n_nonrelevant=n_nonrel), abs=1e-12), qid
 
 
 _TREC_NAMES = {
@@ -212,7 +212,7 @@ def test_heavy_ties_equal_pytrec_eval(fixed_depth):
     measures = {"P_10", "recall_10", "ndcg_cut_10", "map", "recip_rank", "Rprec",
                 "iprec_at_recall", "11pt_avg", "bpref"}
     theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
-    ours = evaluate(qrels, run, list(_TREC_NAMES))
+    ours = evaluate(qrels, run, metrics=list(_TREC_NAMES))
     assert set(ours.per_query) == set(theirs) and len(theirs) == 300
     for qid, values in theirs.items():
         for name, measure in _TREC_NAMES.items():
@@ -233,7 +233,7 @@ def test_hand_example_every_metric():
     qrels = {"q": {"d1": 1, "d2": 0, "d3": 2, "d9": 3}}  # d9 relevant, never retrieved
     run = {"q": {"d1": 0.9, "d2": 0.8, "d3": 0.7, "d4": 0.6}}
     # order d1 (1), d2 (0), d3 (2), d4 (unjudged); R = 3 relevant: d1, d3, d9
-    r = evaluate(qrels, run, ["P@2", "recall@3", "f1@2", "hit_rate@1", "mrr",
+    r = evaluate(qrels, run, metrics=["P@2", "recall@3", "f1@2", "hit_rate@1", "mrr",
                                "map", "map@1", "dcg@3", "ndcg@3", "ndcg"]).per_query["q"]
     assert r["P@2"] == 0.5  # 1 relevant of 2
     assert r["recall@3"] == pytest.approx(2 / 3)  # d1, d3 of 3 relevant
@@ -252,7 +252,7 @@ def test_hand_example_every_metric():
 def test_exponential_gain_by_hand():
     qrels = {"q": {"a": 3, "b": 1}}
     run = {"q": {"b": 2.0, "a": 1.0}}
-    r = evaluate(qrels, run, ["dcg@2", "ndcg@2"], gain="exponential").per_query["q"]
+    r = evaluate(qrels, run, metrics=["dcg@2", "ndcg@2"], gain="exponential").per_query["q"]
     dcg = (2**1 - 1) / 1 + (2**3 - 1) / math.log2(3)  # b then a
     idcg = (2**3 - 1) / 1 + (2**1 - 1) / math.log2(3)  # a then b
     assert r["dcg@2"] == pytest.approx(dcg)
@@ -269,7 +269,7 @@ def test_ties_go_to_the_larger_document_id(first, second):
     qrels = {"q": {second: 1}}
     run = {"q": {second: 1.0, first: 1.0}}
     assert first > second  # string order, e.g. "9" > "10"
-    assert evaluate(qrels, run, ["mrr"]).per_query["q"]["mrr"] == 0.5  # relevant at rank 2
+    assert evaluate(qrels, run, metrics=["mrr"]).per_query["q"]["mrr"] == 0.5  # relevant at rank 2
 
 
 @settings(max_examples=300, deadline=None)
@@ -284,33 +284,33 @@ def test_every_tied_rank_follows_sorted(ids, pick):
     relevant = ids[pick % len(ids)]
     run = {"q": dict.fromkeys(ids, 1.0)}
     expected = sorted(ids, reverse=True).index(relevant) + 1
-    report = evaluate({"q": {relevant: 1}}, run, ["mrr"])
+    report = evaluate({"q": {relevant: 1}}, run, metrics=["mrr"])
     assert report.per_query["q"]["mrr"] == 1 / expected
 
 
 def test_scores_equal_as_float32_are_ties():
     # trec_eval keeps scores in a C float: 1 + 1e-12 == 1.0, so "b" goes first
     qrels = {"q": {"a": 1}}
-    assert evaluate(qrels, {"q": {"a": 1.0 + 1e-12, "b": 1.0}}, ["mrr"]).mean["mrr"] == 0.5
+    assert evaluate(qrels, {"q": {"a": 1.0 + 1e-12, "b": 1.0}}, metrics=["mrr"]).mean["mrr"] == 0.5
     # 1e301 and 1e300 both overflow to inf: a tie again
-    assert evaluate(qrels, {"q": {"a": 1e301, "b": 1e300}}, ["mrr"]).mean["mrr"] == 0.5
+    assert evaluate(qrels, {"q": {"a": 1e301, "b": 1e300}}, metrics=["mrr"]).mean["mrr"] == 0.5
     # -0.0 and 0.0 are the same score
-    assert evaluate(qrels, {"q": {"a": 0.0, "b": -0.0}}, ["mrr"]).mean["mrr"] == 0.5
+    assert evaluate(qrels, {"q": {"a": 0.0, "b": -0.0}}, metrics=["mrr"]).mean["mrr"] == 0.5
     # 1 + 1e-6 is a different float32: a is ahead
-    assert evaluate(qrels, {"q": {"a": 1.0 + 1e-6, "b": 1.0}}, ["mrr"]).mean["mrr"] == 1.0
+    assert evaluate(qrels, {"q": {"a": 1.0 + 1e-6, "b": 1.0}}, metrics=["mrr"]).mean["mrr"] == 1.0
 
 
 def test_infinite_scores_are_ordered():
     qrels = {"q": {"c": 1}}
     run = {"q": {"a": -math.inf, "b": math.inf, "c": 0.0}}
     # b (inf), c (0), a (-inf): the relevant c is second
-    assert evaluate(qrels, run, ["mrr"]).mean["mrr"] == 0.5
+    assert evaluate(qrels, run, metrics=["mrr"]).mean["mrr"] == 0.5
 
 
 def test_negative_and_zero_grades_are_not_relevant():
     qrels = {"q": {"a": -1, "b": 0, "c": 2}}
     run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
-    r = evaluate(qrels, run, ["P@3", "map", "ndcg", "dcg@3"]).per_query["q"]
+    r = evaluate(qrels, run, metrics=["P@3", "map", "ndcg", "dcg@3"]).per_query["q"]
     assert r["P@3"] == pytest.approx(1 / 3)  # only c
     assert r["map"] == pytest.approx(1 / 3)  # c at rank 3: (1/3) / 1
     assert r["dcg@3"] == pytest.approx(2 / math.log2(4))  # -1 brings no (negative) gain
@@ -326,7 +326,7 @@ def test_query_judged_only_with_negative_grades_scores_zero():
     metrics = ["P@1", "recall@2", "f1@2", "hit_rate@2", "mrr", "map", "map@2",
                "ndcg", "ndcg@2", "dcg@2"]
     for gain in ("linear", "exponential"):
-        report = evaluate(qrels, run, metrics, gain=gain)
+        report = evaluate(qrels, run, metrics=metrics, gain=gain)
         assert report.per_query == {"q1": dict.fromkeys(metrics, 0.0)}
         assert report.mean == dict.fromkeys(metrics, 0.0)
         assert report.queries_without_relevant == ("q1",)
@@ -335,7 +335,7 @@ def test_query_judged_only_with_negative_grades_scores_zero():
 def test_query_without_relevant_document_scores_zero_and_counts():
     qrels = {"q1": {"a": 0, "b": -2}, "q2": {"x": 1}}
     run = {"q1": {"a": 1.0}, "q2": {"x": 1.0}}
-    report = evaluate(qrels, run, ["P@1", "recall@1", "map", "ndcg", "mrr"])
+    report = evaluate(qrels, run, metrics=["P@1", "recall@1", "map", "ndcg", "mrr"])
     assert report.per_query["q1"] == dict.fromkeys(report.metrics, 0.0)
     assert report.queries_without_relevant == ("q1",)
     assert report.mean["map"] == 0.5  # (0 + 1) / 2: q1 counts
@@ -345,11 +345,11 @@ def test_query_without_relevant_document_scores_zero_and_counts():
 def test_missing_queries_ignore_and_zero():
     qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
     run = {"q1": {"a": 1.0}, "q2": {"z": 1.0, "b": 0.5}}
-    ignore = evaluate(qrels, run, ["mrr"])
+    ignore = evaluate(qrels, run, metrics=["mrr"])
     assert ignore.missing_queries == ("q3",)
     assert set(ignore.per_query) == {"q1", "q2"}
     assert ignore.mean["mrr"] == pytest.approx((1 + 0.5) / 2)
-    zero = evaluate(qrels, run, ["mrr"], missing="zero")  # trec_eval -c
+    zero = evaluate(qrels, run, metrics=["mrr"], missing="zero")  # trec_eval -c
     assert zero.missing_queries == ("q3",)
     assert zero.per_query["q3"] == {"mrr": 0.0}
     assert zero.mean["mrr"] == pytest.approx((1 + 0.5 + 0) / 3)
@@ -359,7 +359,7 @@ def test_missing_queries_ignore_and_zero():
 def test_unjudged_queries_are_listed_not_scored():
     qrels = {"q1": {"a": 1}, "q2": {}}  # an empty dict: no judgements
     run = {"q1": {"a": 1.0}, "q2": {"a": 1.0}, "q9": {"a": 1.0}}
-    report = evaluate(qrels, run, ["map"], missing="zero")
+    report = evaluate(qrels, run, metrics=["map"], missing="zero")
     assert report.unjudged_queries == ("q2", "q9")
     assert report.missing_queries == ()
     assert set(report.per_query) == {"q1"}
@@ -373,7 +373,7 @@ def test_empty_judgements_missing_from_the_run_are_listed():
     qrels = {"q1": {"a": 1}, "q2": {}}
     run = {"q1": {"a": 1.0}}
     for missing in ("ignore", "zero"):
-        report = evaluate(qrels, run, ["map"], missing=missing)
+        report = evaluate(qrels, run, metrics=["map"], missing=missing)
         assert report.unjudged_queries == ("q2",)
         assert report.missing_queries == ()
         assert report.per_query == {"q1": {"map": 1.0}}
@@ -382,18 +382,18 @@ def test_empty_judgements_missing_from_the_run_are_listed():
         assert "without judgements (not scored): 'q2'" in str(report)
     # in the run and judged {}: listed too, after the run's unjudged queries
     report = evaluate({"q1": {"a": 1}, "q2": {}, "q3": {}},
-                      {"q9": {"a": 1.0}, "q2": {"a": 1.0}, "q1": {"a": 1.0}}, ["map"])
+                      {"q9": {"a": 1.0}, "q2": {"a": 1.0}, "q1": {"a": 1.0}}, metrics=["map"])
     assert report.unjudged_queries == ("q9", "q2", "q3")
 
 
 def test_empty_ranking_of_a_judged_query_scores_zero():
-    report = evaluate({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": {}, "q2": {"b": 1.0}}, ["map", "P@5"])
+    report = evaluate({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": {}, "q2": {"b": 1.0}}, metrics=["map", "P@5"])
     assert report.per_query["q1"] == {"map": 0.0, "P@5": 0.0}
     assert report.mean["map"] == 0.5
 
 
 def test_k_larger_than_the_ranking():
-    r = evaluate({"q": {"a": 1, "b": 1}}, {"q": {"a": 1.0}}, ["P@10", "recall@10", "ndcg@10"]).per_query["q"]
+    r = evaluate({"q": {"a": 1, "b": 1}}, {"q": {"a": 1.0}}, metrics=["P@10", "recall@10", "ndcg@10"]).per_query["q"]
     assert r["P@10"] == 0.1  # 1 / 10: trec_eval divides by k
     assert r["recall@10"] == 0.5
     assert r["ndcg@10"] == pytest.approx(1 / (1 + 1 / math.log2(3)))
@@ -402,14 +402,14 @@ def test_k_larger_than_the_ranking():
 def test_dict_order_does_not_matter():
     qrels, run = _random_collection(7, n_queries=30)
     metrics = ["map", "ndcg@5", "mrr", "P@3"]
-    base = evaluate(qrels, run, metrics).per_query
+    base = evaluate(qrels, run, metrics=metrics).per_query
     rng = np.random.default_rng(0)
     shuffled_run = {}
     for qid in reversed(list(run)):
         items = list(run[qid].items())
         rng.shuffle(items)
         shuffled_run[qid] = dict(items)
-    again = evaluate(qrels, shuffled_run, metrics).per_query
+    again = evaluate(qrels, shuffled_run, metrics=metrics).per_query
     assert again == base
 
 
@@ -420,13 +420,13 @@ def test_any_mapping_is_accepted():
     qrels = MappingProxyType({"q": OrderedDict(a=1, b=2)})
     run = {"q": MappingProxyType({"a": 1.0, "b": 0.5})}
     # a then b, both relevant: AP = (1/1 + 2/2) / 2
-    assert evaluate(qrels, run, ["map"]).mean["map"] == 1.0
+    assert evaluate(qrels, run, metrics=["map"]).mean["map"] == 1.0
 
 
 def test_grades_as_integer_floats_and_numpy_numbers():
     qrels = {"q": {"a": 1.0, "b": np.int64(2)}}
     run = {"q": {"a": np.float32(0.5), "b": 2}}
-    assert evaluate(qrels, run, ["map"]).mean["map"] == 1.0  # b then a, both relevant
+    assert evaluate(qrels, run, metrics=["map"]).mean["map"] == 1.0  # b then a, both relevant
 
 
 # ---------------------------------------------------------------------------
@@ -439,7 +439,7 @@ RUN = {"q": {"a": 1.0}}
 
 def test_unknown_metric_lists_the_known_ones():
     with pytest.raises(ValueError) as info:
-        evaluate(QRELS, RUN, ["precision@10"])
+        evaluate(QRELS, RUN, metrics=["precision@10"])
     message = str(info.value)
     assert "precision@10" in message
     for base in METRICS:
@@ -449,7 +449,7 @@ def test_unknown_metric_lists_the_known_ones():
 @pytest.mark.parametrize("name", ["P@0", "P@-1", "P@1.5", "P@x", "ndcg@", "map@00"])
 def test_bad_cutoff(name):
     with pytest.raises(ValueError, match="k must be a positive integer"):
-        evaluate(QRELS, RUN, [name])
+        evaluate(QRELS, RUN, metrics=[name])
 
 
 @pytest.mark.parametrize("digits", [20, 401, 5000])
@@ -459,11 +459,11 @@ def test_huge_cutoffs_are_named_not_converted(digits):
     name = "P@1" + "0" * (digits - 1)
     with pytest.raises(ValueError, match=rf"k must be a positive integer of at most 2\*\*63 - 1, "
                                          rf"got a number of {digits} digits in metric 'P@10"):
-        evaluate(QRELS, RUN, [name])
+        evaluate(QRELS, RUN, metrics=[name])
 
 
 def test_largest_cutoff_and_huge_k_in_the_readable_functions():
-    assert evaluate(QRELS, RUN, [f"P@{2**63 - 1}"]).mean[f"P@{2**63 - 1}"] < 1e-18
+    assert evaluate(QRELS, RUN, metrics=[f"P@{2**63 - 1}"]).mean[f"P@{2**63 - 1}"] < 1e-18
     with pytest.raises(ValueError, match=r"at most 2\*\*63 - 1, got an integer of about 10\*\*400"):
         precision_at_k([1, 0], 10**400)
     with pytest.raises(ValueError, match=r"got an integer of about 10\*\*4999"):
@@ -474,42 +474,42 @@ def test_largest_cutoff_and_huge_k_in_the_readable_functions():
 def test_huge_integer_grades_are_named(grade):
     with pytest.raises(ValueError, match="qrels grades must be integers from -2\\*\\*63 to "
                                          "2\\*\\*63 - 1, got .* for document 'a' of query 'q'"):
-        evaluate({"q": {"a": grade}}, {"q": {"a": 1.0}}, ["map"])
+        evaluate({"q": {"a": grade}}, {"q": {"a": 1.0}}, metrics=["map"])
 
 
 @pytest.mark.parametrize("name", ["P", "recall", "f1", "hit_rate", "dcg"])
 def test_metrics_that_need_a_cutoff(name):
     with pytest.raises(ValueError, match="needs a cut-off"):
-        evaluate(QRELS, RUN, [name])
+        evaluate(QRELS, RUN, metrics=[name])
 
 
 def test_nan_score_names_query_and_document():
     with pytest.raises(ValueError, match=r"NaN.*'d2'.*'q7'"):
-        evaluate({"q7": {"d1": 1}}, {"q7": {"d1": 1.0, "d2": math.nan}}, ["map"])
+        evaluate({"q7": {"d1": 1}}, {"q7": {"d1": 1.0, "d2": math.nan}}, metrics=["map"])
 
 
 def test_bad_grades_and_scores():
     with pytest.raises(ValueError, match=r"integers.*0.5.*'a'.*'q'"):
-        evaluate({"q": {"a": 0.5}}, RUN, ["map"])
+        evaluate({"q": {"a": 0.5}}, RUN, metrics=["map"])
     with pytest.raises(TypeError, match="grades must be integers"):
-        evaluate({"q": {"a": "1"}}, RUN, ["map"])
+        evaluate({"q": {"a": "1"}}, RUN, metrics=["map"])
     with pytest.raises(TypeError, match="grades must be integers"):
-        evaluate({"q": {"a": True}}, RUN, ["map"])
+        evaluate({"q": {"a": True}}, RUN, metrics=["map"])
     with pytest.raises(TypeError, match=r"scores must be numbers, got 'high'.*'b'.*'q'"):
-        evaluate(QRELS, {"q": {"a": 0.5, "b": "high"}}, ["map"])
+        evaluate(QRELS, {"q": {"a": 0.5, "b": "high"}}, metrics=["map"])
     # a numeric string reads as float() reads it, as in a run file
-    assert evaluate(QRELS, {"q": {"b": "0.75", "a": "1e3"}}, ["mrr"]).mean["mrr"] == 1.0
+    assert evaluate(QRELS, {"q": {"b": "0.75", "a": "1e3"}}, metrics=["mrr"]).mean["mrr"] == 1.0
     with pytest.raises(TypeError, match="scores must be numbers"):
-        evaluate(QRELS, {"q": {"a": None}}, ["map"])
+        evaluate(QRELS, {"q": {"a": None}}, metrics=["map"])
 
 
 def test_ids_must_be_strings():
     with pytest.raises(TypeError, match="query ids must be strings"):
-        evaluate({1: {"a": 1}}, RUN, ["map"])
+        evaluate({1: {"a": 1}}, RUN, metrics=["map"])
     with pytest.raises(TypeError, match="document ids must be strings"):
-        evaluate({"q": {1: 1}}, {"q": {1: 1.0}}, ["map"])
+        evaluate({"q": {1: 1}}, {"q": {1: 1.0}}, metrics=["map"])
     with pytest.raises(TypeError, match="document ids must be strings"):
-        evaluate(QRELS, {"q": {7: 1.0}}, ["map"])  # would never match "a"
+        evaluate(QRELS, {"q": {7: 1.0}}, metrics=["map"])  # would never match "a"
 
 
 def test_every_document_id_is_checked_not_only_the_first():
@@ -518,10 +518,10 @@ def test_every_document_id_is_checked_not_only_the_first():
     qrels = {"q1": {"a": 1}, "q2": {"7": 1}}
     run = {"q1": {"a": 1.0}, "q2": {"b": 0.9, "c": 0.5, 7: 0.1}}
     with pytest.raises(TypeError, match=r"run document ids must be strings.*got 7 in query 'q2'"):
-        evaluate(qrels, run, ["map"])
+        evaluate(qrels, run, metrics=["map"])
     qrels = {"q1": {"a": 1}, "q2": {"b": 0, 7: 1}}
     with pytest.raises(TypeError, match=r"qrels document ids must be strings.*got 7 in query 'q2'"):
-        evaluate(qrels, {"q1": {"a": 1.0}, "q2": {"b": 1.0}}, ["map"])
+        evaluate(qrels, {"q1": {"a": 1.0}, "q2": {"b": 1.0}}, metrics=["map"])
 
 
 def test_booleans_are_neither_grades_nor_scores():
@@ -529,16 +529,16 @@ def test_booleans_are_neither_grades_nor_scores():
     # (e.g. a column of "is relevant" flags): refused even among integers
     with pytest.raises(TypeError,
                        match=r"grades must be integers, got True for document 'a' of query 'q'"):
-        evaluate({"q": {"a": True, "b": 1}}, {"q": {"a": 1.0}}, ["map"])
+        evaluate({"q": {"a": True, "b": 1}}, {"q": {"a": 1.0}}, metrics=["map"])
     with pytest.raises(TypeError, match=r"grades must be integers, got np.False_ for document 'b'"):
-        evaluate({"q": {"a": 1, "b": np.False_}}, {"q": {"a": 1.0}}, ["map"])
+        evaluate({"q": {"a": 1, "b": np.False_}}, {"q": {"a": 1.0}}, metrics=["map"])
     with pytest.raises(TypeError, match=r"not booleans, got True for document 'b' of query 'q2'"):
         evaluate({"q1": {"a": 1}, "q2": {"a": 1}},
-                 {"q1": {"a": 0.5}, "q2": {"a": 1.0, "b": True, "c": 0.0}}, ["map"])
+                 {"q1": {"a": 0.5}, "q2": {"a": 1.0, "b": True, "c": 0.0}}, metrics=["map"])
     with pytest.raises(TypeError, match=r"not booleans, got False for document 'a' of query 'q'"):
-        evaluate(QRELS, {"q": {"a": False}}, ["map"])
+        evaluate(QRELS, {"q": {"a": False}}, metrics=["map"])
     # 1.0 and 0 as scores are numbers, not booleans
-    assert evaluate(QRELS, {"q": {"a": 0, "b": 1.0}}, ["mrr"]).mean["mrr"] == 0.5
+    assert evaluate(QRELS, {"q": {"a": 0, "b": 1.0}}, metrics=["mrr"]).mean["mrr"] == 0.5
 
 
 def test_a_boolean_after_many_float_scores_is_refused():
@@ -550,19 +550,19 @@ def test_a_boolean_after_many_float_scores_is_refused():
         run["q49"]["c"] = late
         with pytest.raises(TypeError,
                            match=rf"not booleans, got {shown} for document 'c' of query 'q49'"):
-            evaluate(qrels, run, ["map"])
+            evaluate(qrels, run, metrics=["map"])
     run["q49"]["c"] = None
     with pytest.raises(TypeError, match=r"got None for document 'c' of query 'q49'"):
-        evaluate(qrels, run, ["map"])
+        evaluate(qrels, run, metrics=["map"])
     run["q49"]["c"] = math.nan
     with pytest.raises(ValueError, match=r"not be NaN, got NaN for document 'c' of query 'q49'"):
-        evaluate(qrels, run, ["map"])
+        evaluate(qrels, run, metrics=["map"])
     # a numeric string met late is read as float() reads it, as before
     run["q49"]["c"] = "0.5"
-    assert evaluate(qrels, run, ["mrr"]).per_query["q49"]["mrr"] == 1.0  # a, c, b
+    assert evaluate(qrels, run, metrics=["mrr"]).per_query["q49"]["mrr"] == 1.0  # a, c, b
     # np.float64 is a float: read by its value, like a float (1.0 = 1.0 ties)
     run["q49"] = {"a": np.float64(1.0), "b": 1.0, "c": 0.5}
-    assert evaluate(qrels, run, ["mrr"]).per_query["q49"]["mrr"] == 0.5  # b, a, c
+    assert evaluate(qrels, run, metrics=["mrr"]).per_query["q49"]["mrr"] == 0.5  # b, a, c
 
 
 def test_grades_beyond_64_bits_are_refused():
@@ -572,13 +572,13 @@ def test_grades_beyond_64_bits_are_refused():
                          (2**63, repr(2**63)), (1e30, "1e+30"), (float("inf"), "inf")):
         with pytest.raises(ValueError, match=rf"grades must be integers.*got {re.escape(shown)} "
                                              rf"for document 'b' of query 'q'"):
-            evaluate({"q": {"a": 1, "b": grade}}, RUN, ["map"])
+            evaluate({"q": {"a": 1, "b": grade}}, RUN, metrics=["map"])
     # the 64-bit limits themselves are fine: a very negative grade is junk,
     # a huge one relevant (linear gain)
     qrels = {"q": {"a": 2**63 - 1, "b": -(2**63)}}
-    assert evaluate(qrels, {"q": {"b": 2.0, "a": 1.0}}, ["map"]).mean["map"] == 0.5
+    assert evaluate(qrels, {"q": {"b": 2.0, "a": 1.0}}, metrics=["map"]).mean["map"] == 0.5
     # an integer-valued float beyond 2**53 is still exact: 2.0**60 is the grade 2**60
-    r = evaluate({"q": {"a": 2.0**60, "b": np.int64(3)}}, {"q": {"a": 1.0}}, ["dcg@1"])
+    r = evaluate({"q": {"a": 2.0**60, "b": np.int64(3)}}, {"q": {"a": 1.0}}, metrics=["dcg@1"])
     assert r.mean["dcg@1"] == 2.0**60
 
 
@@ -587,20 +587,20 @@ def test_a_bad_score_or_id_met_while_looking_up_the_relevant_documents_is_named(
     # read, before the scores are checked: what fails there is named too
     with pytest.raises(TypeError, match=r"scores must be numbers, got 'high' for document 'a' "
                                         r"of query 'q'"):
-        evaluate(QRELS, {"q": {"b": 0.5, "a": "high"}}, ["map"])
+        evaluate(QRELS, {"q": {"b": 0.5, "a": "high"}}, metrics=["map"])
     with pytest.raises(ValueError, match=r"fit in a float, .* for document 'a' of query 'q'"):
-        evaluate(QRELS, {"q": {"b": 0.5, "a": 10**400}}, ["map"])
+        evaluate(QRELS, {"q": {"b": 0.5, "a": 10**400}}, metrics=["map"])
     with pytest.raises(TypeError, match=r"run document ids must be strings .*got 7 in query 'q'"):
-        evaluate(QRELS, {"q": {"a": 1.0, 7: 0.5}}, ["map"])
+        evaluate(QRELS, {"q": {"a": 1.0, 7: 0.5}}, metrics=["map"])
 
 
 def test_huge_integer_score_names_the_document():
     # float(10**400) raises OverflowError; a float string "1e400" reads as inf
     with pytest.raises(ValueError, match=r"scores must fit in a float, got an integer of about "
                                          r"10\*\*400 for document 'b' of query 'q'"):
-        evaluate(QRELS, {"q": {"a": 1.0, "b": 10**400}}, ["map"])
+        evaluate(QRELS, {"q": {"a": 1.0, "b": 10**400}}, metrics=["map"])
     # "1e400" is inf, above the relevant a: rank 2
-    assert evaluate(QRELS, {"q": {"a": 1.0, "b": "1e400"}}, ["mrr"]).mean["mrr"] == 0.5
+    assert evaluate(QRELS, {"q": {"a": 1.0, "b": "1e400"}}, metrics=["mrr"]).mean["mrr"] == 0.5
 
 
 def test_exponential_gain_overflow_names_query_document_and_grade():
@@ -609,41 +609,41 @@ def test_exponential_gain_overflow_names_query_document_and_grade():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no RuntimeWarning either
         with pytest.raises(ValueError, match=r"grade 2000 \(document 'a' of query 'q'\)"):
-            evaluate({"q": {"a": 2000}}, {"q": {"a": 2.0}}, ["ndcg"], gain="exponential")
+            evaluate({"q": {"a": 2000}}, {"q": {"a": 2.0}}, metrics=["ndcg"], gain="exponential")
         # not retrieved, it is still in the ideal ranking of ndcg
         with pytest.raises(ValueError, match=r"grade 1024 \(document 'z' of query 'q2'\)"):
             evaluate({"q1": {"a": 1}, "q2": {"a": 1, "z": 1024}},
-                     {"q1": {"a": 1.0}, "q2": {"a": 1.0}}, ["ndcg@5"], gain="exponential")
+                     {"q1": {"a": 1.0}, "q2": {"a": 1.0}}, metrics=["ndcg@5"], gain="exponential")
         # three gains of 2**1023 - 1 with discounts 1, 1.585, 2 sum to about
         # 2**1023 * 2.13 > 2**1024: the sum overflows
         qrels = {"q": {"a": 1023, "b": 1023, "c": 1023}}
         run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
         for metric in ("dcg@3", "ndcg@3", "ndcg"):
             with pytest.raises(ValueError, match=r"DCG overflows a float.*\(query 'q'\)"):
-                evaluate(qrels, run, [metric], gain="exponential")
+                evaluate(qrels, run, metrics=[metric], gain="exponential")
         # what never enters a sum is no error: 2**1023 - 1 at rank 1 alone,
         # and map ignores gains
-        assert evaluate(qrels, run, ["dcg@1"], gain="exponential").mean["dcg@1"] == 2.0**1023
-        assert evaluate({"q": {"a": 2000}}, {"q": {"a": 2.0}}, ["map"],
+        assert evaluate(qrels, run, metrics=["dcg@1"], gain="exponential").mean["dcg@1"] == 2.0**1023
+        assert evaluate({"q": {"a": 2000}}, {"q": {"a": 2.0}}, metrics=["map"],
                         gain="exponential").mean["map"] == 1.0
         # linear gain: 2000 is just 2000
-        assert evaluate({"q": {"a": 2000}}, {"q": {"a": 2.0}}, ["dcg@1", "ndcg"]).mean == {
+        assert evaluate({"q": {"a": 2000}}, {"q": {"a": 2.0}}, metrics=["dcg@1", "ndcg"]).mean == {
             "dcg@1": 2000.0, "ndcg": 1.0}
 
 
 def test_bad_options_and_inputs():
     with pytest.raises(ValueError, match="missing must be one of"):
-        evaluate(QRELS, RUN, ["map"], missing="drop")
+        evaluate(QRELS, RUN, metrics=["map"], missing="drop")
     with pytest.raises(ValueError, match="gain must be one of"):
-        evaluate(QRELS, RUN, ["ndcg"], gain="log")
+        evaluate(QRELS, RUN, metrics=["ndcg"], gain="log")
     with pytest.raises(ValueError, match="nothing to score"):
-        evaluate({"q1": {"a": 1}}, {"q2": {"a": 1.0}}, ["map"])
+        evaluate({"q1": {"a": 1}}, {"q2": {"a": 1.0}}, metrics=["map"])
     with pytest.raises(ValueError, match="at least one metric"):
-        evaluate(QRELS, RUN, [])
+        evaluate(QRELS, RUN, metrics=[])
     with pytest.raises(TypeError, match="qrels must be a dict"):
-        evaluate([("q", "a", 1)], RUN, ["map"])
+        evaluate([("q", "a", 1)], RUN, metrics=["map"])
     with pytest.raises(TypeError, match=r"run\['q'\] must be a dict"):
-        evaluate(QRELS, {"q": ["a"]}, ["map"])
+        evaluate(QRELS, {"q": ["a"]}, metrics=["map"])
 
 
 # ---------------------------------------------------------------------------
@@ -654,7 +654,7 @@ def test_bad_options_and_inputs():
 def _small_report():
     qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}, "q3": {"d": 1}}
     run = {"q1": {"a": 0.2, "b": 0.9}, "q2": {"c": 0.5}, "q4": {"x": 1.0}}
-    return evaluate(qrels, run, ["P@1", "mrr"])
+    return evaluate(qrels, run, metrics=["P@1", "mrr"])
 
 
 def test_report_table_dict_and_signature():
@@ -712,9 +712,9 @@ def test_properties(qrels, run, missing):
     metrics = ["P@3", "recall@2", "f1@2", "hit_rate@1", "mrr", "mrr@2", "map", "map@3", "ndcg", "ndcg@2"]
     if not {qid for qid, docs in qrels.items() if docs} & set(run):
         with pytest.raises(ValueError):
-            evaluate(qrels, run, metrics, missing=missing)
+            evaluate(qrels, run, metrics=metrics, missing=missing)
         return
-    report = evaluate(qrels, run, metrics, missing=missing)
+    report = evaluate(qrels, run, metrics=metrics, missing=missing)
     # nothing dropped silently: every query is accounted for
     accounted = set(report.per_query) | set(report.unjudged_queries) | set(report.missing_queries)
     assert accounted == set(qrels) | set(run)
@@ -733,7 +733,7 @@ def test_properties(qrels, run, missing):
 def test_table_shows_control_characters_in_query_ids_escaped():
     qrels = {"\x1b[31mq": {"d1": 1}, "\ufeffq2": {"d1": 1}}
     run = {"\x1b[31mq": {"d1": 1.0}, "\ufeffq2": {"d1": 1.0}}
-    table = rm.evaluate(qrels, run, ["P@1"]).to_table()
+    table = rm.evaluate(qrels, run, metrics=["P@1"]).to_table()
     assert "\x1b" not in table and "\ufeff" not in table
     assert "'\\x1b[31mq'" in table and "'\\ufeffq2'" in table
 
@@ -743,12 +743,12 @@ def test_a_repeated_parameter_is_refused_naming_it():
     for name, key in (("rbp(p=.5,p=.6)", "p"), ("err(max_grade=3, max_grade=3)@5", "max_grade"),
                       ("rbp(relevance=graded,p=0.9,relevance=binary)", "relevance")):
         with pytest.raises(ValueError, match=rf"the parameter {key} is given twice"):
-            evaluate(QRELS, RUN, [name])
+            evaluate(QRELS, RUN, metrics=[name])
 
 
 def test_the_unknown_metric_message_lists_each_name_once():
     with pytest.raises(ValueError) as info:
-        evaluate(QRELS, RUN, ["precision@10"])
+        evaluate(QRELS, RUN, metrics=["precision@10"])
     listed = str(info.value).split("the known metrics are: ")[1].split(" (k a positive")[0]
     names = [n.strip() for n in re.split(r",\s(?![^()]*\))", listed)]
     assert len(names) == len(set(names)), names
@@ -759,11 +759,11 @@ def test_evaluate_and_evaluate_as_parse_names_with_one_parser():
     """The same bad name gets the same message from both evaluators."""
     for name in ("P", "ndcg@0", "map(p=1)", "P@1.5", "mrr@" + "9" * 30):
         with pytest.raises(ValueError) as fast:
-            evaluate(QRELS, RUN, [name])
+            evaluate(QRELS, RUN, metrics=[name])
         with pytest.raises(ValueError) as readable:
-            evaluate_as(QRELS, RUN, [name], conventions="seeds")
+            evaluate_as(QRELS, RUN, metrics=[name], conventions="seeds")
         assert str(fast.value) == str(readable.value)
     with pytest.raises(ValueError, match="unknown metric 'precision@10'; the known metrics "
                                          "are: P@k, recall@k, f1@k, hit_rate@k, mrr, mrr@k, "
                                          "map, map@k, ndcg, ndcg@k, dcg@k [(]k a positive"):
-        evaluate_as(QRELS, RUN, ["precision@10"], conventions="seeds")
+        evaluate_as(QRELS, RUN, metrics=["precision@10"], conventions="seeds")

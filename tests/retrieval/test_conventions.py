@@ -98,7 +98,7 @@ def pytrec_scores():
 
 @pytest.mark.parametrize("metric", _ours_names())
 def test_trec_eval_preset_equals_pytrec_eval(pytrec_scores, metric):
-    ours = evaluate_as(QRELS, RUN, [metric], conventions="trec_eval")
+    ours = evaluate_as(QRELS, RUN, metrics=[metric], conventions="trec_eval")
     assert set(ours.per_query) == set(pytrec_scores)  # same queries scored
     bad = [(q, v[metric], pytrec_scores[q][TREC_NAMES[metric]])
            for q, v in ours.per_query.items()
@@ -113,8 +113,8 @@ def test_trec_eval_preset_compares_scores_as_float32():
     run = {"q": {"a": 1.0 + 1e-12, "b": 1.0}}  # a tie for trec_eval: "b" > "a"
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)
     assert theirs["q"]["recip_rank"] == 0.5  # b first, a second
-    assert evaluate_as(qrels, run, "mrr", "trec_eval").mean["mrr"] == 0.5
-    assert evaluate_as(qrels, run, "mrr", "ranx").mean["mrr"] == 1.0  # float64: a first
+    assert evaluate_as(qrels, run, metrics="mrr", conventions="trec_eval").mean["mrr"] == 0.5
+    assert evaluate_as(qrels, run, metrics="mrr", conventions="ranx").mean["mrr"] == 1.0  # float64: a first
 
 
 ALL_NAMES = _ours_names() + [f"f1@{k}" for k in KS] + [f"dcg@{k}" for k in KS] + [
@@ -123,8 +123,8 @@ ALL_NAMES = _ours_names() + [f"f1@{k}" for k in KS] + [f"dcg@{k}" for k in KS] +
 
 @pytest.mark.parametrize("preset, missing", [("trec_eval", "ignore"), ("trec_eval_c", "zero")])
 def test_trec_eval_presets_equal_rm_evaluate(preset, missing):
-    theirs = rm.evaluate(QRELS, RUN, ALL_NAMES, missing=missing)
-    ours = evaluate_as(QRELS, RUN, ALL_NAMES, conventions=preset)
+    theirs = rm.evaluate(QRELS, RUN, metrics=ALL_NAMES, missing=missing)
+    ours = evaluate_as(QRELS, RUN, metrics=ALL_NAMES, conventions=preset)
     assert set(ours.per_query) == set(theirs.per_query)
     for q, values in ours.per_query.items():
         for m in ALL_NAMES:
@@ -157,7 +157,7 @@ def ranx_scores():
 @pytest.mark.parametrize("metric", list(RANX_NAMES))
 def test_ranx_preset_equals_ranx(ranx_scores, metric):
     qids, scores = ranx_scores
-    ours = evaluate_as(QRELS, RUN, [metric], conventions="ranx")
+    ours = evaluate_as(QRELS, RUN, metrics=[metric], conventions="ranx")
     assert list(ours.per_query) == qids  # every judged query, missing ones as 0
     theirs = scores[RANX_NAMES[metric]]
     bad = [(q, ours.per_query[q][metric], float(t)) for q, t in zip(qids, theirs)
@@ -167,8 +167,8 @@ def test_ranx_preset_equals_ranx(ranx_scores, metric):
 
 def test_the_tie_order_matters_on_this_collection(ranx_scores):
     """trec_eval's and ranx's tie orders give different MAP on many queries."""
-    te = evaluate_as(QRELS, RUN, ["map"], "trec_eval_c").per_query
-    rx = evaluate_as(QRELS, RUN, ["map"], "ranx").per_query
+    te = evaluate_as(QRELS, RUN, metrics=["map"], conventions="trec_eval_c").per_query
+    rx = evaluate_as(QRELS, RUN, metrics=["map"], conventions="ranx").per_query
     assert sum(not math.isclose(te[q]["map"], rx[q]["map"]) for q in te) >= 30
 
 
@@ -201,7 +201,7 @@ def test_ranx_with_plain_dicts_pairs_queries_by_position():
     ranx = pytest.importorskip("ranx")
     qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
     run = {"q2": {"b": 1.0, "x": 0.5}, "q1": {"a": 1.0, "y": 0.5}}
-    right = evaluate_as(qrels, run, "mrr", "ranx").per_query
+    right = evaluate_as(qrels, run, metrics="mrr", conventions="ranx").per_query
     assert right == {"q1": {"mrr": 1.0}, "q2": {"mrr": 1.0}}  # both found at rank 1
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -227,7 +227,7 @@ def test_sklearn_preset_equals_ndcg_and_dcg_score(k):
     skm = pytest.importorskip("sklearn.metrics")
     assert len(SK_QUERIES) >= 200
     names = ["ndcg" if k is None else f"ndcg@{k}"] + ([] if k is None else [f"dcg@{k}"])
-    ours = evaluate_as(QRELS, RUN, names, "sklearn").per_query
+    ours = evaluate_as(QRELS, RUN, metrics=names, conventions="sklearn").per_query
     for q in SK_QUERIES:
         y_true, y_score = _sk_inputs(q)
         theirs = skm.ndcg_score([y_true], [y_score], k=k)  # ignore_ties=False: averaged
@@ -239,7 +239,7 @@ def test_sklearn_preset_equals_ndcg_and_dcg_score(k):
 
 def test_sklearn_preset_equals_average_precision_score():
     skm = pytest.importorskip("sklearn.metrics")
-    ours = evaluate_as(QRELS, RUN, ["map"], "sklearn").per_query
+    ours = evaluate_as(QRELS, RUN, metrics=["map"], conventions="sklearn").per_query
     n_positive = 0
     for q in SK_QUERIES:
         y_true, y_score = _sk_inputs(q)
@@ -256,9 +256,9 @@ def test_sklearn_averages_ties_where_trec_eval_orders_them():
     # grades [1, 0] tied at 0.5: sklearn's DCG@1 is the mean gain 0.5;
     # trec_eval ranks "b" (grade 0) before "a": DCG@1 = 0
     qrels, run = {"q": {"a": 1, "b": 0}}, {"q": {"a": 0.5, "b": 0.5}}
-    assert evaluate_as(qrels, run, "dcg@1", "sklearn").mean["dcg@1"] == 0.5
-    assert evaluate_as(qrels, run, "dcg@1", "trec_eval").mean["dcg@1"] == 0.0
-    assert evaluate_as(qrels, run, "dcg@1", "ranx").mean["dcg@1"] == 1.0  # a as given
+    assert evaluate_as(qrels, run, metrics="dcg@1", conventions="sklearn").mean["dcg@1"] == 0.5
+    assert evaluate_as(qrels, run, metrics="dcg@1", conventions="trec_eval").mean["dcg@1"] == 0.0
+    assert evaluate_as(qrels, run, metrics="dcg@1", conventions="ranx").mean["dcg@1"] == 1.0  # a as given
 
 
 # ---------------------------------------------- hand arithmetic, the seeds
@@ -269,13 +269,13 @@ def test_seeds_preset_reproduces_the_slides():
     qrels = {"q": {**{d: g for d, g in zip(docs, grades)},
                    **{f"u{i}": 1 for i in range(7)}}}  # 7 relevant never retrieved
     run = {"q": {d: 1.0 - i / 10 for i, d in enumerate(docs)}}
-    report = evaluate_as(qrels, run, ["map", "P@2"], "seeds")
+    report = evaluate_as(qrels, run, metrics=["map", "P@2"], conventions="seeds")
     assert report.mean["map"] == pytest.approx((1 + 2 / 3 + 3 / 5) / 10, abs=1e-15)
     assert report.mean["P@2"] == 0.5
     # blog / slides NDCG: grades [5, 3, 5, 0, 2], IDCG from the list sorted:
     # DCG@3 = 5 + 3/log2(3) + 5/2 = 9.3928; IDCG@3 = 5 + 5/log2(3) + 3/2 = 9.6546
     qrels = {"q": dict(zip(docs, [5, 3, 5, 0, 2])) | {"z": 5}}  # z: judged, not retrieved
-    report = evaluate_as(qrels, run, ["ndcg@3"], "seeds")
+    report = evaluate_as(qrels, run, metrics=["ndcg@3"], conventions="seeds")
     expected = (5 + 3 / math.log2(3) + 5 / 2) / (5 + 5 / math.log2(3) + 3 / 2)
     assert report.mean["ndcg@3"] == pytest.approx(expected, abs=1e-15)
 
@@ -285,21 +285,21 @@ def test_ragas_preset_is_context_precision():
     # context precision = (1/2 + 2/4) / 2 = 0.5; trec_eval's AP divides by 5: 0.2
     qrels = {"q": {"b": 1, "d": 1, "x": 1, "y": 1, "z": 1}}
     run = {"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6}}
-    assert evaluate_as(qrels, run, "map", "ragas").mean["map"] == pytest.approx(0.5)
-    assert evaluate_as(qrels, run, "map", "trec_eval").mean["map"] == pytest.approx(0.2)
+    assert evaluate_as(qrels, run, metrics="map", conventions="ragas").mean["map"] == pytest.approx(0.5)
+    assert evaluate_as(qrels, run, metrics="map", conventions="trec_eval").mean["map"] == pytest.approx(0.2)
     # only the top 2 chunks: (1/2) / 1
-    assert evaluate_as(qrels, run, "map@2", "ragas").mean["map@2"] == pytest.approx(0.5)
+    assert evaluate_as(qrels, run, metrics="map@2", conventions="ragas").mean["map@2"] == pytest.approx(0.5)
 
 
 def test_precision_padding_and_exponential_gain_by_hand():
     qrels = {"q": {"a": 2, "b": 1}}
     run = {"q": {"a": 0.9, "c": 0.5}}  # 2 retrieved, 1 relevant
-    assert evaluate_as(qrels, run, "P@5", "trec_eval").mean["P@5"] == pytest.approx(1 / 5)
+    assert evaluate_as(qrels, run, metrics="P@5", conventions="trec_eval").mean["P@5"] == pytest.approx(1 / 5)
     per_retrieved = PRESETS["trec_eval"].replace(precision_denominator="retrieved")
-    assert evaluate_as(qrels, run, "P@5", per_retrieved).mean["P@5"] == pytest.approx(1 / 2)
+    assert evaluate_as(qrels, run, metrics="P@5", conventions=per_retrieved).mean["P@5"] == pytest.approx(1 / 2)
     # exponential: DCG@2 = (2^2-1)/1 = 3; IDCG@2 = 3/1 + (2^1-1)/log2(3) = 3.6309
     burges = PRESETS["ranx"].replace(gain="exponential")
-    got = evaluate_as(qrels, run, "ndcg@2", burges).mean["ndcg@2"]
+    got = evaluate_as(qrels, run, metrics="ndcg@2", conventions=burges).mean["ndcg@2"]
     assert got == pytest.approx(3 / (3 + 1 / math.log2(3)), abs=1e-15)
 
 
@@ -308,13 +308,13 @@ def test_queries_without_judgements_are_never_scored():
     run = {"q1": {"a": 1.0}, "q2": {"a": 1.0}, "q3": {"a": 1.0}}
     for name in PRESETS:
         metric = "map" if "map" in PRESETS[name].metrics else "ndcg"  # (gdeval has no map)
-        report = evaluate_as(qrels, run, metric, name)
+        report = evaluate_as(qrels, run, metrics=metric, conventions=name)
         assert list(report.per_query) == ["q1"]
         assert report.unjudged_queries == ("q2", "q3")
     # judged with {} and absent from the run: still listed, as rm.evaluate lists it
     for name in PRESETS:
         metric = "map" if "map" in PRESETS[name].metrics else "ndcg"
-        report = evaluate_as(qrels, {"q1": {"a": 1.0}}, metric, name)
+        report = evaluate_as(qrels, {"q1": {"a": 1.0}}, metrics=metric, conventions=name)
         assert report.unjudged_queries == ("q2",) and report.missing_queries == ()
         assert list(report.per_query) == ["q1"]  # not scored 0, even under missing=zero
 
@@ -331,10 +331,10 @@ def test_only_the_input_tie_order_depends_on_the_run_order(docs, rnd):
     a, b = {"q": dict(items)}, {"q": dict(shuffled)}
     for name in ("trec_eval", "sklearn"):
         for m in ("map", "ndcg@3"):
-            assert evaluate_as(qrels, a, m, name).mean[m] == evaluate_as(qrels, b, m, name).mean[m]
+            assert evaluate_as(qrels, a, metrics=m, conventions=name).mean[m] == evaluate_as(qrels, b, metrics=m, conventions=name).mean[m]
     if len({s for _, s in items}) == len(items):  # no tie: every order agrees
-        assert evaluate_as(qrels, a, "map", "ranx").mean["map"] == pytest.approx(
-            evaluate_as(qrels, b, "map", "ranx").mean["map"], abs=1e-15)
+        assert evaluate_as(qrels, a, metrics="map", conventions="ranx").mean["map"] == pytest.approx(
+            evaluate_as(qrels, b, metrics="map", conventions="ranx").mean["map"], abs=1e-15)
 
 
 @settings(max_examples=100, deadline=None)
@@ -343,7 +343,7 @@ def test_every_preset_agrees_on_a_ranking_without_ties_that_finds_everything(gra
     """No ties, every judged document retrieved, cut-off beyond the list: no convention bites."""
     qrels = {"q": {f"d{i}": g for i, g in enumerate(grades)}}
     run = {"q": {f"d{i}": float(len(grades) - i) for i in range(len(grades))}}
-    values = [evaluate_as(qrels, run, ["map", "ndcg"], name).mean for name in
+    values = [evaluate_as(qrels, run, metrics=["map", "ndcg"], conventions=name).mean for name in
               ("trec_eval", "ranx", "sklearn", "seeds")]
     for v in values[1:]:
         assert v["map"] == pytest.approx(values[0]["map"], abs=1e-12)
@@ -353,28 +353,28 @@ def test_every_preset_agrees_on_a_ranking_without_ties_that_finds_everything(gra
 # ------------------------------------------------------------------ errors
 def test_errors_name_the_argument_and_the_value():
     with pytest.raises(ValueError, match="conventions must be one of .* got 'pyserini'"):
-        evaluate_as(QRELS, RUN, "map", "pyserini")
+        evaluate_as(QRELS, RUN, metrics="map", conventions="pyserini")
     with pytest.raises(ValueError, match="does not compute 'P'"):
-        evaluate_as(QRELS, RUN, "P@10", "sklearn")
+        evaluate_as(QRELS, RUN, metrics="P@10", conventions="sklearn")
     with pytest.raises(ValueError, match="'P' needs a cut-off"):
-        evaluate_as(QRELS, RUN, "P", "trec_eval")
+        evaluate_as(QRELS, RUN, metrics="P", conventions="trec_eval")
     with pytest.raises(ValueError, match="unknown metric 'bleu'"):
-        evaluate_as(QRELS, RUN, "bleu", "trec_eval")
+        evaluate_as(QRELS, RUN, metrics="bleu", conventions="trec_eval")
     with pytest.raises(ValueError, match="cut-off k must be a positive integer, got 0 in metric 'ndcg@0'"):
-        evaluate_as(QRELS, RUN, "ndcg@0", "trec_eval")
+        evaluate_as(QRELS, RUN, metrics="ndcg@0", conventions="trec_eval")
     # a cut-off beyond trec_eval's C long is named, not converted (5,000
     # digits would hit Python's 4300-digit limit for int())
     with pytest.raises(ValueError, match=r"at most 2\*\*63 - 1, got a number of 5000 digits "
                                          r"in metric 'P@1000.*\(5002 characters\)"):
-        evaluate_as(QRELS, RUN, "P@1" + "0" * 4999, "trec_eval")
+        evaluate_as(QRELS, RUN, metrics="P@1" + "0" * 4999, conventions="trec_eval")
     with pytest.raises(ValueError, match="got '١' in metric 'P@١'"):  # not an ASCII digit
-        evaluate_as(QRELS, RUN, "P@١", "trec_eval")
+        evaluate_as(QRELS, RUN, metrics="P@١", conventions="trec_eval")
     with pytest.raises(ValueError, match="nothing to score"):
-        evaluate_as({"q1": {"a": 1}}, {"q2": {"a": 1.0}}, "map")
+        evaluate_as({"q1": {"a": 1}}, {"q2": {"a": 1.0}}, metrics="map")
     with pytest.raises(ValueError, match="gain must be one of"):
         PRESETS["ranx"].replace(gain="quadratic")
     with pytest.raises(TypeError, match=r"run\['q'\]\['a'\] must be a number"):
-        evaluate_as({"q": {"a": 1}}, {"q": {"a": "high"}}, "map")
+        evaluate_as({"q": {"a": 1}}, {"q": {"a": "high"}}, metrics="map")
 
 
 def test_presets_say_where_their_choices_come_from():
@@ -386,9 +386,9 @@ def test_presets_say_where_their_choices_come_from():
 
 
 def test_compare_puts_none_where_a_library_has_no_such_metric():
-    table = compare(QRELS, RUN, ["map", "P@5"], ["trec_eval", "sklearn"])
+    table = compare(QRELS, RUN, metrics=["map", "P@5"], presets=["trec_eval", "sklearn"])
     assert table["sklearn"]["P@5"] is None
-    assert table["trec_eval"]["P@5"] == pytest.approx(rm.evaluate(QRELS, RUN, ["P@5"]).mean["P@5"])
+    assert table["trec_eval"]["P@5"] == pytest.approx(rm.evaluate(QRELS, RUN, metrics=["P@5"]).mean["P@5"])
 
 
 # ------------------------------------------------- rm.evaluate(conventions=...)
@@ -400,7 +400,7 @@ EVAL_NAMES = ["map", "mrr", "ndcg", "P@5", "recall@10", "ndcg@5"]
 
 
 def test_evaluate_trec_eval_c_is_pytrec_eval_with_missing_queries_as_zero(pytrec_scores):
-    report = rm.evaluate(QRELS, RUN, EVAL_NAMES, conventions="trec_eval_c")
+    report = rm.evaluate(QRELS, RUN, metrics=EVAL_NAMES, conventions="trec_eval_c")
     assert type(report) is rm.Report  # the fast path
     missing = [q for q in QRELS if q not in RUN and QRELS[q]]
     assert missing and set(report.per_query) == set(pytrec_scores) | set(missing)
@@ -414,7 +414,7 @@ def test_evaluate_trec_eval_c_is_pytrec_eval_with_missing_queries_as_zero(pytrec
 
 def test_evaluate_ranx_conventions_equal_ranx(ranx_scores):
     qids, scores = ranx_scores
-    report = rm.evaluate(QRELS, RUN, EVAL_NAMES, conventions="ranx")
+    report = rm.evaluate(QRELS, RUN, metrics=EVAL_NAMES, conventions="ranx")
     assert isinstance(report, rm.Report) and report.conventions.name == "ranx"
     assert list(report.per_query) == qids
     for m in EVAL_NAMES:
@@ -430,7 +430,7 @@ def test_evaluate_gain_overrides_the_preset_as_ranx_ndcg_burges():
                            ["ndcg_burges@5", "ndcg@5"], return_mean=False,
                            make_comparable=True, save_results_in_run=False,
                            threads=1)["ndcg_burges@5"]
-    report = rm.evaluate(QRELS, RUN, ["ndcg@5"], conventions="ranx", gain="exponential")
+    report = rm.evaluate(QRELS, RUN, metrics=["ndcg@5"], conventions="ranx", gain="exponential")
     assert report.conventions.gain == "exponential" and report.conventions.ties == "input"
     ours = list(report.per_query.values())
     assert [v["ndcg@5"] for v in ours] == pytest.approx([float(t) for t in scores],
@@ -439,7 +439,7 @@ def test_evaluate_gain_overrides_the_preset_as_ranx_ndcg_burges():
 
 def test_evaluate_sklearn_conventions_equal_ndcg_score():
     skm = pytest.importorskip("sklearn.metrics")
-    per_query = rm.evaluate(QRELS, RUN, ["ndcg@5"], conventions="sklearn").per_query
+    per_query = rm.evaluate(QRELS, RUN, metrics=["ndcg@5"], conventions="sklearn").per_query
     for q in SK_QUERIES:
         y_true, y_score = _sk_inputs(q)
         assert per_query[q]["ndcg@5"] == pytest.approx(
@@ -447,9 +447,9 @@ def test_evaluate_sklearn_conventions_equal_ndcg_score():
 
 
 def test_evaluate_missing_overrides_the_trec_eval_preset_on_the_fast_path():
-    zero = rm.evaluate(QRELS, RUN, ["map"], conventions="trec_eval", missing="zero")
+    zero = rm.evaluate(QRELS, RUN, metrics=["map"], conventions="trec_eval", missing="zero")
     assert type(zero) is rm.Report and zero.missing == "zero"
-    ignore = rm.evaluate(QRELS, RUN, ["map"])
+    ignore = rm.evaluate(QRELS, RUN, metrics=["map"])
     # the same sum over more queries: every missing query adds a 0
     assert zero.mean["map"] * zero.n_queries == pytest.approx(
         ignore.mean["map"] * ignore.n_queries, rel=TOL)
@@ -458,13 +458,13 @@ def test_evaluate_missing_overrides_the_trec_eval_preset_on_the_fast_path():
 
 def test_evaluate_conventions_errors_name_the_argument_and_the_value():
     with pytest.raises(ValueError, match="conventions must be one of .* got 'pyserini'"):
-        rm.evaluate(QRELS, RUN, "map", conventions="pyserini")
+        rm.evaluate(QRELS, RUN, metrics="map", conventions="pyserini")
     with pytest.raises(ValueError, match="gain must be one of .* got 'quadratic'"):
-        rm.evaluate(QRELS, RUN, "map", conventions="ranx", gain="quadratic")
+        rm.evaluate(QRELS, RUN, metrics="map", conventions="ranx", gain="quadratic")
     with pytest.raises(ValueError, match="does not compute 'P'"):
-        rm.evaluate(QRELS, RUN, "P@10", conventions="sklearn")
+        rm.evaluate(QRELS, RUN, metrics="P@10", conventions="sklearn")
     with pytest.raises(ValueError, match="missing must be one of .* got 'drop'"):
-        rm.evaluate(QRELS, RUN, "map", missing="drop")
+        rm.evaluate(QRELS, RUN, metrics="map", missing="drop")
 
 
 # ------------------------------------------------------------------ trec_eval 10.0
@@ -507,17 +507,17 @@ def test_trec_eval10_preset_equals_trec_eval_10(path):
     qrels, run, expected = _read_trec_eval10_case()
     names = list(TREC_EVAL10_NAMES.values())
     if path == "fast":
-        ours = rm.evaluate(qrels, run, names, conventions="trec_eval_10")
+        ours = rm.evaluate(qrels, run, metrics=names, conventions="trec_eval_10")
         assert "order:score(float64) desc,docid desc" in ours.signature
     else:
-        ours = evaluate_as(qrels, run, names, "trec_eval_10")
+        ours = evaluate_as(qrels, run, metrics=names, conventions="trec_eval_10")
     assert set(ours.per_query) == set(expected)
     for q, values in expected.items():
         for m, v in values.items():  # trec_eval prints 4 decimals
             assert ours.per_query[q][m] == pytest.approx(v, abs=5.1e-5), (q, m)
     # the collection tells the two versions apart: trec_eval 9.x's floats
     # give other numbers on many queries
-    nine = rm.evaluate(qrels, run, names, conventions="trec_eval")
+    nine = rm.evaluate(qrels, run, metrics=names, conventions="trec_eval")
     differ = [q for q in expected
               if any(abs(nine.per_query[q][m] - v) > 1e-3 for m, v in expected[q].items())]
     assert len(differ) >= 10
@@ -528,9 +528,9 @@ def test_trec_eval10_compares_doubles_the_issue_example():
     # and pytrec_eval tie a and b as floats and put b first: 0.5
     qrels = {"q": {"a": 1}}
     run = {"q": {"a": 1.0000000001, "b": 1.0}}
-    assert rm.evaluate(qrels, run, ["mrr"], conventions="trec_eval_10").mean["mrr"] == 1.0
-    assert evaluate_as(qrels, run, ["mrr"], "trec_eval_10").mean["mrr"] == 1.0
-    assert rm.evaluate(qrels, run, ["mrr"]).mean["mrr"] == 0.5
+    assert rm.evaluate(qrels, run, metrics=["mrr"], conventions="trec_eval_10").mean["mrr"] == 1.0
+    assert evaluate_as(qrels, run, metrics=["mrr"], conventions="trec_eval_10").mean["mrr"] == 1.0
+    assert rm.evaluate(qrels, run, metrics=["mrr"]).mean["mrr"] == 0.5
     # the one choice that differs from trec_eval 9.x
     ten, nine = PRESETS["trec_eval_10"], PRESETS["trec_eval"]
     differ = {f.name for f in dataclasses.fields(ten)
@@ -552,9 +552,9 @@ def test_trec_eval10_fast_path_equals_the_readable_one(seed):
         judged = rng.choice(len(pool), int(rng.integers(1, 10)), replace=False)
         qrels[f"q{q}"] = {pool[d]: int(rng.integers(-1, 4)) for d in judged}
     names = ALL_NAMES
-    fast = rm.evaluate(qrels, run, names, conventions="trec_eval_10")
-    readable = evaluate_as(qrels, run, names, "trec_eval_10")
+    fast = rm.evaluate(qrels, run, metrics=names, conventions="trec_eval_10")
+    readable = evaluate_as(qrels, run, metrics=names, conventions="trec_eval_10")
     for q, values in readable.per_query.items():
         for m in names:
             assert fast.per_query[q][m] == pytest.approx(values[m], rel=1e-12, abs=1e-12), (q, m)
-    assert fast.per_query != rm.evaluate(qrels, run, names).per_query  # 9.x differs
+    assert fast.per_query != rm.evaluate(qrels, run, metrics=names).per_query  # 9.x differs

@@ -54,7 +54,7 @@ TIED_RUN = {
 ])
 def test_every_ap_denominator_applies_to_tied_scores_by_hand(denominator, q1, q2, q1_at_3, q2_at_3):
     conv = TREC.replace(ties="average", missing="zero", ap_denominator=denominator)
-    report = evaluate_as(QRELS, TIED_RUN, ["map", "map@3"], conv)
+    report = evaluate_as(QRELS, TIED_RUN, metrics=["map", "map@3"], conventions=conv)
     assert report.per_query["q1"]["map"] == pytest.approx(q1, abs=1e-15)
     assert report.per_query["q2"]["map"] == pytest.approx(q2, abs=1e-15)
     assert report.per_query["q1"]["map@3"] == pytest.approx(q1_at_3, abs=1e-15)
@@ -64,8 +64,8 @@ def test_every_ap_denominator_applies_to_tied_scores_by_hand(denominator, q1, q2
 
 
 def test_the_denominators_give_three_numbers_on_the_tied_run():
-    means = {d: evaluate_as(QRELS, TIED_RUN, ["map@3"],
-                            TREC.replace(ties="average", ap_denominator=d)).mean["map@3"]
+    means = {d: evaluate_as(QRELS, TIED_RUN, metrics=["map@3"],
+                            conventions=TREC.replace(ties="average", ap_denominator=d)).mean["map@3"]
              for d in AP_DENOMINATORS}
     assert len(set(means.values())) == 3, means
 
@@ -83,7 +83,7 @@ def test_a_cut_off_that_splits_a_tie_counts_the_groups_share_whatever_the_run_or
     conv = TREC.replace(ties="average", ap_denominator=denominator)
     for order in itertools.permutations("bcd"):
         run = {"q": {"a": 0.9, **{doc: 0.5 for doc in order}}}
-        got = evaluate_as(qrels, run, ["map@2"], conv).mean["map@2"]
+        got = evaluate_as(qrels, run, metrics=["map@2"], conventions=conv).mean["map@2"]
         assert got == pytest.approx(want, abs=1e-15), order
 
 
@@ -111,7 +111,7 @@ def test_ties_average_with_every_denominator_scales_scikit_learns_average_precis
         for denominator, d in [("retrieved_relevant", positives), ("all_relevant", r),
                                ("min_k_relevant", min(n, r))]:
             conv = TREC.replace(ties="average", scores="float64", ap_denominator=denominator)
-            ours = evaluate_as(qrels, run, ["map"], conv).mean["map"]
+            ours = evaluate_as(qrels, run, metrics=["map"], conventions=conv).mean["map"]
             assert ours == pytest.approx(theirs * positives / d, rel=1e-12, abs=1e-12)
         checked += 1
     assert checked >= 200
@@ -141,8 +141,8 @@ def test_ties_average_is_the_mean_over_every_order_of_the_ties(docs, unfound, k,
     every = list(_every_order(grades, scores))
     readable = {
         f"P@{k}": lambda rels: precision_at_k(rels, k, denominator=denominator),
-        f"recall@{k}": lambda rels: recall_at_k(rels, k, r),
-        f"f1@{k}": lambda rels: f1_at_k(rels, k, r, denominator=denominator),
+        f"recall@{k}": lambda rels: recall_at_k(rels, k, n_relevant=r),
+        f"f1@{k}": lambda rels: f1_at_k(rels, k, n_relevant=r, denominator=denominator),
         f"hit_rate@{k}": lambda rels: hit_rate_at_k(rels, k),
         f"mrr@{k}": lambda rels: reciprocal_rank(rels, k),
         "mrr": lambda rels: reciprocal_rank(rels),
@@ -150,7 +150,7 @@ def test_ties_average_is_the_mean_over_every_order_of_the_ties(docs, unfound, k,
         f"ndcg@{k}": lambda rels: ndcg_at_k(rels, k, ideal=list(qrels["q"].values())),
     }
     conv = TREC.replace(ties="average", scores="float64", precision_denominator=denominator)
-    ours = evaluate_as(qrels, run, list(readable), conv).mean
+    ours = evaluate_as(qrels, run, metrics=list(readable), conventions=conv).mean
     for name, metric in readable.items():
         want = math.fsum(metric(rels) for rels in every) / len(every)
         assert ours[name] == pytest.approx(want, rel=1e-12, abs=1e-12), name
@@ -171,9 +171,9 @@ def test_without_ties_average_equals_the_default_tie_order_for_every_convention(
     for ap, precision, gain, ideal in itertools.product(
             AP_DENOMINATORS, ("k", "retrieved"), ("linear", "exponential"), ("judged", "retrieved")):
         base = TREC.replace(ap_denominator=ap, precision_denominator=precision, gain=gain,
-                            ideal=ideal)
-        default = evaluate_as(qrels, run, metrics, base).mean
-        average = evaluate_as(qrels, run, metrics, base.replace(ties="average")).mean
+                            ideal_source=ideal)
+        default = evaluate_as(qrels, run, metrics=metrics, conventions=base).mean
+        average = evaluate_as(qrels, run, metrics=metrics, conventions=base.replace(ties="average")).mean
         for m in metrics:
             assert average[m] == pytest.approx(default[m], rel=1e-12, abs=1e-12), (m, ap)
 

@@ -94,7 +94,7 @@ def test_a_toy_metric_is_one_declaration(toy, capsys):
     assert "found@k, found(weight=1.0)@k" in known_metrics()
     with pytest.raises(ValueError, match=r"found: the weight must be at most 10, got "
                                          r"weight=11.0 in metric 'found\(weight=11\)@5'"):
-        rm.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["found(weight=11)@5"])
+        rm.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, metrics=["found(weight=11)@5"])
     with pytest.raises(ValueError, match="needs a cut-off k, e.g. 'found@10'"):
         parse_metric("found")
     # the command line's help lists it
@@ -103,15 +103,15 @@ def test_a_toy_metric_is_one_declaration(toy, capsys):
     # the kernel (evaluate) equals the readable function (evaluate_as), query by query
     qrels, run = _collection(1)
     names = ["found@5", "found(weight=0.5)@3", "found@10"]
-    fast = rm.evaluate(qrels, run, names, relevance_level=2, depth=8)
-    readable = evaluate_as(qrels, run, names, "trec_eval", relevance_level=2, depth=8)
+    fast = rm.evaluate(qrels, run, metrics=names, relevance_level=2, depth=8)
+    readable = evaluate_as(qrels, run, metrics=names, conventions="trec_eval", relevance_level=2, depth=8)
     for qid, values in readable.per_query.items():
         for name in names:
             assert fast.per_query[qid][name] == pytest.approx(values[name], abs=1e-12)
     # presets: trec_eval's compute every family, others those the declaration names
-    assert rm.evaluate(qrels, run, ["found@5"], conventions="seeds").mean["found@5"] >= 0
+    assert rm.evaluate(qrels, run, metrics=["found@5"], conventions="seeds").mean["found@5"] >= 0
     with pytest.raises(ValueError, match="does not compute 'found'"):
-        rm.evaluate(qrels, run, ["found@5"], conventions="ranx")
+        rm.evaluate(qrels, run, metrics=["found@5"], conventions="ranx")
 
 
 def test_a_name_is_declared_once():
@@ -133,8 +133,8 @@ def test_every_declared_kernel_equals_its_readable_function(seed):
             names += {"required": [f"{base}@5"], "optional": [base, f"{base}@3"],
                       "none": [base], "level": [f"{base}@0.3"]}[d.cut]
     qrels = {q: {d: max(g, 0) for d, g in j.items()} for q, j in qrels.items()}  # (ERR: <= 4)
-    fast = rm.evaluate(qrels, run, names)
-    readable = evaluate_as(qrels, run, names, "trec_eval")
+    fast = rm.evaluate(qrels, run, metrics=names)
+    readable = evaluate_as(qrels, run, metrics=names, conventions="trec_eval")
     for qid, values in readable.per_query.items():
         for name in names:
             assert fast.per_query[qid][name] == pytest.approx(values[name], abs=1e-12), name

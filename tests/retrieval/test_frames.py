@@ -48,11 +48,11 @@ class _Table:
 
 def test_pandas_frames_give_the_dict_numbers():
     qrels, run = _collection()
-    want = rm.evaluate(qrels, run, METRICS)
+    want = rm.evaluate(qrels, run, metrics=METRICS)
     for q, r in ((_frame(qrels, "relevance"), _frame(run, "score")),
                  (qrels, _frame(run, "score")), (_frame(qrels, "relevance"), run),
                  (_Table(_frame(qrels, "relevance")), _Table(_frame(run, "score")))):
-        got = rm.evaluate(q, r, METRICS)
+        got = rm.evaluate(q, r, metrics=METRICS)
         assert got.per_query == want.per_query and got.mean == want.mean
         assert got.unjudged_queries == want.unjudged_queries
         assert got.missing_queries == want.missing_queries
@@ -63,12 +63,12 @@ def test_evaluate_as_and_compare_take_frames():
     frames = _frame(qrels, "relevance"), _frame(run, "score")
     for preset in ("trec_eval", "ranx", "sklearn", "seeds"):
         metrics = ["map", "ndcg@5"]
-        assert (evaluate_as(*frames, metrics, preset).per_query
-                == evaluate_as(qrels, run, metrics, preset).per_query)
-    assert compare(*frames, ["map", "P@5"]) == compare(qrels, run, ["map", "P@5"])
+        assert (evaluate_as(*frames, metrics=metrics, conventions=preset).per_query
+                == evaluate_as(qrels, run, metrics=metrics, conventions=preset).per_query)
+    assert compare(*frames, metrics=["map", "P@5"]) == compare(qrels, run, metrics=["map", "P@5"])
     # ranx keeps the order of the rows for tied scores, as it keeps a dict's
-    assert rm.evaluate(*frames, ["map"], conventions="ranx").mean == rm.evaluate(
-        qrels, run, ["map"], conventions="ranx").mean
+    assert rm.evaluate(*frames, metrics=["map"], conventions="ranx").mean == rm.evaluate(
+        qrels, run, metrics=["map"], conventions="ranx").mean
 
 
 @pytest.mark.parametrize("library", ["polars", "pyarrow"])
@@ -79,8 +79,8 @@ def test_polars_and_arrow_tables(library):
         table = module.from_pandas
     else:
         table = module.Table.from_pandas
-    got = rm.evaluate(table(_frame(qrels, "relevance")), table(_frame(run, "score")), METRICS)
-    want = rm.evaluate(qrels, run, METRICS)
+    got = rm.evaluate(table(_frame(qrels, "relevance")), table(_frame(run, "score")), metrics=METRICS)
+    want = rm.evaluate(qrels, run, metrics=METRICS)
     assert got.per_query == want.per_query and got.mean == want.mean
 
 
@@ -89,11 +89,11 @@ def test_frames_that_do_not_fit_are_refused_naming_what_is_wrong():
     frame = _frame(run, "score").rename(columns={"score": "sim"})
     with pytest.raises(ValueError, match=r"run as a data frame needs the columns 'query_id', "
                                          r"'doc_id', 'score' .* 'score' missing"):
-        rm.evaluate(qrels, frame, ["map"])
+        rm.evaluate(qrels, frame, metrics=["map"])
     twice = pd.concat([_frame(run, "score").iloc[:1]] * 2)
     with pytest.raises(ValueError, match=r"run: document 'd\d+' of query 'q0' is on two rows"):
-        rm.evaluate(qrels, twice, ["map"])
+        rm.evaluate(qrels, twice, metrics=["map"])
     ints = _frame(run, "score")
     ints = ints.assign(doc_id=range(len(ints)))  # ids must be strings, as in a TREC file
     with pytest.raises(TypeError, match="run document ids must be strings"):
-        rm.evaluate(qrels, ints, ["map"])
+        rm.evaluate(qrels, ints, metrics=["map"])

@@ -34,7 +34,7 @@ def test_bpref_equals_trec_eval():
     for qid in run:
         rels, n_rel, n_nonrel = _bpref_inputs(qrels[qid], trec_eval_order(run[qid]))
         unjudged += any(g is None for g in rels)
-        assert bpref(rels, n_rel, n_nonrel) == pytest.approx(
+        assert bpref(rels, n_rel, n_nonrelevant=n_nonrel) == pytest.approx(
             expected[qid]["bpref"], abs=1e-12), qid
     assert unjudged >= 100
 
@@ -46,7 +46,7 @@ def test_bpref_many_relevant():
     expected = pytrec_eval.RelevanceEvaluator(qrels, {"bpref"}).evaluate(run)
     for qid in run:
         rels, n_rel, n_nonrel = _bpref_inputs(qrels[qid], trec_eval_order(run[qid]))
-        assert bpref(rels, n_rel, n_nonrel) == pytest.approx(
+        assert bpref(rels, n_rel, n_nonrelevant=n_nonrel) == pytest.approx(
             expected[qid]["bpref"], abs=1e-12), qid
 
 
@@ -69,23 +69,23 @@ def test_bpref_trec_eval_test_collection():
 
 def test_bpref_by_hand():
     # R = 2, N = 3: relevant at 1 (nothing above), relevant after one non-relevant
-    assert bpref([1, None, 0, 1], 2, 3) == pytest.approx((1 + (1 - 1 / 2)) / 2)
+    assert bpref([1, None, 0, 1], 2, n_nonrelevant=3) == pytest.approx((1 + (1 - 1 / 2)) / 2)
     # a relevant document not retrieved adds 0
-    assert bpref([1], 3, 5) == pytest.approx(1 / 3)
+    assert bpref([1], 3, n_nonrelevant=5) == pytest.approx(1 / 3)
     # N = 0: no preference can be broken
-    assert bpref([1, 2], 2, 0) == 1.0
+    assert bpref([1, 2], 2, n_nonrelevant=0) == 1.0
     # n_r capped at R: 3 non-relevant above, R = 1, N = 5: 1 - min(3, 1) / min(5, 1) = 0
-    assert bpref([0, 0, 0, 1], 1, 5) == 0.0
+    assert bpref([0, 0, 0, 1], 1, n_nonrelevant=5) == 0.0
     # min(N, R) with N < R: 1 non-relevant above each of 2 relevant, R = 3, N = 1
-    assert bpref([0, 1, 1], 3, 1) == 0.0
+    assert bpref([0, 1, 1], 3, n_nonrelevant=1) == 0.0
     # a negative grade is unjudged for trec_eval: skipped, and not in N
-    assert bpref([-1, 1], 1, 0) == 1.0
-    assert bpref([1, -2, 0, 1], 2, 1) == bpref([1, 0, 1], 2, 1) == 0.5
+    assert bpref([-1, 1], 1, n_nonrelevant=0) == 1.0
+    assert bpref([1, -2, 0, 1], 2, n_nonrelevant=1) == bpref([1, 0, 1], 2, n_nonrelevant=1) == 0.5
     # grade 0.5 is judged non-relevant (relevance level 1)
-    assert bpref([0.5, 1], 1, 1) == 0.0
-    assert bpref([], 2, 2) == 0.0
-    assert bpref([0, 0], 0, 2) == 0.0  # R = 0
-    assert bpref(np.array([1.0, np.nan, 0.0, 1.0]), 2, 3) == bpref([1, None, 0, 1], 2, 3)
+    assert bpref([0.5, 1], 1, n_nonrelevant=1) == 0.0
+    assert bpref([], 2, n_nonrelevant=2) == 0.0
+    assert bpref([0, 0], 0, n_nonrelevant=2) == 0.0  # R = 0
+    assert bpref(np.array([1.0, np.nan, 0.0, 1.0]), 2, n_nonrelevant=3) == bpref([1, None, 0, 1], 2, n_nonrelevant=3)
 
 
 @settings(max_examples=150, deadline=None)
@@ -94,31 +94,31 @@ def test_bpref_by_hand():
 def test_bpref_properties(rels, extra_rel, extra_nonrel):
     n_rel = sum(g is not None and g >= 1 for g in rels) + extra_rel
     n_nonrel = sum(g is not None and 0 <= g < 1 for g in rels) + extra_nonrel
-    value = bpref(rels, n_rel, n_nonrel)
+    value = bpref(rels, n_rel, n_nonrelevant=n_nonrel)
     assert 0.0 <= value <= 1.0
     # unjudged documents (None, negative) change nothing
     judged_only = [g for g in rels if g is not None and g >= 0]
-    assert value == bpref(judged_only, n_rel, n_nonrel)
+    assert value == bpref(judged_only, n_rel, n_nonrelevant=n_nonrel)
     # moving every relevant document to the top gives the largest bpref
     best = sorted(judged_only, key=lambda g: g >= 1, reverse=True)
-    assert bpref(best, n_rel, n_nonrel) >= value
+    assert bpref(best, n_rel, n_nonrelevant=n_nonrel) >= value
     if n_rel and extra_rel == 0:
-        assert bpref(best, n_rel, n_nonrel) == 1.0
+        assert bpref(best, n_rel, n_nonrelevant=n_nonrel) == 1.0
 
 
 def test_bpref_bad_input():
     with pytest.raises(ValueError, match=r"bpref: n_relevant .* \(2\), got 1"):
-        bpref([1, 1], 1, 0)
+        bpref([1, 1], 1, n_nonrelevant=0)
     with pytest.raises(ValueError, match=r"bpref: n_nonrelevant .* \(1\), got 0"):
-        bpref([0, 1], 1, 0)
+        bpref([0, 1], 1, n_nonrelevant=0)
     with pytest.raises(TypeError, match="n_relevant"):
-        bpref([1], 1.0, 0)
+        bpref([1], 1.0, n_nonrelevant=0)
     with pytest.raises(TypeError, match="rank 2"):
-        bpref([1, "0"], 1, 1)
+        bpref([1, "0"], 1, n_nonrelevant=1)
     with pytest.raises(ValueError, match="finite"):
-        bpref([1, float("inf")], 1, 1)
+        bpref([1, float("inf")], 1, n_nonrelevant=1)
     with pytest.raises(TypeError):
-        bpref({1, 0}, 1, 1)
+        bpref({1, 0}, 1, n_nonrelevant=1)
 
 
 # ------------------------------------------------------------ judged@k
@@ -187,29 +187,29 @@ def test_judged_bad_input():
 def test_bpref_variants_by_hand():
     # trec_eval's bpref_bug ranking: one judged non-relevant, then four relevant; R = 6, N = 4
     rels, R, N = [0, 1, 1, 1, 1], 6, 4
-    assert bpref(rels, R, N, variant="trec_eval") == pytest.approx(4 * (1 - 1 / 4) / 6)
-    assert bpref(rels, R, N, variant="paper") == pytest.approx(4 * (1 - 1 / 6) / 6)
+    assert bpref(rels, R, n_nonrelevant=N, variant="trec_eval") == pytest.approx(4 * (1 - 1 / 4) / 6)
+    assert bpref(rels, R, n_nonrelevant=N, variant="paper") == pytest.approx(4 * (1 - 1 / 6) / 6)
     # N_ret = 1 judged non-relevant retrieved: min(1, 6) = 1, every term 1 - 1/1
-    assert bpref(rels, R, N, variant="old_bpref") == 0.0
+    assert bpref(rels, R, n_nonrelevant=N, variant="old_bpref") == 0.0
     # bpref-10: min(1, 16) / min(4, 16)
-    assert bpref(rels, R, N, variant="bpref10") == pytest.approx(4 * (1 - 1 / 4) / 6)
+    assert bpref(rels, R, n_nonrelevant=N, variant="bpref10") == pytest.approx(4 * (1 - 1 / 4) / 6)
     # where bpref-10 and trec_eval part: R = 1, N = 5, three non-relevant above the relevant one
-    assert bpref([0, 0, 0, 1], 1, 5) == 0.0                                 # 1 - min(3, 1)/min(5, 1)
-    assert bpref([0, 0, 0, 1], 1, 5, variant="bpref10") == pytest.approx(1 - 3 / 5)  # min(3, 11)/min(5, 11)
-    assert bpref([0, 0, 0, 1], 1, 5, variant="paper") == 0.0                # 1 - min(3, 1)/1
+    assert bpref([0, 0, 0, 1], 1, n_nonrelevant=5) == 0.0                                 # 1 - min(3, 1)/min(5, 1)
+    assert bpref([0, 0, 0, 1], 1, n_nonrelevant=5, variant="bpref10") == pytest.approx(1 - 3 / 5)  # min(3, 11)/min(5, 11)
+    assert bpref([0, 0, 0, 1], 1, n_nonrelevant=5, variant="paper") == 0.0                # 1 - min(3, 1)/1
     # no judged non-relevant document above: 1 in every variant, even with N = 0
     for variant in ("trec_eval", "paper", "old_bpref", "bpref10"):
-        assert bpref([1, None, 1], 2, 0, variant=variant) == 1.0
+        assert bpref([1, None, 1], 2, n_nonrelevant=0, variant=variant) == 1.0
     # R = 2, N = 1, the non-relevant one between the two relevant: the second term differs
-    assert bpref([1, 0, 1], 2, 1, variant="trec_eval") == pytest.approx((1 + (1 - 1 / 1)) / 2)
-    assert bpref([1, 0, 1], 2, 1, variant="paper") == pytest.approx((1 + (1 - 1 / 2)) / 2)
-    assert bpref([1, 0, 1], 2, 1, variant="old_bpref") == pytest.approx((1 + (1 - 1 / 1)) / 2)
-    assert bpref([1, 0, 1], 2, 1, variant="bpref10") == pytest.approx((1 + (1 - 1 / 1)) / 2)
+    assert bpref([1, 0, 1], 2, n_nonrelevant=1, variant="trec_eval") == pytest.approx((1 + (1 - 1 / 1)) / 2)
+    assert bpref([1, 0, 1], 2, n_nonrelevant=1, variant="paper") == pytest.approx((1 + (1 - 1 / 2)) / 2)
+    assert bpref([1, 0, 1], 2, n_nonrelevant=1, variant="old_bpref") == pytest.approx((1 + (1 - 1 / 1)) / 2)
+    assert bpref([1, 0, 1], 2, n_nonrelevant=1, variant="bpref10") == pytest.approx((1 + (1 - 1 / 1)) / 2)
     # unjudged documents are skipped in every variant
-    assert bpref([0, None, 1, -1, 1], 3, 2, variant="old_bpref") == \
-        bpref([0, 1, 1], 3, 2, variant="old_bpref") == pytest.approx(2 * (1 - 1 / 1) / 3)
+    assert bpref([0, None, 1, -1, 1], 3, n_nonrelevant=2, variant="old_bpref") == \
+        bpref([0, 1, 1], 3, n_nonrelevant=2, variant="old_bpref") == pytest.approx(2 * (1 - 1 / 1) / 3)
 
 
 def test_bpref_unknown_variant_is_named():
     with pytest.raises(ValueError, match=r"bpref: variant must be one of .*'trec_eval'.*got 'trec'"):
-        bpref([1, 0], 1, 1, variant="trec")
+        bpref([1, 0], 1, n_nonrelevant=1, variant="trec")

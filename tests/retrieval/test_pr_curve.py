@@ -74,7 +74,7 @@ def test_interpolated_precision_equals_trec_eval(collection):
     for qid in run:
         rels, n_rel = _query(qrels, run, qid)
         for level in list(ELEVEN_POINTS) + EXTRA_LEVELS:
-            ours = interpolated_precision(rels, n_rel, level)
+            ours = interpolated_precision(rels, n_rel, recall=level)
             assert ours == pytest.approx(expected[qid][_key(level)], abs=1e-12), (qid, level)
 
 
@@ -140,8 +140,8 @@ def read_trec_eval_test_collection():
 def _trec_eval_measures(rels, n_rel, convention):
     return {
         "Rprec": r_precision(rels, n_rel),
-        "iprec_at_recall_0.30": interpolated_precision(rels, n_rel, 0.3, convention=convention),
-        "iprec_at_recall_0.50": interpolated_precision(rels, n_rel, 0.5, convention=convention),
+        "iprec_at_recall_0.30": interpolated_precision(rels, n_rel, recall=0.3, convention=convention),
+        "iprec_at_recall_0.50": interpolated_precision(rels, n_rel, recall=0.5, convention=convention),
         "11pt_avg": eleven_point_average_precision(rels, n_rel, convention=convention),
     }
 
@@ -176,27 +176,27 @@ def test_r_precision_by_hand():
 
 def test_interpolated_precision_by_hand():
     rels = [1, 0, 1, 0, 1]  # P@i = 1, 1/2, 2/3, 2/4, 3/5; R = 4
-    assert interpolated_precision(rels, 4, 0.0) == 1.0
-    assert interpolated_precision(rels, 4, 0.25) == 1.0
-    assert interpolated_precision(rels, 4, 0.5) == pytest.approx(2 / 3)
-    assert interpolated_precision(rels, 4, 0.75) == pytest.approx(3 / 5)
-    assert interpolated_precision(rels, 4, 1.0) == 0.0
+    assert interpolated_precision(rels, 4, recall=0.0) == 1.0
+    assert interpolated_precision(rels, 4, recall=0.25) == 1.0
+    assert interpolated_precision(rels, 4, recall=0.5) == pytest.approx(2 / 3)
+    assert interpolated_precision(rels, 4, recall=0.75) == pytest.approx(3 / 5)
+    assert interpolated_precision(rels, 4, recall=1.0) == 0.0
     # 0.6 * 4 = 2.4: trec_eval 10 rounds to 2 relevant documents, trec_eval 9
     # (int(2.4 + 0.9)) and the textbook need 3
-    assert interpolated_precision(rels, 4, 0.6) == pytest.approx(3 / 5)
-    assert interpolated_precision(rels, 4, 0.6, convention="trec_eval_10") == pytest.approx(2 / 3)
-    assert interpolated_precision(rels, 4, 0.6, convention="textbook") == pytest.approx(3 / 5)
+    assert interpolated_precision(rels, 4, recall=0.6) == pytest.approx(3 / 5)
+    assert interpolated_precision(rels, 4, recall=0.6, convention="trec_eval_10") == pytest.approx(2 / 3)
+    assert interpolated_precision(rels, 4, recall=0.6, convention="textbook") == pytest.approx(3 / 5)
     # 0.05 * 21 = 1.05: 1 for both trec_evals (int(1.95), round(1.05)), 2 for the textbook
     r21 = [1, 0, 0, 1]
-    assert interpolated_precision(r21, 21, 0.05) == 1.0
-    assert interpolated_precision(r21, 21, 0.05, convention="trec_eval_10") == 1.0
-    assert interpolated_precision(r21, 21, 0.05, convention="textbook") == 0.5
+    assert interpolated_precision(r21, 21, recall=0.05) == 1.0
+    assert interpolated_precision(r21, 21, recall=0.05, convention="trec_eval_10") == 1.0
+    assert interpolated_precision(r21, 21, recall=0.05, convention="textbook") == 0.5
     # 0.3 * 10 = 3.0000000000000004 in floating point: still 3 relevant documents
     ten = [1, 1, 0, 1, 0, 0, 1]
-    assert interpolated_precision(ten, 10, 0.3, convention="textbook") == pytest.approx(3 / 4)
-    assert interpolated_precision(ten, 10, 0.3) == pytest.approx(3 / 4)
-    assert interpolated_precision([], 3, 0.0) == 0.0
-    assert interpolated_precision([0, 0], 0, 0.5) == 0.0
+    assert interpolated_precision(ten, 10, recall=0.3, convention="textbook") == pytest.approx(3 / 4)
+    assert interpolated_precision(ten, 10, recall=0.3) == pytest.approx(3 / 4)
+    assert interpolated_precision([], 3, recall=0.0) == 0.0
+    assert interpolated_precision([0, 0], 0, recall=0.5) == 0.0
 
 
 def test_eleven_point_by_hand():
@@ -249,10 +249,10 @@ def test_properties(rels, extra, level):
     assert np.all(np.diff(curve.interpolated) <= 0)
     assert np.all(curve.interpolated >= curve.precision)
     for convention in ("trec_eval_9", "trec_eval_10", "textbook"):
-        ip = interpolated_precision(rels, n_rel, level, convention=convention)
+        ip = interpolated_precision(rels, n_rel, recall=level, convention=convention)
         assert 0.0 <= ip <= 1.0
         # a higher level never has a higher interpolated precision
-        assert interpolated_precision(rels, n_rel, min(1.0, level + 0.1),
+        assert interpolated_precision(rels, n_rel, recall=min(1.0, level + 0.1),
                                       convention=convention) <= ip
     assert 0.0 <= r_precision(rels, n_rel) <= 1.0
     # R-precision equals recall at rank R
@@ -267,14 +267,14 @@ def test_properties(rels, extra, level):
 @pytest.mark.parametrize("level", [-0.1, 1.5, float("nan"), float("inf")])
 def test_recall_level_outside_0_1(level):
     with pytest.raises(ValueError, match=r"interpolated precision.*\[0, 1\].*" + str(level)[:3]):
-        interpolated_precision([1, 0], 1, level)
+        interpolated_precision([1, 0], 1, recall=level)
 
 
 def test_bad_arguments():
     with pytest.raises(TypeError, match="recall level"):
-        interpolated_precision([1, 0], 1, "0.5")
+        interpolated_precision([1, 0], 1, recall="0.5")
     with pytest.raises(ValueError, match="convention"):
-        interpolated_precision([1, 0], 1, 0.5, convention="ceil")
+        interpolated_precision([1, 0], 1, recall=0.5, convention="ceil")
     with pytest.raises(ValueError, match="n_relevant"):
         r_precision([1, 1, 0], 1)  # two relevant documents retrieved
     with pytest.raises(ValueError, match="non-negative"):

@@ -26,7 +26,7 @@ def test_a_grade_too_large_for_a_float():
     assert "rels" in text and "10**400" in text and "rank 2" in text, text
     text = message_of(lambda: average_precision([HUGE], n_relevant=1))
     assert "rels" in text and "10**400" in text, text
-    text = message_of(lambda: bpref([1, None, -HUGE], 1, 1))
+    text = message_of(lambda: bpref([1, None, -HUGE], 1, n_nonrelevant=1))
     assert "rels" in text and "-10**400" in text and "rank 3" in text, text
 
 
@@ -35,13 +35,13 @@ def test_a_count_too_large():
     text = message_of(lambda: average_precision([1, 0, 1], n_relevant=HUGE))
     assert "n_relevant" in text and "10**400" in text and "2**63 - 1" in text, text
     # before: OverflowError "Python int too large to convert to C long"
-    text = message_of(lambda: bpref([1, 0, None], HUGE, 1))
+    text = message_of(lambda: bpref([1, 0, None], HUGE, n_nonrelevant=1))
     assert "n_relevant" in text and "10**400" in text, text
-    text = message_of(lambda: bpref([1, 0, None], 2, HUGE))
+    text = message_of(lambda: bpref([1, 0, None], 2, n_nonrelevant=HUGE))
     assert "n_nonrelevant" in text and "10**400" in text, text
     # the bound itself still works
     assert average_precision([1, 0, 1], n_relevant=2**63 - 1) > 0
-    assert bpref([1, 0, 1], 2**63 - 1, 2**63 - 1) > 0
+    assert bpref([1, 0, 1], 2**63 - 1, n_nonrelevant=2**63 - 1) > 0
 
 
 def test_cumulative_gain_overflow_is_said_as_dcg_says_it():

@@ -77,7 +77,7 @@ def _same_reports(a, b):
 
 def _outcome(qrels, run, **options):
     try:
-        return rm.evaluate(qrels, run, METRICS, **options), None
+        return rm.evaluate(qrels, run, metrics=METRICS, **options), None
     except ValueError as error:
         return None, str(error)
 
@@ -95,11 +95,11 @@ def test_the_stream_equals_the_dictionary_path(tmp_path, seed, block, interleave
         if not interleave:  # the run is streamed, never read whole
             mp.setattr(evaluator, "read_run", None)
         try:
-            stream = rm.evaluate(qrels_path, run_path, metrics, **options)
+            stream = rm.evaluate(qrels_path, run_path, metrics=metrics, **options)
         except ValueError as error:
             stream = str(error)
     try:
-        dicts = rm.evaluate(rm.read_qrels(qrels_path), rm.read_run(run_path), metrics, **options)
+        dicts = rm.evaluate(rm.read_qrels(qrels_path), rm.read_run(run_path), metrics=metrics, **options)
     except ValueError as error:  # no query both judged and run: said with the file names
         assert "nothing to score" in str(error)
         assert stream.startswith(f"{run_path} shares no query with {qrels_path}")
@@ -147,20 +147,20 @@ def test_unusual_spellings_take_the_readable_reader_with_the_same_numbers(tmp_pa
     text[2] = "q0 Q0 special-1 1 inf sys\n"
     text.insert(3, "q0 Q0 special-2 1 0x1.8p1 sys\n")
     run_path.write_text("".join(text), encoding="utf-8")
-    _same_reports(rm.evaluate(qrels_path, run_path, METRICS),
-                  rm.evaluate(rm.read_qrels(qrels_path), rm.read_run(run_path), METRICS))
+    _same_reports(rm.evaluate(qrels_path, run_path, metrics=METRICS),
+                  rm.evaluate(rm.read_qrels(qrels_path), rm.read_run(run_path), metrics=METRICS))
 
 
 def test_a_run_file_against_judgements_given_as_a_dict(tmp_path):
     qrels_path, run_path = _files(tmp_path, 5)
     qrels = rm.read_qrels(qrels_path)
     qrels["empty"] = {}  # judged with {}: unjudged, as in the dictionary path
-    _same_reports(rm.evaluate(qrels, run_path, METRICS),
-                  rm.evaluate(qrels, rm.read_run(run_path), METRICS))
+    _same_reports(rm.evaluate(qrels, run_path, metrics=METRICS),
+                  rm.evaluate(qrels, rm.read_run(run_path), metrics=METRICS))
     with pytest.raises(TypeError, match="qrels document ids must be strings"):
-        rm.evaluate({"q0": {7: 1}}, run_path, ["map"])
+        rm.evaluate({"q0": {7: 1}}, run_path, metrics=["map"])
     with pytest.raises(ValueError, match=r"grades must be integers.*'a' of query 'q0'"):
-        rm.evaluate({"q0": {"a": 0.5}}, run_path, ["map"])
+        rm.evaluate({"q0": {"a": 0.5}}, run_path, metrics=["map"])
 
 
 def test_a_query_is_read_whole_even_when_it_is_longer_than_a_block(tmp_path, monkeypatch):
@@ -168,5 +168,5 @@ def test_a_query_is_read_whole_even_when_it_is_longer_than_a_block(tmp_path, mon
     qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
     qrels_path.write_text("".join(f"q 0 d{i} {i % 3}\n" for i in range(0, 500, 7)))
     run_path.write_text("".join(f"q Q0 d{i} {i} {i % 11}.5 s\n" for i in range(500)))
-    _same_reports(rm.evaluate(qrels_path, run_path, METRICS),
-                  rm.evaluate(rm.read_qrels(qrels_path), rm.read_run(run_path), METRICS))
+    _same_reports(rm.evaluate(qrels_path, run_path, metrics=METRICS),
+                  rm.evaluate(rm.read_qrels(qrels_path), rm.read_run(run_path), metrics=METRICS))

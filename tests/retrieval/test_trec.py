@@ -27,7 +27,7 @@ def test_read_run_ignores_the_rank_column(tmp_path):
     run = read_run(path)
     assert run == {"q1": {"d1": 0.5, "d2": 2.25}, "q2": {"d1": -3.0}}
     # d2 has the higher score, so it is first whatever the rank column says
-    assert rm.evaluate({"q1": {"d2": 1}}, run, ["mrr"]).mean["mrr"] == 1.0
+    assert rm.evaluate({"q1": {"d2": 1}}, run, metrics=["mrr"]).mean["mrr"] == 1.0
 
 
 @pytest.mark.parametrize(

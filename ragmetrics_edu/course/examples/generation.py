@@ -43,7 +43,7 @@ _ROUGE_WHERE = "Generation Evaluations > ROUGE"
 
 
 def _precision(candidate, references, n, clip=True):
-    return modified_precision(candidate, references, n, clip=clip)
+    return modified_precision(candidate, references, n=n, clip=clip)
 
 
 def _bleu_score(candidate, references, max_n):
@@ -51,11 +51,11 @@ def _bleu_score(candidate, references, max_n):
 
 
 def _rouge(candidate, references, n, part):
-    return getattr(rouge_n(candidate, references, n), part)
+    return getattr(rouge_n(candidate, references, n=n), part)
 
 
 def _rouge_matches(candidate, references, n):
-    return int(rouge_n(candidate, references, n).matches)  # a count: printed as 6, not 6.0
+    return int(rouge_n(candidate, references, n=n).matches)  # a count: printed as 6, not 6.0
 
 
 EXAMPLES = [

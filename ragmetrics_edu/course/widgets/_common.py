@@ -33,6 +33,8 @@ import base64
 import html
 import io
 
+from ..._deprecation import formerly_positional
+
 FIGURE_DPI = 72
 """Resolution of the rendered figures (kept low so an update stays fast)."""
 
@@ -337,7 +339,8 @@ def spoken_list(items):
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def html_table(header, rows, highlight=None, caption=None):
+@formerly_positional("highlight", "caption")
+def html_table(header, rows, *, highlight=None, caption=None):
     """A small HTML table; row number ``highlight`` (0-based) is shaded.
 
     Parameters

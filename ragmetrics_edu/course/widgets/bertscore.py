@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._deprecation import formerly_positional
 from ..._validation import check_layer
 from ._common import Explorer, FigureView, require_widgets, spoken, spoken_list
 
@@ -256,7 +257,8 @@ def _title(data, signature):
             f"\n{signature}")
 
 
-def draw_heatmap(data, ax=None, title=""):
+@formerly_positional("title")
+def draw_heatmap(data, ax=None, *, title=""):
     """Draw a :class:`HeatmapData` on a matplotlib axes; return the axes.
 
     Parameters
@@ -434,9 +436,10 @@ class BERTScoreHeatmap(Explorer):
         self.view.refresh()
 
 
+@formerly_positional("model", "layer", "idf", "interactive", "show_special")
 def bertscore_heatmap(candidate="The aircraft landed safely.",
                       reference="The plane touched down safely.",
-                      model=None, layer=None, idf=False, interactive=True,
+                      *, model=None, layer=None, idf=False, interactive=True,
                       show_special=False):
     """Draw BERTScore's token-similarity heatmap with the greedy matches marked.
 

@@ -8,6 +8,7 @@ a gain switch and an IDCG-source switch.
 
 import numpy as np
 
+from ..._deprecation import formerly_positional
 from ...retrieval import graded as _g
 from ..._validation import check_choice, check_k, check_rels
 from ._common import (Explorer, FigureView, UpdateGuard, fmt, grade_sliders, html_table,
@@ -19,7 +20,8 @@ IDEAL_SOURCES = ("retrieved", "judged")
 MAX_GRADE = 5
 
 
-def graded_breakdown(rels, gain="linear", ideal=None, k=None):
+@formerly_positional("ideal", "k")
+def graded_breakdown(rels, gain="linear", *, ideal=None, k=None):
     """Every term of DCG, IDCG and NDCG, rank by rank.
 
     Parameters
@@ -74,17 +76,17 @@ def graded_breakdown(rels, gain="linear", ideal=None, k=None):
         "gain": gains.tolist(),
         "discount": discounts.tolist(),
         "discounted": (gains / discounts).tolist(),
-        "dcg": [_g.dcg_at_k(grades, i, gain) for i in ranks],
+        "dcg": [_g.dcg_at_k(grades, i, gain=gain) for i in ranks],
         "ideal_grade": ideal_top.tolist(),
         "ideal_discounted": (ideal_gains / discounts).tolist(),
-        "idcg": [_g.idcg_at_k(grades, i, gain, ideal) for i in ranks],
-        "ndcg": [_g.ndcg_at_k(grades, i, gain, ideal) for i in ranks],
+        "idcg": [_g.idcg_at_k(grades, i, gain=gain, ideal=ideal) for i in ranks],
+        "ndcg": [_g.ndcg_at_k(grades, i, gain=gain, ideal=ideal) for i in ranks],
         "k": k,
         "gain_name": gain,
         "cg_at_k": _g.cumulative_gain(grades, k),
-        "dcg_at_k": _g.dcg_at_k(grades, k, gain),
-        "idcg_at_k": _g.idcg_at_k(grades, k, gain, ideal),
-        "ndcg_at_k": _g.ndcg_at_k(grades, k, gain, ideal),
+        "dcg_at_k": _g.dcg_at_k(grades, k, gain=gain),
+        "idcg_at_k": _g.idcg_at_k(grades, k, gain=gain, ideal=ideal),
+        "ndcg_at_k": _g.ndcg_at_k(grades, k, gain=gain, ideal=ideal),
     }
 
 
@@ -218,7 +220,7 @@ class NDCGExplorer(Explorer):
         else:
             self.message.value = ""
         k, gain = self.k.value, self.gain.value
-        b = graded_breakdown(self.rels, gain, ideal, k)
+        b = graded_breakdown(self.rels, gain, ideal=ideal, k=k)
         self.values = dict(b, ideal=ideal)
         src = "the retrieved grades" if ideal is None else "all judged grades"
         self.summary.value = (
@@ -247,7 +249,8 @@ class NDCGExplorer(Explorer):
         self.view.refresh()
 
 
-def ndcg_explorer(rels=(3, 2, 3, 0, 1), unretrieved=(3,), k=None, gain="linear",
+@formerly_positional("k", "gain", "ideal_source")
+def ndcg_explorer(rels=(3, 2, 3, 0, 1), unretrieved=(3,), *, k=None, gain="linear",
                   ideal_source="retrieved"):
     """Play with CG, DCG, IDCG and NDCG rank by rank.
 

@@ -19,6 +19,7 @@ Two layers, as every widget of the package:
 import html
 from dataclasses import dataclass
 
+from ..._deprecation import formerly_positional
 from ._common import Explorer, require_widgets
 
 __all__ = ["judge_playground", "judge_playground_state", "JudgePlayground",
@@ -53,7 +54,8 @@ class PlaygroundState:
     judge: str
 
 
-def judge_playground_state(judge, rubric, answer, question=None, context=None,
+@formerly_positional("answer", "question", "context", "reference")
+def judge_playground_state(judge, rubric, *, answer, question=None, context=None,
                            reference=None):
     """Grade ``answer`` on ``rubric`` and say what happened, errors included.
 
@@ -81,10 +83,10 @@ def judge_playground_state(judge, rubric, answer, question=None, context=None,
     >>> def judge(prompt):              # a stand-in that counts the answer's words
     ...     answer = prompt.split("<<<ANSWER>>>")[1].split("<<<END ANSWER>>>")[0]
     ...     return f"Score: {min(5, len(answer.split()))}"
-    >>> s = judge_playground_state(judge, "relevance", "Two words", question="Why?")
+    >>> s = judge_playground_state(judge, "relevance", answer="Two words", question="Why?")
     >>> s.score, s.reply, "Why?" in s.prompt
     (2, 'Score: 2', True)
-    >>> s = judge_playground_state(lambda p: "Great!", "relevance", "x", question="Why?")
+    >>> s = judge_playground_state(lambda p: "Great!", "relevance", answer="x", question="Why?")
     >>> s.score, s.error.startswith("cannot read a rating")   # no guessing
     (None, True)
     """
@@ -154,15 +156,17 @@ class JudgePlayground(Explorer):
         return self.values.score
 
     def update(self, _change=None):
-        self.values = judge_playground_state(self.judge, self.rubric.value, self.answer.value,
-                                             self.question, self.context, self.reference)
+        self.values = judge_playground_state(self.judge, self.rubric.value,
+                                             answer=self.answer.value,
+                                             question=self.question, context=self.context, reference=self.reference)
         self.result.value = state_html(self.values)
 
     def _describe(self):
         return f"rubric={self.rubric.value!r}, score={self.values.score}"
 
 
-def judge_playground(judge=None, question=None, context=None, answer="",
+@formerly_positional("context", "answer", "rubrics", "reference")
+def judge_playground(judge=None, question=None, *, context=None, answer="",
                      rubrics=("faithfulness", "relevance"), reference=None):
     """A judge playground: grade an answer you type, on a rubric you pick.
 
@@ -198,7 +202,8 @@ def judge_playground(judge=None, question=None, context=None, answer="",
             f"rubrics must name ready rubrics ({', '.join(sorted(RUBRICS))}), "
             f"got {list(rubrics)!r}")
     for name in rubrics:  # refuse now what every update would refuse: a missing part
-        build_rubric_prompt(name, answer, question, context, reference)
+        build_rubric_prompt(name, answer, question=question, context=context,
+                            reference=reference)
     if judge is None:
         from ...judge import EmbeddingJudge
 

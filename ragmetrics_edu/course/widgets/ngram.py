@@ -23,6 +23,7 @@ import html
 from collections import Counter
 from dataclasses import dataclass
 
+from ..._deprecation import formerly_positional
 from ..._validation import check_choice, check_k
 from ._common import Explorer, require_widgets
 
@@ -174,7 +175,8 @@ def _order_matches(cand, refs, n):
     )
 
 
-def ngram_overlap(candidate, references, max_n=4, tokenizer="whitespace"):
+@formerly_positional("max_n", "tokenizer")
+def ngram_overlap(candidate, references, *, max_n=4, tokenizer="whitespace"):
     """Compute what the n-gram overlap explorer shows (a pure function).
 
     Parameters
@@ -486,9 +488,10 @@ class NgramOverlapExplorer(Explorer):
         self.table.value = table_html(self.values)
 
 
+@formerly_positional("max_n", "tokenizer")
 def ngram_overlap_explorer(candidate="thirty six years have I",
                            references=("I am thirty six years old",),
-                           max_n=4, tokenizer="whitespace"):
+                           *, max_n=4, tokenizer="whitespace"):
     """Play with n-gram matches, clipping, the brevity penalty, BLEU and ROUGE.
 
     The candidate's tokens are coloured by the longest n-gram (up to

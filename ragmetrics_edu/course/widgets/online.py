@@ -11,6 +11,7 @@ number of sessions.
 
 import numpy as np
 
+from ..._deprecation import formerly_positional
 from ..._validation import check_choice, check_k, check_rels
 from ...online import click_models as _cm
 from ._common import (Explorer, FigureView, UpdateGuard, fmt, grade_sliders, html_table,
@@ -62,7 +63,8 @@ def make_click_model(model, parameter=None):
     return cls(**kwargs)
 
 
-def click_user_state(rels, model="cascade", parameter=None, n_sessions=100, seed=0):
+@formerly_positional("parameter", "n_sessions", "seed")
+def click_user_state(rels, model="cascade", *, parameter=None, n_sessions=100, seed=0):
     """Simulated users scanning one ranking: what each did, and the running CTR.
 
     Parameters
@@ -249,8 +251,8 @@ class ClickUserExplorer(Explorer):
 
     def update(self):
         """Recompute from the controls and redraw (the controls' callback)."""
-        v = click_user_state(self.rels, self.model.value, self._parameter_value(),
-                             self.sessions.value, self.seed.value)
+        v = click_user_state(self.rels, self.model.value, parameter=self._parameter_value(),
+                             n_sessions=self.sessions.value, seed=self.seed.value)
         self.values = v
         e = v["expected"]
         self.summary.value = (
@@ -278,7 +280,8 @@ class ClickUserExplorer(Explorer):
         self.view.refresh()
 
 
-def click_user_explorer(rels=(0, 3, 1, 4, 2), model="cascade", parameter=None, n_sessions=200,
+@formerly_positional("parameter", "n_sessions", "seed")
+def click_user_explorer(rels=(0, 3, 1, 4, 2), model="cascade", *, parameter=None, n_sessions=200,
                         seed=0):
     """Watch simulated users scan a ranking: examine, click, stop, and the running CTR.
 
@@ -316,7 +319,7 @@ def click_user_explorer(rels=(0, 3, 1, 4, 2), model="cascade", parameter=None, n
     0.1875
     """
     check_choice(model, MODELS, name="model")
-    click_user_state(rels, model, parameter, n_sessions, seed)  # validates everything
+    click_user_state(rels, model, parameter=parameter, n_sessions=n_sessions, seed=seed)  # validates everything
     if n_sessions > MAX_SESSIONS:
         raise ValueError(f"n_sessions must be at most {MAX_SESSIONS}, got {n_sessions}")
     return ClickUserExplorer([int(g) for g in rels], model, parameter, n_sessions, seed)

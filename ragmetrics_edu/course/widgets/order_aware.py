@@ -6,6 +6,7 @@ at each relevant rank that Average Precision sums.
 :func:`average_precision_explorer` shows it as the sums are built.
 """
 
+from ..._deprecation import formerly_positional
 from ...retrieval import order_aware as _oa
 from ...retrieval import order_unaware as _ou
 from ..._validation import check_choice, check_k, check_n_relevant, check_rels
@@ -14,7 +15,8 @@ from ._common import Explorer, FigureView, UpdateGuard, fmt, require_widgets, sp
 DENOMINATORS = ("all_relevant", "retrieved_relevant", "min_k_relevant")
 
 
-def order_aware_breakdown(queries, n_relevants, k=None, denominator="all_relevant"):
+@formerly_positional("k", "denominator")
+def order_aware_breakdown(queries, n_relevants, *, k=None, denominator="all_relevant"):
     """Reciprocal rank and Average Precision of each query, term by term.
 
     Parameters
@@ -78,12 +80,12 @@ def order_aware_breakdown(queries, n_relevants, k=None, denominator="all_relevan
             "precisions": precisions,
             "sum": float(sum(precisions)),
             "norm": norm,
-            "ap": _oa.average_precision(rels, n_rel, k, denominator=denominator),
+            "ap": _oa.average_precision(rels, n_rel, k=k, denominator=denominator),
         })
     return {
         "queries": rows,
         "mrr": _oa.mean_reciprocal_rank(queries, k),
-        "map": _oa.mean_average_precision(queries, [r["n_relevant"] for r in rows], k,
+        "map": _oa.mean_average_precision(queries, [r["n_relevant"] for r in rows], k=k,
                                           denominator=denominator),
         "k": k,
         "denominator": denominator,
@@ -235,8 +237,8 @@ class AveragePrecisionExplorer(Explorer):
             for t in row:
                 t.button_style = "success" if t.value else ""
         k = self.cutoff
-        b = order_aware_breakdown(queries, [n.value for n in self.n_relevants], k,
-                                  self.denominator.value)
+        b = order_aware_breakdown(queries, [n.value for n in self.n_relevants], k=k,
+                                  denominator=self.denominator.value)
         self.values = b
         for line, q in zip(self.lines, b["queries"]):
             line.value = (f'<span style="font-family:monospace">{_rr_text(q)}'
@@ -258,8 +260,9 @@ class AveragePrecisionExplorer(Explorer):
         self.view.refresh()
 
 
+@formerly_positional("k", "denominator")
 def average_precision_explorer(queries=((1, 0, 1, 0, 1), (1, 1, 1, 0, 0)),
-                               n_relevants=None, k=None, denominator="all_relevant"):
+                               n_relevants=None, *, k=None, denominator="all_relevant"):
     """Play with reciprocal rank, MRR, Average Precision and MAP on several queries.
 
     One row of toggles per query marks each rank relevant or not; beside it,

@@ -5,6 +5,7 @@
 and a plot whose lines are updated in place.
 """
 
+from ..._deprecation import formerly_positional
 from ...retrieval import order_unaware as _ou
 from ..._validation import check_k, check_n_relevant, check_rels
 from ._common import (Explorer, FigureView, UpdateGuard, fmt, html_table, require_widgets, spoken,
@@ -47,8 +48,8 @@ def order_unaware_curves(rels, n_relevant):
         "k": ks,
         "hits": [int((grades[:k] > 0).sum()) for k in ks],
         "precision": [_ou.precision_at_k(grades, k) for k in ks],
-        "recall": [_ou.recall_at_k(grades, k, n_relevant) for k in ks],
-        "f1": [_ou.f1_at_k(grades, k, n_relevant) for k in ks],
+        "recall": [_ou.recall_at_k(grades, k, n_relevant=n_relevant) for k in ks],
+        "f1": [_ou.f1_at_k(grades, k, n_relevant=n_relevant) for k in ks],
         "hit_rate": [_ou.hit_rate_at_k(grades, k) for k in ks],
     }
 
@@ -168,7 +169,8 @@ class PrecisionRecallExplorer(Explorer):
         self.view.refresh()
 
 
-def precision_recall_explorer(rels=(1, 0, 1, 0, 1), n_relevant=None, k=None):
+@formerly_positional("k")
+def precision_recall_explorer(rels=(1, 0, 1, 0, 1), n_relevant=None, *, k=None):
     """Play with Precision@k, Recall@k, F1@k and HitRate@k.
 
     One toggle per rank marks its document relevant or not; sliders set how

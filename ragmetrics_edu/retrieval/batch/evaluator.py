@@ -153,7 +153,7 @@ Examples
 >>> import ragmetrics_edu as rm
 >>> qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1}}
 >>> run = {"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.7}, "q2": {"d5": 0.3, "d4": 0.1}}
->>> report = rm.evaluate(qrels, run, ["P@2", "mrr", "map"])
+>>> report = rm.evaluate(qrels, run, metrics=["P@2", "mrr", "map"])
 >>> report.per_query["q1"]["map"]  # relevant at ranks 1 and 3: (1/1 + 2/3) / 2
 0.8333333333333333
 >>> round(report.mean["mrr"], 4)  # (1/1 + 1/2) / 2
@@ -166,6 +166,7 @@ from itertools import chain, compress, repeat
 
 import numpy as np
 
+from ..._deprecation import formerly_positional
 from ..conventions import PRESETS, evaluate_as, get_preset
 from ..frames import from_frames
 from ..trec import read_qrels, read_run
@@ -175,11 +176,11 @@ from ._engine import Chunk, joined_entries, rank, utf8_ids
 from .registry import check_metrics, uses_relevance_level
 from .report import Report
 
-__all__ = ["evaluate", "select_queries", "dict_chunks", "score_chunks", "report",
-           "evaluate_files"]
+__all__ = ["evaluate", "select_queries"]
 
 
-def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None,
+@formerly_positional("metrics")
+def evaluate(qrels, run, *, metrics, missing=None, gain=None, conventions=None,
              relevance_level=None, depth=None):
     r"""Score a run of many queries against relevance judgements, as trec_eval does.
 
@@ -320,7 +321,7 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None,
     >>> from ragmetrics_edu.retrieval.batch import evaluate
     >>> qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"x": 1}, "q3": {"y": 1}}
     >>> run = {"q1": {"a": 0.5, "b": 0.5, "c": 0.1}, "q2": {"x": 1.0}}
-    >>> report = evaluate(qrels, run, ["P@2", "map", "ndcg@3"])
+    >>> report = evaluate(qrels, run, metrics=["P@2", "map", "ndcg@3"])
     >>> # the tie between a and b: "b" > "a", so b is ranked first: b, a, c
     >>> report.per_query["q1"]["P@2"]  # one of b, a is relevant
     0.5
@@ -330,27 +331,27 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None,
     ('q3',)
     >>> round(report.mean["map"], 4)  # q3 ignored: (0.5833 + 1) / 2
     0.7917
-    >>> zero = evaluate(qrels, run, ["map"], missing="zero")
+    >>> zero = evaluate(qrels, run, metrics=["map"], missing="zero")
     >>> round(zero.mean["map"], 4)  # q3 counts as 0: (0.5833 + 1 + 0) / 3
     0.5278
     >>> # scikit-learn gives tied documents the average of their gains instead
-    >>> sk = evaluate(qrels, run, ["ndcg@3"], conventions="sklearn")
+    >>> sk = evaluate(qrels, run, metrics=["ndcg@3"], conventions="sklearn")
     >>> round(report.per_query["q1"]["ndcg@3"], 4), round(sk.per_query["q1"]["ndcg@3"], 4)
     (0.6199, 0.69)
     >>> # trec_eval: b, a, c = (0 + 1/log2(3) + 2/2) / (2 + 1/log2(3)) = 1.6309 / 2.6309;
     >>> # sklearn: a and b share ranks 1-2, gain 0.5 each: (0.5 + 0.5/log2(3) + 1) / 2.6309
     >>> # trec_eval 9.x compares scores as floats, trec_eval 10.0 as doubles
     >>> near = {"q": {"a": 1.0000000001, "b": 1.0}}
-    >>> evaluate({"q": {"a": 1}}, near, ["mrr"]).mean["mrr"]  # a tie as floats: b first
+    >>> evaluate({"q": {"a": 1}}, near, metrics=["mrr"]).mean["mrr"]  # a tie as floats: b first
     0.5
-    >>> evaluate({"q": {"a": 1}}, near, ["mrr"], conventions="trec_eval_10").mean["mrr"]
+    >>> evaluate({"q": {"a": 1}}, near, metrics=["mrr"], conventions="trec_eval_10").mean["mrr"]
     1.0
     >>> # trec_eval -l2: only grade 2 is relevant to MAP; nDCG keeps c's gain (grade 2) and a's (1)
-    >>> dl = evaluate(qrels, run, ["map", "ndcg@3"], relevance_level=2)
+    >>> dl = evaluate(qrels, run, metrics=["map", "ndcg@3"], relevance_level=2)
     >>> round(dl.per_query["q1"]["map"], 4), round(dl.per_query["q1"]["ndcg@3"], 4)  # c at rank 3
     (0.3333, 0.6199)
     >>> # trec_eval -M2: only b, a of q1 are read; c is still one of the 2 relevant documents
-    >>> round(evaluate(qrels, run, ["map"], depth=2).per_query["q1"]["map"], 4)  # (1/2) / 2
+    >>> round(evaluate(qrels, run, metrics=["map"], depth=2).per_query["q1"]["map"], 4)  # (1/2) / 2
     0.25
     """
     conv = _chosen_conventions(conventions, missing, gain, relevance_level, depth)
@@ -359,7 +360,7 @@ def evaluate(qrels, run, metrics, *, missing=None, gain=None, conventions=None,
                                                                  who=conv.library), conv)
     qrels, run = from_frames(qrels, run)
     if not _takes_the_fast_path(conv):
-        return evaluate_as(qrels, run, metrics, conv)
+        return evaluate_as(qrels, run, metrics=metrics, conventions=conv)
     parsed = check_metrics(metrics, conv.metrics, who=conv.library)
     _check_nested(qrels, "qrels", "grade")
     _check_nested(run, "run", "score")

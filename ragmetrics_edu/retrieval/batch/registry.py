@@ -35,7 +35,7 @@ ValueError: metric 'rbp(p=.5,p=.6)': the parameter p is given twice
 import dataclasses
 import re
 
-from ..._deprecation import warn_renamed
+from ..._deprecation import formerly_positional, warn_renamed
 from ..._validation import check_choice, check_k_text, describe, shorten
 from ..graded import GAINS, dcg_at_k, ndcg_at_k
 from ..incomplete import bpref, judged_at_k
@@ -72,7 +72,8 @@ class Parameter:
     renamed_from: str = None
     """The parameter's old name, still read with a DeprecationWarning."""
 
-    def read(self, text, base, metric):
+    @formerly_positional("metric")
+    def read(self, text, base, *, metric):
         """The value ``text`` spells, checked; a ValueError naming ``metric`` if it is wrong.
 
         Parameters
@@ -157,10 +158,11 @@ DECLARATIONS = [
                                                denominator=c.precision_denominator),
                 kernels.precision, presets=_EVERY_LIBRARY),
     Declaration("recall", "required", "recall at k", "recall_k", recall_at_k,
-                lambda q, m, c: recall_at_k(q.relevant, m.k, q.n_relevant, scores=q.scores),
+                lambda q, m, c: recall_at_k(q.relevant, m.k, n_relevant=q.n_relevant,
+                                            scores=q.scores),
                 kernels.recall, presets=_EVERY_LIBRARY),
     Declaration("f1", "required", "harmonic mean of P@k and recall@k", None, f1_at_k,
-                lambda q, m, c: f1_at_k(q.relevant, m.k, q.n_relevant, scores=q.scores,
+                lambda q, m, c: f1_at_k(q.relevant, m.k, n_relevant=q.n_relevant, scores=q.scores,
                                         denominator=c.precision_denominator),
                 kernels.f1, presets=_EVERY_LIBRARY),
     Declaration("hit_rate", "required", "1 if a relevant document is in the top k", "success_k",
@@ -171,21 +173,22 @@ DECLARATIONS = [
                 lambda q, m, c: reciprocal_rank(q.relevant, m.k, scores=q.scores),
                 kernels.reciprocal_rank, presets=_EVERY_LIBRARY),
     Declaration("map", "optional", "average precision", "map / map_cut_k", average_precision,
-                lambda q, m, c: average_precision(q.relevant, q.n_relevant, m.k, scores=q.scores,
+                lambda q, m, c: average_precision(q.relevant, q.n_relevant, k=m.k, scores=q.scores,
                                                   denominator=c.ap_denominator),
                 kernels.average_precision, presets=(*_EVERY_LIBRARY, "sklearn", "ragas")),
     Declaration("ndcg", "optional", "normalized discounted cumulative gain", "ndcg / ndcg_cut_k",
                 ndcg_at_k,
-                lambda q, m, c: ndcg_at_k(q.grades, m.k, c.gain, ideal=q.ideal, scores=q.scores),
+                lambda q, m, c: ndcg_at_k(q.grades, m.k, gain=c.gain, ideal=q.ideal,
+                                          scores=q.scores),
                 kernels.ndcg, graded=True, presets=(*_EVERY_LIBRARY, "sklearn", "gdeval")),
     Declaration("dcg", "required", "discounted cumulative gain at k", None, dcg_at_k,
-                lambda q, m, c: dcg_at_k(q.grades, m.k, c.gain, scores=q.scores),
+                lambda q, m, c: dcg_at_k(q.grades, m.k, gain=c.gain, scores=q.scores),
                 kernels.dcg, graded=True, presets=(*_EVERY_LIBRARY, "sklearn")),
     Declaration("rprec", "none", "R-precision: precision at rank R", "Rprec", r_precision,
                 lambda q, m, c: r_precision(q.relevant, q.n_relevant), kernels.r_precision),
     Declaration("iprec", "level", "interpolated precision at a recall level in [0, 1]",
                 "iprec_at_recall_0.50 (for iprec@0.5)", interpolated_precision,
-                lambda q, m, c: interpolated_precision(q.relevant, q.n_relevant, m.k,
+                lambda q, m, c: interpolated_precision(q.relevant, q.n_relevant, recall=m.k,
                                                        convention=q.pr_convention),
                 kernels.interpolated_precision),
     Declaration("11pt", "none", "11-point interpolated average precision", "11pt_avg",
@@ -195,7 +198,8 @@ DECLARATIONS = [
                 kernels.eleven_point),
     Declaration("bpref", "none", "binary preference: relevant above judged non-relevant",
                 "bpref", bpref,
-                lambda q, m, c: bpref(q.judged_at_level, q.n_relevant, q.n_nonrelevant),
+                lambda q, m, c: bpref(q.judged_at_level, q.n_relevant,
+                                      n_nonrelevant=q.n_nonrelevant),
                 kernels.bpref, judged=True),
     Declaration("judged", "optional", "fraction of the top k that has a judgement",
                 "ir_measures Judged@k", judged_at_k,
@@ -414,7 +418,7 @@ def _parse_parameters(text, declaration, name):
         if key in given:  # "rbp(p=.5,p=.6)": which one was meant?
             raise ValueError(f"metric {shorten(name)}: the parameter {key} is given twice")
         given.add(key)
-        values[key] = declared[key].read(value, declaration.name, name)
+        values[key] = declared[key].read(value, declaration.name, metric=name)
     return tuple(values.items())
 
 

@@ -50,7 +50,7 @@ class Report:
     Examples
     --------
     >>> from ragmetrics_edu import evaluate
-    >>> report = evaluate({"q1": {"a": 1}}, {"q1": {"a": 0.3, "b": 0.9}}, ["mrr"])
+    >>> report = evaluate({"q1": {"a": 1}}, {"q1": {"a": 0.3, "b": 0.9}}, metrics=["mrr"])
     >>> report.per_query
     {'q1': {'mrr': 0.5}}
     >>> print(report.to_table())  # b (0.9) is ranked above the relevant a
@@ -90,7 +90,7 @@ class Report:
         Examples
         --------
         >>> from ragmetrics_edu import evaluate
-        >>> signature = evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["map"]).signature
+        >>> signature = evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, metrics=["map"]).signature
         >>> for part in signature.split("|")[1:]:
         ...     print(part)
         order:score(float32) desc,docid desc
