@@ -407,3 +407,55 @@ def test_an_old_function_name_warns_and_gives_the_same_result():
     with pytest.warns(DeprecationWarning, match="function adjust_pvalues is renamed adjust_p_values"):
         old = rm.adjust_pvalues(p, "fdr_bh")
     assert old.tolist() == rm.adjust_p_values(p, "fdr_bh").tolist()
+
+
+# A class the library builds (a result, a model or data read from a file, a widget's
+# state) keeps its fields' order: nobody writes its constructor call.  A class a user
+# configures (a judge, an answerer, a click model, a preset, a widget) follows the rule.
+BUILT = {
+    "a result": """SeedExample HeatmapData HeatmapFigure PlaygroundState NgramOverlap OrderMatches
+        BLEUResult PrecisionCounts CHRFResult RougeResult BERTScoreResult TokenMatches Grade
+        PairwiseResult VerbosityBias PositionBias Correlation MetaEvaluation AgreementInterval
+        RankingAgreement CitationScores FactScore JudgingCost ClaimDiagnostics GradeAgreement
+        Unmeasured JudgeDistribution GradeDistribution PPIRepeated Failure JudgingRun
+        SupportScores Answer EffectSize QueriesNeeded ConfidenceInterval SignificanceResult
+        Comparison TestSetReport Generation ContinuationDistribution ZTest Peeking ClickLog
+        OnlineMetrics Scan CounterfactualResult Interleaving Sensitivity Report Ranked Metric
+        ConventionReport RankedQuery PrecisionRecallCurve TokenEmbeddings Encoding Attention""",
+    "read from a file": """LLMJudge Cranfield QAItem LanguageModelConfig LanguageModel TensorInfo
+        GGUFFile Layer Config MiniLM""",
+}
+BUILT_NAMES = {name for names in BUILT.values() for name in names.split()}
+MORE_POSITIONAL_FIELDS = {
+    "Rubric": (3, "a rubric is its name, its question and its levels: Rubric('tone', 'Is it "
+                  "polite?', {0: 'no', 1: 'yes'})"),
+    "Declaration": (11, "a metric's declaration reads as a row of the table of metrics"),
+}
+
+
+def test_a_configured_class_takes_its_arguments_after_the_first_two_by_keyword():
+    wrong = []
+    for name, obj in CALLABLES:
+        if not inspect.isclass(obj) or obj.__name__ in BUILT_NAMES:
+            continue
+        allowed = MORE_POSITIONAL_FIELDS.get(obj.__name__, (2,))[0]
+        if len(_positional(obj)) > allowed:
+            wrong.append(f"{name}({', '.join(_positional(obj))}): at most {allowed} positional")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_built_classes_are_still_there():
+    classes = {obj.__name__ for _, obj in CALLABLES if inspect.isclass(obj)}
+    assert BUILT_NAMES <= classes and set(MORE_POSITIONAL_FIELDS) <= classes
+
+
+def test_a_configured_class_still_takes_its_old_positional_call():
+    from ragmetrics_edu.judge.offline import EmbeddingJudge
+
+    with pytest.warns(DeprecationWarning, match=r"PositionBasedModel\(\): pass eta by keyword"):
+        old = rm.PositionBasedModel("err", 4, 0.5)
+    assert old == rm.PositionBasedModel("err", 4, eta=0.5)
+    with pytest.warns(DeprecationWarning,
+                      match=r"EmbeddingJudge\(\): pass cosine_low, cosine_high by keyword"):
+        judge = EmbeddingJudge(None, 0.2, 0.9)
+    assert (judge.cosine_low, judge.cosine_high) == (0.2, 0.9)

@@ -154,5 +154,8 @@ def test_a_wrong_type_is_a_type_error_and_a_wrong_value_a_value_error(check, wro
     with pytest.raises(TypeError) as error:
         check(wrong_type)
     assert not isinstance(error.value, ValueError)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError) as wrong_value:
         check(out_of_range)
+    # one template (docs/architecture.md): "<argument> must be <rule>, got <value>"
+    for message in (str(error.value), str(wrong_value.value)):
+        assert re.fullmatch(r"\w+ must be [^\n]+, got [^\n]+", message), message

@@ -182,7 +182,8 @@ class CachedJudge:
     ragmetrics_edu.judge.base.CacheMissError: no cached reply of model 'toy' for this prompt in replies.jsonl (replay-only mode; run once with the real judge to record it): 'Something new'
     """
 
-    def __init__(self, inner, path, replay_only=False, model=None, parameters=None, server=None):
+    @formerly_positional("replay_only", "model", "parameters", "server")
+    def __init__(self, inner, path, *, replay_only=False, model=None, parameters=None, server=None):
         self.inner = None if inner is None else as_judge(inner)
         self.path = Path(path)
         self.replay_only = bool(replay_only) or self.inner is None

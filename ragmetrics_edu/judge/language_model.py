@@ -195,7 +195,8 @@ class LanguageModelJudge:
     True
     """
 
-    def __init__(self, model=None, constrained=True, temperature=0.0, top_p=1.0, seed=None,
+    @formerly_positional("constrained", "temperature", "top_p", "seed", "max_new_tokens")
+    def __init__(self, model=None, *, constrained=True, temperature=0.0, top_p=1.0, seed=None,
                  max_new_tokens=48):
         from .._validation import check_temperature, check_top_p
         from ..models.decoder import LanguageModel, load_language_model

@@ -208,7 +208,9 @@ class EmbeddingJudge:
     (embedding-similarity stand-in, not an LLM:
     """
 
-    def __init__(self, model=None, cosine_low=0.3, cosine_high=0.9,
+    @formerly_positional("cosine_low", "cosine_high", "relevance_threshold", "support_threshold",
+                         "tie_margin")
+    def __init__(self, model=None, *, cosine_low=0.3, cosine_high=0.9,
                  relevance_threshold=0.40, support_threshold=0.68, tie_margin=0.02):
         if not cosine_low < cosine_high:
             raise ValueError(f"cosine_low must be below cosine_high, got {cosine_low!r} and {cosine_high!r}")

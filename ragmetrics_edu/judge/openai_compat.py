@@ -176,6 +176,7 @@ import urllib.request
 
 import numpy as np
 
+from .._deprecation import formerly_positional
 from .base import (
     JudgeAuthError,
     JudgeConfigError,
@@ -473,11 +474,12 @@ class OpenAICompatibleJudge:
     {'temperature': 0.0}
     """
 
+    @formerly_positional("api_key_env", "timeout", "max_retries", "temperature", "max_tokens", "system_prompt", "backoff_base", "backoff_max", "extra_body", "require_key", "deadline", "max_reply_bytes")
     def __init__(
         self,
         base_url,
         model,
-        api_key_env="OPENAI_API_KEY",
+        *, api_key_env="OPENAI_API_KEY",
         timeout=60.0,
         max_retries=3,
         temperature=0.0,

@@ -19,7 +19,7 @@ attack visible and keeps our own instructions intact.
 """
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 from .._deprecation import formerly_positional
 from .base import as_judge, judge_identity
@@ -69,6 +69,7 @@ class Rubric:
     name: str
     criterion: str
     levels: dict = field(default_factory=dict)
+    _: KW_ONLY
     uses: tuple = ()
 
     def __post_init__(self):
@@ -89,6 +90,9 @@ class Rubric:
     def describe(self):
         """The level descriptions, one line each, as they appear in the prompt."""
         return "\n".join(f"{k}: {self.levels[k]}" for k in sorted(self.levels))
+
+
+Rubric.__init__ = formerly_positional("uses")(Rubric.__init__)
 
 
 COHERENCE = Rubric(

@@ -46,6 +46,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._deprecation import formerly_positional
+
 __all__ = [
     "Answer",
     "ExtractiveAnswerer",
@@ -247,7 +249,8 @@ class ExtractiveAnswerer:
     ('84',)
     """
 
-    def __init__(self, docs=None, model=None, min_words=4, skip_titles=True, cache=True):
+    @formerly_positional("min_words", "skip_titles", "cache")
+    def __init__(self, docs=None, model=None, *, min_words=4, skip_titles=True, cache=True):
         self.docs, is_cranfield = _check_docs(docs)
         if isinstance(min_words, bool) or not isinstance(min_words, int) or min_words < 1:
             raise ValueError(f"min_words must be a positive integer, got {min_words!r}")
@@ -392,7 +395,8 @@ class GenerativeAnswerer:
     ('helium', ('84', '84'))
     """
 
-    def __init__(self, client, docs=None, template=ANSWER_TEMPLATE):
+    @formerly_positional("template")
+    def __init__(self, client, docs=None, *, template=ANSWER_TEMPLATE):
         from ..judge import as_judge, judge_identity
         self.client = as_judge(client)
         self.docs, _ = _check_docs(docs)
@@ -518,7 +522,8 @@ class LocalGenerativeAnswerer:
     Question: Which gas cools best?
     """
 
-    def __init__(self, model=None, docs=None, template=LOCAL_ANSWER_TEMPLATE, max_new_tokens=40,
+    @formerly_positional("template", "max_new_tokens", "stop")
+    def __init__(self, model=None, docs=None, *, template=LOCAL_ANSWER_TEMPLATE, max_new_tokens=40,
                  stop=("\n",)):
         self.docs, _ = _check_docs(docs)
         if not isinstance(template, str) or "{context}" not in template or "{question}" not in template:

@@ -39,7 +39,7 @@ offline metrics; ``depth`` (None: the whole ranking) is how many ranks the
 user may examine, and a ranking shorter than ``depth`` is an error.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 
@@ -427,6 +427,7 @@ class DependentClickModel(ClickModel):
     [0.5, 0.375]
     """
 
+    _: KW_ONLY
     continuation: object = 0.5
     name = "dcm"
 
@@ -440,6 +441,10 @@ class DependentClickModel(ClickModel):
     def _continuation(self, a):
         lam = check_probabilities(self.continuation, name="continuation", n=len(a))
         return lam, np.ones_like(a)
+
+
+DependentClickModel.__init__ = formerly_positional("continuation")(
+    DependentClickModel.__init__)
 
 
 @dataclass(frozen=True)
@@ -482,6 +487,7 @@ class DBNModel(ClickModel):
     [0.5, 0.125]
     """
 
+    _: KW_ONLY
     gamma: float = 0.9
     satisfaction: object = None
     name = "dbn"
@@ -499,6 +505,9 @@ class DBNModel(ClickModel):
         sigma = a if self.satisfaction is None else check_probabilities(
             self.satisfaction, name="satisfaction", n=len(a))
         return self.gamma * (1.0 - sigma), np.full_like(a, self.gamma)
+
+
+DBNModel.__init__ = formerly_positional("gamma", "satisfaction")(DBNModel.__init__)
 
 
 @dataclass(frozen=True)
@@ -545,6 +554,7 @@ class PositionBasedModel(ClickModel):
     [0.5, 0.25, 0.1667]
     """
 
+    _: KW_ONLY
     eta: float = 1.0
     examination: object = None
     name = "pbm"
@@ -617,6 +627,11 @@ class PositionBasedModel(ClickModel):
         examined = rng.random((n_sessions, len(a))) < self.examination_probabilities(len(a))
         clicks = examined & (rng.random((n_sessions, len(a))) < a)
         return ClickLog(clicks=clicks, examined=examined, model=self.name)
+
+
+PositionBasedModel.__init__ = formerly_positional("eta", "examination")(
+    PositionBasedModel.__init__)
+
 
 MAX_SCAN_COST = 10
 """How many cells of :data:`~ragmetrics_edu._validation.MAX_SIMULATED` one event of

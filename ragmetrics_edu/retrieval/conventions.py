@@ -178,29 +178,24 @@ class Conventions:
         refused grade raises a ``ValueError`` naming its query, its document and the
         grade.
     relevance_level : int, default 1
-        The grade from which a document is relevant to the binary measures
-        (P@k, recall@k, MAP, MRR, R-precision, bpref...): trec_eval's ``-l``
-        (``epi->relevance_level``, read in ``form_res_rels.c`` and each
-        ``m_*.c``), pytrec_eval's ``relevance_level``, ir_measures'
-        ``rel=``, ranx's ``rel_lvl``.  A judged grade below it is judged not
-        relevant (bpref counts it among the non-relevant ones).  A positive
-        integer: TREC Deep Learning grades 0-3 and scores its binary
-        measures with ``-l 2``.
+        The grade from which a document is relevant to the binary measures (P@k,
+        recall@k, MAP, MRR, R-precision, bpref...): trec_eval's ``-l``
+        (``epi->relevance_level``, read in ``form_res_rels.c`` and each ``m_*.c``),
+        pytrec_eval's ``relevance_level``, ir_measures' ``rel=``, ranx's ``rel_lvl``.
+        A judged grade below it is judged not relevant (bpref counts it among the
+        non-relevant ones).  A positive integer: TREC DL grades 0-3, ``-l 2``.
     level_scope : {"binary", "all"}, default "binary"
-        Which measures the relevance level applies to.  ``"binary"``
-        (trec_eval): the binary ones only; nDCG and DCG keep the gain of
-        every grade (``m_ndcg.c`` never reads the level), and so do ERR and
-        graded RBP.  ``"all"`` (ranx): grades below the level are removed
-        from the qrels (``clean_qrels``), so they bring no gain to DCG or to
-        the ideal DCG either.
+        Which measures the relevance level applies to.  ``"binary"`` (trec_eval):
+        the binary ones only; nDCG and DCG keep every grade's gain (``m_ndcg.c``
+        never reads the level), and so do ERR and graded RBP.  ``"all"`` (ranx):
+        grades below it leave the qrels (``clean_qrels``), no gain to DCG or IDCG.
     depth : int or None, default None
         Only the top ``depth`` documents of each query's ranking are read
-        (``trec_eval -M``): the run is ranked first (ties broken as
-        ``ties`` says), then cut, so a tie that straddles the cut is split by
-        the tie order; unjudged documents take their places like the others.
-        The qrels are not cut: a relevant document below the cut still
-        counts in R and in the ideal ranking.  None: every document.
-        Refused with ``ties="average"``, which gives tied documents no order.
+        (``trec_eval -M``): the run is ranked first (ties broken as ``ties`` says),
+        then cut, so a tie that straddles the cut is split by the tie order;
+        unjudged documents take their places like the others.  The qrels are not
+        cut: a relevant document below the cut still counts in R and in the ideal
+        ranking.  None: every document.  Refused with ``ties="average"``.
     without_relevant : {"zero", "skip"}, default "zero"
         A scored query without any relevant document (none at or above the
         relevance level): every binary measure 0, and the query counted in
@@ -217,6 +212,7 @@ class Conventions:
 
     name: str
     library: str
+    _: dataclasses.KW_ONLY
     ties: str
     scores: str
     gain: str
@@ -334,7 +330,10 @@ class Conventions:
         return dataclasses.replace(self, **changes)
 
 
-Conventions.__init__ = renamed_arguments(ideal="ideal_source")(Conventions.__init__)
+Conventions.__init__ = renamed_arguments(ideal="ideal_source")(formerly_positional(
+    "ties", "scores", "gain", "ideal_source", "ap_denominator", "precision_denominator",
+    "missing", "metrics", "where", "grades", "relevance_level", "level_scope", "depth",
+    "without_relevant", "options")(Conventions.__init__))
 
 
 _TREC_EVAL = Conventions(

@@ -100,7 +100,8 @@ class FigureView:
     True
     """
 
-    def __init__(self, figsize=(6.4, 3.2), ncols=1, alt=None):
+    @formerly_positional("alt")
+    def __init__(self, figsize=(6.4, 3.2), ncols=1, *, alt=None):
         widgets = require_widgets()
         if alt is not None and not (isinstance(alt, str) or callable(alt)):
             raise TypeError(f"alt must be a string or a callable returning one, got {alt!r}")

@@ -381,7 +381,8 @@ class BERTScoreHeatmap(Explorer):
         The layout (what the notebook displays).
     """
 
-    def __init__(self, candidate, reference, model, layer, idf):
+    @formerly_positional("model", "layer", "idf")
+    def __init__(self, candidate, reference, *, model, layer, idf):
         w = require_widgets()
         from ...models.loading import num_layers
 
@@ -487,7 +488,7 @@ def bertscore_heatmap(candidate="The aircraft landed safely.",
 
         layer = check_layer(layer, num_layers(model))
     if interactive:
-        return BERTScoreHeatmap(candidate, reference, model, layer, idf)
+        return BERTScoreHeatmap(candidate, reference, model=model, layer=layer, idf=idf)
     import ragmetrics_edu as rm
 
     result = rm.bertscore(candidate, reference, model=model, layer=layer, idf=idf)

@@ -131,7 +131,8 @@ class NDCGExplorer(Explorer):
         The last result of :func:`graded_breakdown`.
     """
 
-    def __init__(self, rels, unretrieved, k, gain, ideal_source):
+    @formerly_positional("k", "gain", "ideal_source")
+    def __init__(self, rels, unretrieved, *, k, gain, ideal_source):
         w = require_widgets()
         self._guard = UpdateGuard(self.update)
         n = len(rels)
@@ -300,4 +301,5 @@ def ndcg_explorer(rels=(3, 2, 3, 0, 1), unretrieved=(3,), *, k=None, gain="linea
     k = len(grades) if k is None else check_k(k)
     if k > len(grades):
         raise ValueError(f"k must be at most len(rels) = {len(grades)}, got {k}")
-    return NDCGExplorer([int(g) for g in grades], extra.tolist(), k, gain, ideal_source)
+    return NDCGExplorer([int(g) for g in grades], extra.tolist(), k=k, gain=gain,
+                        ideal_source=ideal_source)

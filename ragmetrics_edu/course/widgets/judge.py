@@ -133,7 +133,8 @@ class JudgePlayground(Explorer):
         The last grading (``values.score``, ``values.reply``, ``values.prompt``).
     """
 
-    def __init__(self, judge, question, context, reference, answer, rubrics):
+    @formerly_positional("context", "reference", "answer", "rubrics")
+    def __init__(self, judge, question, *, context, reference, answer, rubrics):
         widgets = require_widgets()
         self.judge, self.question, self.context = judge, question, context
         self.reference = reference
@@ -208,4 +209,5 @@ def judge_playground(judge=None, question=None, *, context=None, answer="",
         from ...judge import EmbeddingJudge
 
         judge = EmbeddingJudge()
-    return JudgePlayground(judge, question, context, reference, answer, rubrics)
+    return JudgePlayground(judge, question, context=context, reference=reference, answer=answer,
+                           rubrics=rubrics)

@@ -12,6 +12,8 @@ import html
 from fractions import Fraction
 import numbers
 
+from ..._deprecation import formerly_positional
+
 __all__ = ["seed_table", "SeedTable"]
 
 
@@ -61,7 +63,8 @@ class SeedTable:
         ``label_erratum`` (the seed's wording is wrong, its number right).
     """
 
-    def __init__(self, rows, collapsed=False, summary="Checking the sources"):
+    @formerly_positional("summary")
+    def __init__(self, rows, collapsed=False, *, summary="Checking the sources"):
         self.rows = rows
         self.collapsed = collapsed
         self.summary = summary

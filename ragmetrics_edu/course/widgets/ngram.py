@@ -445,7 +445,8 @@ class NgramOverlapExplorer(Explorer):
         The layout (what the notebook displays).
     """
 
-    def __init__(self, candidate, references, max_n, tokenizer):
+    @formerly_positional("max_n", "tokenizer")
+    def __init__(self, candidate, references, *, max_n, tokenizer):
         w = require_widgets()
         wide = w.Layout(width="95%")
         style = {"description_width": "initial"}
@@ -537,4 +538,4 @@ def ngram_overlap_explorer(candidate="thirty six years have I",
     if max_n > _MAX_ORDER:
         raise ValueError(f"max_n must be at most {_MAX_ORDER}, got {max_n}")
     check_choice(tokenizer, TOKENIZERS, name="tokenizer")
-    return NgramOverlapExplorer(candidate, references, max_n, tokenizer)
+    return NgramOverlapExplorer(candidate, references, max_n=max_n, tokenizer=tokenizer)

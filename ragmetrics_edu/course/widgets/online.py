@@ -172,7 +172,8 @@ class ClickUserExplorer(Explorer):
     _RANGES = {"pbm": (0.0, 3.0, 1.0), "dcm": (0.0, 1.0, 0.5), "dbn": (0.0, 1.0, 0.9),
                "cascade": (0.0, 1.0, 0.0)}
 
-    def __init__(self, rels, model, parameter, n_sessions, seed):
+    @formerly_positional("parameter", "n_sessions", "seed")
+    def __init__(self, rels, model, *, parameter, n_sessions, seed):
         w = require_widgets()
         self._guard = UpdateGuard(self.update)
         self.sliders = grade_sliders(rels, MAX_GRADE, height="140px")
@@ -322,4 +323,5 @@ def click_user_explorer(rels=(0, 3, 1, 4, 2), model="cascade", *, parameter=None
     click_user_state(rels, model, parameter=parameter, n_sessions=n_sessions, seed=seed)  # validates everything
     if n_sessions > MAX_SESSIONS:
         raise ValueError(f"n_sessions must be at most {MAX_SESSIONS}, got {n_sessions}")
-    return ClickUserExplorer([int(g) for g in rels], model, parameter, n_sessions, seed)
+    return ClickUserExplorer([int(g) for g in rels], model, parameter=parameter,
+                             n_sessions=n_sessions, seed=seed)

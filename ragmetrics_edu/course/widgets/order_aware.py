@@ -132,7 +132,8 @@ class AveragePrecisionExplorer(Explorer):
         The last result of :func:`order_aware_breakdown`.
     """
 
-    def __init__(self, queries, n_relevants, k, denominator):
+    @formerly_positional("k", "denominator")
+    def __init__(self, queries, n_relevants, *, k, denominator):
         w = require_widgets()
         self._guard = UpdateGuard(self.update)
         longest = max(len(q) for q in queries)
@@ -314,4 +315,5 @@ def average_precision_explorer(queries=((1, 0, 1, 0, 1), (1, 1, 1, 0, 0)),
     longest = max(len(q) for q in flags)
     if k is not None and k > longest:
         raise ValueError(f"k must be at most the longest ranking ({longest}), got {k}")
-    return AveragePrecisionExplorer(flags, [max(n, 1) for n in n_relevants], k, denominator)
+    return AveragePrecisionExplorer(flags, [max(n, 1) for n in n_relevants], k=k,
+                                    denominator=denominator)

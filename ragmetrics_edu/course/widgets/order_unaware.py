@@ -76,7 +76,8 @@ class PrecisionRecallExplorer(Explorer):
         The layout (what the notebook displays).
     """
 
-    def __init__(self, rels, n_relevant, k):
+    @formerly_positional("k")
+    def __init__(self, rels, n_relevant, *, k):
         w = require_widgets()
         self._guard = UpdateGuard(self.update)
         n = len(rels)
@@ -211,4 +212,4 @@ def precision_recall_explorer(rels=(1, 0, 1, 0, 1), n_relevant=None, *, k=None):
     k = len(flags) if k is None else check_k(k)
     if k > len(flags):
         raise ValueError(f"k must be at most len(rels) = {len(flags)}, got {k}")
-    return PrecisionRecallExplorer(flags, max(n_relevant, 1), k)
+    return PrecisionRecallExplorer(flags, max(n_relevant, 1), k=k)

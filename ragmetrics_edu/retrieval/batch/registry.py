@@ -67,6 +67,7 @@ class Parameter:
 
     name: str
     default: object
+    _: dataclasses.KW_ONLY
     check: object = None
     choices: tuple = ()
     renamed_from: str = None
@@ -93,6 +94,10 @@ class Parameter:
             return self.check(value, base)
         except (TypeError, ValueError) as error:   # a metric name is text: a wrong value
             raise ValueError(f"{error} in metric {shorten(metric)}") from None
+
+
+Parameter.__init__ = formerly_positional("check", "choices", "renamed_from")(
+    Parameter.__init__)
 
 
 @dataclasses.dataclass(frozen=True)
