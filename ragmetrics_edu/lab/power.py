@@ -11,7 +11,7 @@ by ``MAX_RESAMPLES``).
 =========================  ==================================================
 function                   what it gives
 =========================  ==================================================
-``adjust_p_values``         Bonferroni, Holm and Benjamini-Hochberg
+``adjust_p_values``        Bonferroni, Holm and Benjamini-Hochberg
                            adjusted p-values for several comparisons
 ``paired_effect_size``     Cohen's d_z and its bootstrap interval
 ``queries_needed``         how many queries a t-test needs for 80% power,
