@@ -124,6 +124,23 @@ def parse_citations(answer, n_passages=None):
     return statements
 
 
+def check_list(values, *, name, what):
+    """Return ``values`` as a list, or raise a ``TypeError`` naming ``name``.
+
+    Parameters
+    ----------
+    values : iterable
+        The items; one string, bytes, a dict or a value that is not iterable is refused.
+    name : str
+        The argument's name in the message.
+    what : str
+        What ``values`` must be, in the message (``"a list of verdict lists"``).
+    """
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be {what}, got {_describe(values)}")
+    return list(values)
+
+
 def check_string_list(values, *, name, what):
     """Return ``values`` as a list of strings, or raise a ``TypeError`` naming ``name``.
 
@@ -140,9 +157,7 @@ def check_string_list(values, *, name, what):
     >>> check_string_list(("a", "b"), name="passages", what="a list of texts")
     ['a', 'b']
     """
-    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
-        raise TypeError(f"{name} must be {what}, got {_describe(values)}")
-    values = list(values)
+    values = check_list(values, name=name, what=what)
     for i, v in enumerate(values):
         if not isinstance(v, str):
             raise TypeError(f"{name} must hold strings, got {_describe(v)} at position {i}")
