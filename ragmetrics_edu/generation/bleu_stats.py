@@ -45,6 +45,19 @@ REF_LENGTH_RULES = ("closest", "shortest")
 # input checks
 # ---------------------------------------------------------------------------
 
+def _sequence(value, name, what, limit=None):
+    """``value`` as a list or tuple (an array's ``tolist()``), else a TypeError.
+
+    The message says ``name`` must be ``what`` and shows the first ``limit``
+    characters of the value's repr (None: all of it).
+    """
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}: {repr(value)[:limit]}")
+    return value
+
+
 def as_tokens(text, tokenizer, name):
     """Return ``text`` as a list of token strings (tokenizing a string)."""
     if isinstance(text, str):
@@ -58,13 +71,7 @@ def as_tokens(text, tokenizer, name):
                 f"tokenizer must return a list of strings, got {tokens!r} for {name}"
             )
         return list(tokens)
-    if isinstance(text, np.ndarray):
-        text = text.tolist()
-    if not isinstance(text, (list, tuple)):
-        raise TypeError(
-            f"{name} must be a string or a list of token strings, "
-            f"got {type(text).__name__}: {text!r}"
-        )
+    text = _sequence(text, name, "a string or a list of token strings")
     for i, tok in enumerate(text):
         if not isinstance(tok, str):
             raise TypeError(
@@ -125,13 +132,8 @@ def reference_list(references, convert, name="references", candidate_len=0):
     """
     if isinstance(references, str):
         return [convert(references, name)]
-    if isinstance(references, np.ndarray):
-        references = references.tolist()
-    if not isinstance(references, (list, tuple)):
-        raise TypeError(
-            f"{name} must be a string, a list of strings or a list of token lists, "
-            f"got {type(references).__name__}: {references!r:.80}"
-        )
+    references = _sequence(references, name,
+                           "a string, a list of strings or a list of token lists", limit=80)
     if len(references) == 0:
         raise ValueError(f"{name} must hold at least one reference, got an empty list")
     _check_reference_shape(references, name, candidate_len)
