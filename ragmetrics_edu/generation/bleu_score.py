@@ -120,7 +120,8 @@ import numpy as np
 from .._deprecation import formerly_positional
 from .._validation import check_choice
 from .bleu_stats import (
-    REF_LENGTH_RULES, as_references, as_tokens, brevity_factor, check_max_n, reference_items,
+    REF_LENGTH_RULES, as_references, as_tokens, brevity_factor, check_corpus_layout, check_max_n,
+    reference_items,
     segment_ngram_stats, tokenizer_label,
 )
 
@@ -746,24 +747,11 @@ def corpus_bleu(candidates, references, *, max_n=4, weights=None, smoothing="non
     check_choice(ref_length, REF_LENGTH_RULES, name="ref_length")
     _check_weights(weights, max_n)
     method, _ = _check_smoothing(smoothing, smooth_value)
-    if isinstance(candidates, str) or not isinstance(candidates, (list, tuple, np.ndarray)):
-        raise TypeError(
-            "candidates must be a list of candidates (strings or token lists), "
-            f"got {type(candidates).__name__}: {candidates!r:.80}"
-        )
-    if isinstance(references, str) or not isinstance(references, (list, tuple, np.ndarray)):
-        raise TypeError(
-            "references must be a list with one list of references per candidate, "
-            f"got {type(references).__name__}: {references!r:.80}"
-        )
-    if len(candidates) == 0:
-        raise ValueError("candidates must hold at least one candidate, got an empty list")
-    if len(references) != len(candidates):
-        raise ValueError(
-            f"references must hold one list of references per candidate: got "
-            f"{len(references)} for {len(candidates)} candidates (sacrebleu's layout is "
-            f"transposed: convert its reference streams with [list(r) for r in zip(*streams)])"
-        )
+    check_corpus_layout(candidates, references,
+                        candidates_are="a list of candidates (strings or token lists)",
+                        references_are="a list with one list of references per candidate",
+                        one="candidate", per_candidate="one list of references",
+                        types=(list, tuple, np.ndarray))
     n_orders = _orders_needed(method, max_n)
     total = [0] * (2 + 2 * n_orders)
     for i, (cand, refs) in enumerate(zip(candidates, references)):

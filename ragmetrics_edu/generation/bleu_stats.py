@@ -45,6 +45,58 @@ REF_LENGTH_RULES = ("closest", "shortest")
 # input checks
 # ---------------------------------------------------------------------------
 
+def _sequence(value, name, what, limit=None):
+    """``value`` as a list or tuple (an array's ``tolist()``), else a TypeError.
+
+    The message says ``name`` must be ``what`` and shows the first ``limit``
+    characters of the value's repr (None: all of it).
+    """
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}: {repr(value)[:limit]}")
+    return value
+
+
+_TRANSPOSED = (" (sacrebleu's layout is transposed: convert its reference streams with "
+               "[list(r) for r in zip(*streams)])")
+
+
+def check_corpus_layout(candidates, references, *, candidates_are, references_are, one,
+                        per_candidate, types=(list, tuple), show=None, transposed=True):
+    """Refuse a corpus that is not two lists, ``references`` one entry per candidate.
+
+    Parameters
+    ----------
+    candidates, references : list
+        The corpus; neither may be a string, and there is at least one candidate.
+    candidates_are, references_are : str
+        What each must be, in the message for one that is not a list.
+    one : str
+        What one candidate is called, in the message for an empty list (``"candidate"``).
+    per_candidate : str
+        What ``references`` holds for each candidate, in the message for a length
+        that differs (``"one list of references"``).
+    types : tuple of type, default (list, tuple)
+        The containers accepted.
+    show : callable or None, default None
+        How a refused ``candidates`` is written; None: its repr, cut at 80 characters.
+    transposed : bool, default True
+        Whether the length message says how to turn sacrebleu's layout into this one.
+    """
+    if isinstance(candidates, str) or not isinstance(candidates, types):
+        shown = f"{candidates!r:.80}" if show is None else show(candidates)
+        raise TypeError(f"candidates must be {candidates_are}, got {type(candidates).__name__}: {shown}")
+    if isinstance(references, str) or not isinstance(references, types):
+        raise TypeError(f"references must be {references_are}, "
+                        f"got {type(references).__name__}: {references!r:.80}")
+    if len(candidates) == 0:
+        raise ValueError(f"candidates must hold at least one {one}, got an empty list")
+    if len(references) != len(candidates):
+        raise ValueError(f"references must hold {per_candidate} per candidate: got {len(references)} "
+                         f"for {len(candidates)} candidates{_TRANSPOSED if transposed else ''}")
+
+
 def as_tokens(text, tokenizer, name):
     """Return ``text`` as a list of token strings (tokenizing a string)."""
     if isinstance(text, str):
@@ -58,13 +110,7 @@ def as_tokens(text, tokenizer, name):
                 f"tokenizer must return a list of strings, got {tokens!r} for {name}"
             )
         return list(tokens)
-    if isinstance(text, np.ndarray):
-        text = text.tolist()
-    if not isinstance(text, (list, tuple)):
-        raise TypeError(
-            f"{name} must be a string or a list of token strings, "
-            f"got {type(text).__name__}: {text!r}"
-        )
+    text = _sequence(text, name, "a string or a list of token strings")
     for i, tok in enumerate(text):
         if not isinstance(tok, str):
             raise TypeError(
@@ -125,13 +171,8 @@ def reference_list(references, convert, name="references", candidate_len=0):
     """
     if isinstance(references, str):
         return [convert(references, name)]
-    if isinstance(references, np.ndarray):
-        references = references.tolist()
-    if not isinstance(references, (list, tuple)):
-        raise TypeError(
-            f"{name} must be a string, a list of strings or a list of token lists, "
-            f"got {type(references).__name__}: {references!r:.80}"
-        )
+    references = _sequence(references, name,
+                           "a string, a list of strings or a list of token lists", limit=80)
     if len(references) == 0:
         raise ValueError(f"{name} must hold at least one reference, got an empty list")
     _check_reference_shape(references, name, candidate_len)

@@ -87,6 +87,7 @@ import numpy as np
 
 from .._deprecation import formerly_positional, renamed_arguments
 from .._validation import check_references, check_text, describe
+from .bleu_stats import check_corpus_layout
 
 __all__ = [
     "char_ngrams",
@@ -222,24 +223,10 @@ def _check_options(char_order, word_order, beta):
 
 
 def _check_corpus(candidates, references):
-    if isinstance(candidates, str) or not isinstance(candidates, (list, tuple)):
-        raise TypeError(
-            "candidates must be a list of strings, got "
-            f"{type(candidates).__name__}: {describe(candidates)}"
-        )
-    if isinstance(references, str) or not isinstance(references, (list, tuple)):
-        raise TypeError(
-            "references must be a list with the references of each candidate, "
-            f"got {type(references).__name__}: {references!r:.80}"
-        )
-    if len(candidates) == 0:
-        raise ValueError("candidates must hold at least one candidate, got an empty list")
-    if len(references) != len(candidates):
-        raise ValueError(
-            f"references must hold one entry (a string or a list of strings) per candidate: "
-            f"got {len(references)} for {len(candidates)} candidates (sacrebleu's layout is "
-            f"transposed: convert its reference streams with [list(r) for r in zip(*streams)])"
-        )
+    check_corpus_layout(candidates, references, candidates_are="a list of strings",
+                        references_are="a list with the references of each candidate",
+                        one="candidate", per_candidate="one entry (a string or a list of strings)",
+                        show=describe)
     for i, hyp in enumerate(candidates):
         check_text(hyp, name=f"candidates[{i}]")
     return list(candidates), [check_references(r, name=f"references[{i}]")

@@ -80,6 +80,7 @@ from collections import Counter
 
 from .._deprecation import renamed_arguments
 from .._validation import check_choice, check_references
+from .bleu_stats import check_corpus_layout
 
 __all__ = [
     "normalize_answer",
@@ -341,23 +342,11 @@ def token_f1(candidate, references, *, convention="squad"):
 
 def _corpus_pairs(candidates, references):
     """Check the corpus layout; return the candidates and their reference lists."""
-    if isinstance(candidates, str) or not isinstance(candidates, (list, tuple)):
-        raise TypeError(
-            "candidates must be a list of predicted answers (strings), got "
-            f"{type(candidates).__name__}: {candidates!r:.80}"
-        )
-    if isinstance(references, str) or not isinstance(references, (list, tuple)):
-        raise TypeError(
-            "references must be a list with the reference answers of each candidate, "
-            f"got {type(references).__name__}: {references!r:.80}"
-        )
-    if len(candidates) == 0:
-        raise ValueError("candidates must hold at least one answer, got an empty list")
-    if len(references) != len(candidates):
-        raise ValueError(
-            f"references must hold one entry (a string or a list of strings) per "
-            f"candidate: got {len(references)} for {len(candidates)} candidates"
-        )
+    check_corpus_layout(candidates, references,
+                        candidates_are="a list of predicted answers (strings)",
+                        references_are="a list with the reference answers of each candidate",
+                        one="answer", per_candidate="one entry (a string or a list of strings)",
+                        transposed=False)
     for i, pred in enumerate(candidates):
         _check_candidate(pred, f"candidates[{i}]")
     refs = [_check_references(r, f"references[{i}]") for i, r in enumerate(references)]

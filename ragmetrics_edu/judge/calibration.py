@@ -99,13 +99,24 @@ def _check_alpha(alpha):
     return check_min_alpha(float(alpha))
 
 
-def _check_lam(lam):
+def check_lam(lam, *, must="None (tuned) or a finite number", show=_cut):
+    """Return PPI's weight ``lam`` as a float (None kept), or raise a ``ValueError``.
+
+    Parameters
+    ----------
+    lam : float or None
+        The weight of the judge's labels; a bool, a non-number, NaN or an infinity is refused.
+    must : str, default "None (tuned) or a finite number"
+        What ``lam`` must be, in the message.
+    show : callable, default a repr cut at 80 characters
+        How the refused value is written in the message.
+    """
     if lam is None:
         return None
     if isinstance(lam, numbers.Real) and not isinstance(lam, bool):
         lam = check_real(lam, name="lam")            # 10**400: named, not an OverflowError
     if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not math.isfinite(lam):
-        raise ValueError(f"lam must be None (tuned) or a finite number, got {_cut(lam)}")
+        raise ValueError(f"lam must be {must}, got {show(lam)}")
     return float(lam)
 
 
@@ -292,7 +303,7 @@ def ppi_mean_pointestimate(Y, Yhat, Yhat_unlabeled, *, lam=None):
     """
     y, yhat = _labelled(Y, Yhat)
     yhat_u = _values(Yhat_unlabeled, "Yhat_unlabeled")
-    lam = _check_lam(lam)
+    lam = check_lam(lam)
     if lam is None:
         lam = _tuned_lambda(y, yhat, yhat_u)
     imputed, rectifier, e = _scaled_terms(y, yhat, yhat_u, lam)
@@ -390,7 +401,7 @@ def ppi_mean_ci(Y, Yhat, Yhat_unlabeled, *, alpha=0.1, alternative="two-sided", 
     yhat_u = _values(Yhat_unlabeled, "Yhat_unlabeled")
     alpha = _check_alpha(alpha)
     check_choice(alternative, ALTERNATIVES, name="alternative")
-    lam = _check_lam(lam)
+    lam = check_lam(lam)
     if lam is None:
         lam = _tuned_lambda(y, yhat, yhat_u)
     imputed, rectifier, e = _scaled_terms(y, yhat, yhat_u, lam)

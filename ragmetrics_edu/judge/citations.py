@@ -124,14 +124,49 @@ def parse_citations(answer, n_passages=None):
     return statements
 
 
+def check_list(values, *, name, what):
+    """Return ``values`` as a list, or raise a ``TypeError`` naming ``name``.
+
+    Parameters
+    ----------
+    values : iterable
+        The items; one string, bytes, a dict or a value that is not iterable is refused.
+    name : str
+        The argument's name in the message.
+    what : str
+        What ``values`` must be, in the message (``"a list of verdict lists"``).
+    """
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be {what}, got {_describe(values)}")
+    return list(values)
+
+
+def check_string_list(values, *, name, what):
+    """Return ``values`` as a list of strings, or raise a ``TypeError`` naming ``name``.
+
+    Parameters
+    ----------
+    values : iterable of str
+        The strings; one string, bytes or a dict is refused (not read item by item).
+    name : str
+        The argument's name in the messages.
+    what : str
+        What ``values`` must be, in the message for one that is not a list
+        (``"a list of entity strings"``).
+
+    >>> check_string_list(("a", "b"), name="passages", what="a list of texts")
+    ['a', 'b']
+    """
+    values = check_list(values, name=name, what=what)
+    for i, v in enumerate(values):
+        if not isinstance(v, str):
+            raise TypeError(f"{name} must hold strings, got {_describe(v)} at position {i}")
+    return values
+
+
 def _passages(passages):
-    if isinstance(passages, (str, bytes, dict)) or not hasattr(passages, "__iter__"):
-        raise TypeError(f"passages must be a list of the retrieved passages' texts, got {_describe(passages)}")
-    passages = list(passages)
-    for i, p in enumerate(passages):
-        if not isinstance(p, str):
-            raise TypeError(f"passages must hold strings, got {_describe(p)} at position {i}")
-    return passages
+    return check_string_list(passages, name="passages",
+                             what="a list of the retrieved passages' texts")
 
 
 def _entails(entails):

@@ -60,6 +60,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._deprecation import formerly_positional
+from .citations import check_list
 
 __all__ = [
     "atomic_claims",
@@ -348,9 +349,7 @@ def factscore(supported_per_answer, gamma=10):
     >>> round(factscore([[1, 1, 0, 0, 1]], gamma=None).score, 4)
     0.6
     """
-    if isinstance(supported_per_answer, (str, bytes, dict)) or not hasattr(supported_per_answer, "__iter__"):
-        raise TypeError(f"supported_per_answer must be a list of verdict lists, got {_describe(supported_per_answer)}")
-    answers = list(supported_per_answer)
+    answers = check_list(supported_per_answer, name="supported_per_answer", what="a list of verdict lists")
     if not answers:
         raise ValueError("supported_per_answer must hold at least one answer, got an empty list")
     if gamma is not None:

@@ -26,6 +26,7 @@ import numbers
 from dataclasses import dataclass
 
 from .._validation import check_count, describe
+from .run import check_prompts
 
 __all__ = ["CHARACTERS_PER_TOKEN", "JudgingCost", "count_tokens", "estimate_judging_cost"]
 
@@ -202,12 +203,7 @@ def estimate_judging_cost(prompts, *, reply_tokens, input_price_per_million=0.0,
     >>> round(cost.total_cost * 1e6, 4)  # 19 * 0.15 + 10 * 0.60, per million
     8.85
     """
-    if isinstance(prompts, (str, bytes)) or not hasattr(prompts, "__iter__"):
-        raise TypeError(f"prompts must be an iterable of strings, got {repr(prompts)[:80]}")
-    prompts = list(prompts)
-    for i, p in enumerate(prompts):
-        if not isinstance(p, str):
-            raise TypeError(f"prompts must hold strings, got {repr(p)[:80]} at index {i}")
+    prompts = check_prompts(prompts, what="an iterable of strings")
     reply_tokens = _check_count(reply_tokens, "reply_tokens")
     tokens_per_call = _check_count(tokens_per_call, "tokens_per_call")
     price_in = _check_price(input_price_per_million, "input_price_per_million")

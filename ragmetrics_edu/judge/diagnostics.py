@@ -579,13 +579,8 @@ ENTITY_COUNTS = ("unique", "listed")
 
 
 def _entities(values, name):
-    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
-        raise TypeError(f"{name} must be a list of entity strings, got {_describe(values)}")
-    values = list(values)
-    for i, v in enumerate(values):
-        if not isinstance(v, str):
-            raise TypeError(f"{name} must hold strings, got {_describe(v)} at position {i}")
-    return values
+    from .citations import check_string_list
+    return check_string_list(values, name=name, what="a list of entity strings")
 
 
 def context_entity_recall(reference_entities, context_entities, *, count="unique", epsilon=0.0,

@@ -62,6 +62,7 @@ import string
 from .._deprecation import formerly_positional
 from .._validation import check_score_or_nan
 from .base import as_judge
+from .citations import check_list
 from .parsing import labelled_choice, format_section, parse_verdict
 
 __all__ = [
@@ -273,9 +274,7 @@ def mean_nugget_scores(answers, empty_score=0.0):
     >>> mean_nugget_scores([{"qid": "q1", "nuggets": a}])["strict_vital_score"]
     1.0
     """
-    if isinstance(answers, (str, bytes, dict)) or not hasattr(answers, "__iter__"):
-        raise TypeError(f"answers must be a list of nugget lists, got {_describe(answers)}")
-    answers = list(answers)
+    answers = check_list(answers, name="answers", what="a list of nugget lists")
     if not answers:
         raise ValueError("answers must hold at least one answer's nuggets, got an empty list")
     per_answer = []

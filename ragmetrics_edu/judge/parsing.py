@@ -155,6 +155,25 @@ def _json_object(text, kind):
     return dict(pairs)
 
 
+_NO_JSON = object()  # what _json_value returns for a reply that is not a JSON object
+
+
+def _json_value(text, kind, key, shape):
+    """The value of ``key`` in the reply's JSON object, or ``_NO_JSON`` if it is not one.
+
+    Raises the ``kind`` refusal (as :func:`_json_object` does) if the object has
+    any key besides ``key``; ``shape`` is the object expected, as the message
+    shows it (``'{"score": N}'``).
+    """
+    obj = _json_object(text, kind)
+    if obj is None:
+        return _NO_JSON
+    if set(obj) != {key}:
+        keys = _some_keys(sorted(obj))
+        raise _refuse(kind, text, f"a JSON reply must be {shape}, got keys {keys}")
+    return obj[key]
+
+
 # What str.splitlines() ends a line at; "white space" below excludes these.
 _BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _SPACE = rf"[^\S{_BREAKS}]*"
@@ -307,12 +326,8 @@ def parse_rating(text, scale=(1, 5)):
         raise TypeError(f"the judge's reply must be a string, got {text!r}")
     low, high = _check_scale(scale)
 
-    obj = _json_object(text, "rating")
-    if obj is not None:
-        if set(obj) != {"score"}:
-            keys = _some_keys(sorted(obj))
-            raise _refuse("rating", text, f'a JSON reply must be {{"score": N}}, got keys {keys}')
-        value = obj["score"]
+    value = _json_value(text, "rating", "score", '{"score": N}')
+    if value is not _NO_JSON:
         if isinstance(value, bool) or not isinstance(value, int):
             raise _refuse("rating", text, "the JSON score must be an integer")
         return _in_scale(value, low, high, text)
@@ -401,12 +416,8 @@ def parse_verdict(text):
     """
     if not isinstance(text, str):
         raise TypeError(f"the judge's reply must be a string, got {text!r}")
-    obj = _json_object(text, "verdict")
-    if obj is not None:
-        if set(obj) != {"verdict"}:
-            keys = _some_keys(sorted(obj))
-            raise _refuse("verdict", text, f'a JSON reply must be {{"verdict": ...}}, got keys {keys}')
-        value = obj["verdict"]
+    value = _json_value(text, "verdict", "verdict", '{"verdict": ...}')
+    if value is not _NO_JSON:
         if isinstance(value, bool):
             return value
         if isinstance(value, str) and value.strip().lower() in _YES:

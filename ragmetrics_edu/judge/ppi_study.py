@@ -43,6 +43,7 @@ from .._deprecation import formerly_positional
 from .._scaling import exponent, scaled
 from .._validation import (check_min_alpha, check_real, check_seed, describe,
                            upper_normal_quantile)
+from .calibration import check_lam
 
 __all__ = ["PPIRepeated", "ppi_repeated", "ppi_variance_ratio"]
 
@@ -176,13 +177,7 @@ def _check_n(n, total):
 
 
 def _check_lam(lam):
-    if lam is None:
-        return None
-    if isinstance(lam, numbers.Real) and not isinstance(lam, bool):
-        lam = check_real(lam, name="lam")            # 10**400: named, not an OverflowError
-    if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not math.isfinite(lam):
-        raise ValueError(f"lam must be None (PPI++) or a finite number (1: plain PPI), got {lam!r}")
-    return float(lam)
+    return check_lam(lam, must="None (PPI++) or a finite number (1: plain PPI)", show=repr)
 
 
 @formerly_positional("n")

@@ -254,6 +254,26 @@ class _Gate:
             self.stop.wait(min(left, 0.05))
 
 
+def check_prompts(prompts, *, what):
+    """Return ``prompts`` as a list of strings, or raise a ``TypeError``.
+
+    Parameters
+    ----------
+    prompts : iterable of str
+        The prompts; one string (or bytes) is refused, not read as its characters.
+    what : str
+        What ``prompts`` must be, in the message for one that is not
+        (``"a sequence of strings"``).
+    """
+    if isinstance(prompts, (str, bytes)) or not hasattr(prompts, "__iter__"):
+        raise TypeError(f"prompts must be {what}, got {repr(prompts)[:80]}")
+    prompts = list(prompts)
+    for i, p in enumerate(prompts):
+        if not isinstance(p, str):
+            raise TypeError(f"prompts must hold strings, got {repr(p)[:80]} at index {i}")
+    return prompts
+
+
 def _number(value, name, allow_zero=True, integer=False):
     bad = isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
     if integer:
@@ -340,12 +360,7 @@ def judge_all(judge, prompts, *, max_workers=4, max_retries=3, max_total_wait=30
     3 of 3 items judged, 0 failed; 3 calls (0 retries), 0 prompts from the cache, 0.0 s paused for rate limits and retries
     """
     judge = as_judge(judge)
-    if isinstance(prompts, (str, bytes)) or not hasattr(prompts, "__iter__"):
-        raise TypeError(f"prompts must be a sequence of strings, got {repr(prompts)[:80]}")
-    prompts = list(prompts)
-    for i, p in enumerate(prompts):
-        if not isinstance(p, str):
-            raise TypeError(f"prompts must hold strings, got {repr(p)[:80]} at index {i}")
+    prompts = check_prompts(prompts, what="a sequence of strings")
     max_workers = _number(max_workers, "max_workers", allow_zero=False, integer=True)
     max_retries = _number(max_retries, "max_retries", integer=True)
     max_total_wait = _number(max_total_wait, "max_total_wait")

@@ -326,16 +326,11 @@ def assess_support(judge, answer, passages, *, at_most_citations=1,
     SupportScores(precision=0.5, recall=0.3333333333333333, n_sentences=3, n_cited=2, n_assessed=2)
     """
     from .base import as_judge
-    from .citations import parse_citations
+    from .citations import check_string_list, parse_citations
 
     judge = as_judge(judge)
-    if isinstance(passages, (str, bytes, dict)) or not hasattr(passages, "__iter__"):
-        raise TypeError(f"passages must be a list of the retrieved passages' texts, "
-                        f"got {_describe(passages)}")
-    passages = list(passages)
-    for i, p in enumerate(passages):
-        if not isinstance(p, str):
-            raise TypeError(f"passages must hold strings, got {_describe(p)} at position {i}")
+    passages = check_string_list(passages, name="passages",
+                                 what="a list of the retrieved passages' texts")
     if at_most_citations is not None and (isinstance(at_most_citations, bool)
                                           or not isinstance(at_most_citations, numbers.Integral)
                                           or at_most_citations < 1):

@@ -190,6 +190,16 @@ def _check_doc_ids(doc_ids, docs):
     return list(dict.fromkeys(doc_ids))  # a document retrieved twice is read once
 
 
+def _prompt_parts(question, doc_ids, docs, label):
+    """The checked question, and the documents' texts (white space folded) each
+    written by ``label(i, text)`` (``i`` from 1), separated by blank lines."""
+    question = _check_question(question)
+    doc_ids = _check_doc_ids(doc_ids, docs)
+    context = "\n\n".join(label(i, " ".join(docs[d]["text"].split()))
+                          for i, d in enumerate(doc_ids, start=1))
+    return question, context
+
+
 def _check_docs(docs):
     if docs is None:
         from .datasets import load_cranfield
@@ -433,10 +443,8 @@ class GenerativeAnswerer:
             ``docs`` (ids are read as strings; a repeated id is read once).
         """
         from ..judge import format_section
-        question = _check_question(question)
-        doc_ids = _check_doc_ids(doc_ids, self.docs)
-        context = "\n\n".join(format_section(f"DOCUMENT_{i}", " ".join(self.docs[d]["text"].split()))
-                              for i, d in enumerate(doc_ids, start=1))
+        question, context = _prompt_parts(
+            question, doc_ids, self.docs, lambda i, text: format_section(f"DOCUMENT_{i}", text))
         return self.template.format(context=context, question=format_section("QUESTION", question))
 
     def answer(self, question, doc_ids):
@@ -570,10 +578,8 @@ class LocalGenerativeAnswerer:
             The retrieved documents' ids, in rank order, at least one, each in
             ``docs`` (ids are read as strings; a repeated id is read once).
         """
-        question = _check_question(question)
-        doc_ids = _check_doc_ids(doc_ids, self.docs)
-        context = "\n\n".join(f"Document {i}: " + " ".join(self.docs[d]["text"].split())
-                               for i, d in enumerate(doc_ids, start=1))
+        question, context = _prompt_parts(question, doc_ids, self.docs,
+                                          lambda i, text: f"Document {i}: " + text)
         return self.template.format(context=context, question=" ".join(question.split()))
 
     def answer(self, question, doc_ids):

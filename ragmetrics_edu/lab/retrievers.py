@@ -73,6 +73,15 @@ def _texts(items, name, field):
     return ids, texts
 
 
+def _corpus(docs, queries, field):
+    """``(doc_ids, doc_texts), (qids, query_texts)``; at least one document, or raise."""
+    doc_ids, doc_texts = _texts(docs, "docs", field)
+    qids, query_texts = _texts(queries, "queries", field)
+    if not doc_ids:
+        raise ValueError("docs must hold at least one document, got none")
+    return (doc_ids, doc_texts), (qids, query_texts)
+
+
 def _depth(depth):
     return check_k(depth, name="depth", allow_none=True)
 
@@ -190,10 +199,7 @@ def bm25_run(docs, queries, *, k1=1.5, b=0.75, depth=100, method="lucene",
     if not 0 <= b <= 1:
         raise ValueError(f"b must be between 0 and 1, got {b!r}")
     depth = _depth(depth)
-    doc_ids, doc_texts = _texts(docs, "docs", field)
-    qids, query_texts = _texts(queries, "queries", field)
-    if not doc_ids:
-        raise ValueError("docs must hold at least one document, got none")
+    (doc_ids, doc_texts), (qids, query_texts) = _corpus(docs, queries, field)
     if not qids:
         return {}
 
@@ -328,10 +334,7 @@ def dense_run(docs, queries, *, depth=100, model=None, field="text", cache=True)
     True
     """
     depth = _depth(depth)
-    doc_ids, _ = _texts(docs, "docs", field)
-    qids, _ = _texts(queries, "queries", field)
-    if not doc_ids:
-        raise ValueError("docs must hold at least one document, got none")
+    (doc_ids, _), (qids, _) = _corpus(docs, queries, field)
     if not qids:
         return {}
     doc_vecs = document_embeddings(docs, model=model, field=field, cache=cache, kind="docs")

@@ -235,6 +235,14 @@ class ClickModel:
             )
         return a[:depth]
 
+    def _sessions(self, rels, n_sessions, seed, depth):
+        """What :meth:`simulate` draws from: the attractiveness, the checked number
+        of sessions (bounded by the cells it simulates) and the random generator."""
+        a = self.alpha(rels, depth)
+        n_sessions = check_simulated(check_count(n_sessions, name="n_sessions"),
+                                     name="n_sessions", per=len(a), what="ranks")
+        return a, n_sessions, rng_from(seed)
+
     # the cascade family: examination is a chain down the ranks --------------
     def _continuation(self, a):
         """(after a click, after no click): the probability of examining the next rank."""
@@ -325,10 +333,7 @@ class ClickModel:
             How many ranks a user may examine (at most the ranking's length); None:
             the whole ranking.
         """
-        a = self.alpha(rels, depth)
-        n_sessions = check_simulated(check_count(n_sessions, name="n_sessions"),
-                                     name="n_sessions", per=len(a), what="ranks")
-        rng = rng_from(seed)
+        a, n_sessions, rng = self._sessions(rels, n_sessions, seed, depth)
         after_click, after_skip = self._continuation(a)
         draws_click = rng.random((n_sessions, len(a)))
         draws_go_on = rng.random((n_sessions, len(a)))
@@ -620,10 +625,7 @@ class PositionBasedModel(ClickModel):
             How many ranks a user may examine (at most the ranking's length); None:
             the whole ranking.
         """
-        a = self.alpha(rels, depth)
-        n_sessions = check_simulated(check_count(n_sessions, name="n_sessions"),
-                                     name="n_sessions", per=len(a), what="ranks")
-        rng = rng_from(seed)
+        a, n_sessions, rng = self._sessions(rels, n_sessions, seed, depth)
         examined = rng.random((n_sessions, len(a))) < self.examination_probabilities(len(a))
         clicks = examined & (rng.random((n_sessions, len(a))) < a)
         return ClickLog(clicks=clicks, examined=examined, model=self.name)
