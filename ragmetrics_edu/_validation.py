@@ -5,8 +5,9 @@ characters by :func:`describe`), and raises; none uses ``assert`` (assertions va
 ``python -O``).  One exception rule: ``TypeError`` for a value of the wrong type (a string,
 a float or a bool where an integer is needed), ``ValueError`` for a value of the right type
 out of its range. The checks are grouped by what they check: cut-offs and counts, rankings
-and grades, nested qrels and runs, texts and references, probabilities, seeds and bootstrap
-arguments, model layers.  This module imports nothing of the package.
+and grades, nested qrels and runs, probabilities, seeds and bootstrap arguments, model
+layers; the checks of texts and references are in :mod:`ragmetrics_edu._texts`.  This
+module imports nothing of the package.
 """
 
 import collections.abc
@@ -78,6 +79,13 @@ def describe_int(x):
 
 def shorten(text, limit=40):
     """``text``, cut to ``limit`` characters with a note of its length if longer.
+
+    Parameters
+    ----------
+    text : str
+        A text from the input (a metric name, a line of a file).
+    limit : int, default 40
+        The most characters shown; a longer text is cut, and its length said.
 
     >>> shorten("P@" + "9" * 100)
     "'P@99999999999999999999999999999999999999'... (102 characters)"
@@ -229,6 +237,13 @@ def check_judged_rels(rels, name="rels"):
 
 def describe(value, limit=80):
     """A short text of ``value`` for an error message: at most ``limit`` characters of its repr.
+
+    Parameters
+    ----------
+    value : object
+        Whatever the caller got: any object, its repr never built whole.
+    limit : int, default 80
+        The most characters of the repr shown.
 
     Integers too large to print are shown by their size (:func:`describe_int`);
     a long container or string is cut, with a note of its size. The repr of a
@@ -640,7 +655,16 @@ def check_score_or_nan(value, *, name):
 
 
 def check_positive_int(value, *, name):
-    """Return ``value`` as a positive int, or raise naming ``name`` (a batch size)."""
+    """Return ``value`` as a positive int, or raise naming ``name`` (a batch size).
+
+    Parameters
+    ----------
+    value : int
+        At least 1 (else ``ValueError``); a bool, a float or a non-number is a
+        ``TypeError``.
+    name : str
+        The argument's name in the messages.
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be a positive integer, got {describe(value)}")
     if value < 1:
@@ -665,65 +689,6 @@ def rng_from(seed):
     if seed is not None and seed < 0:
         raise ValueError(rule + describe(seed))
     return np.random.default_rng(seed)
-
-
-# ------------------------------------------------------------------ texts and references
-
-def check_text(text, *, name):
-    """Return ``text`` if it is a string, else raise (with a hint for a list one level too deep)."""
-    if not isinstance(text, str):
-        hint = " (is it nested one level too deep?)" if isinstance(text, (list, tuple)) else ""
-        raise TypeError(f"{name} must be a string, got {type(text).__name__}: "
-                        f"{describe(text)}{hint}")
-    return text
-
-
-def check_texts(texts, *, name):
-    """Return ``texts`` (a string, or an iterable of strings) as a list of strings, or raise.
-
-    >>> check_texts("one", name="texts"), check_texts(("a", "b"), name="texts")
-    (['one'], ['a', 'b'])
-    """
-    if isinstance(texts, str):
-        return [texts]
-    if isinstance(texts, (bytes, collections.abc.Mapping, collections.abc.Set)):
-        raise TypeError(f"{name} must be a string or a list of strings, got {describe(texts)}")
-    try:
-        texts = list(texts)
-    except TypeError:
-        raise TypeError(
-            f"{name} must be a string or a list of strings, got {describe(texts)}") from None
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise TypeError(f"{name} must hold strings, got {describe(t)} at position {i}")
-    return texts
-
-
-def check_references(references, *, name="references", what="the references", empty_hint=""):
-    """Return one segment's references (a string, or a list of strings) as a non-empty list.
-
-    ``what`` says what the references are in the message; ``empty_hint``
-    follows the message for an empty list.
-
-    >>> check_references("a cat", name="references")
-    ['a cat']
-    >>> check_references(["a", ["b"]], name="references[3]")
-    Traceback (most recent call last):
-    ...
-    TypeError: references[3][1] must be a string, got list: ['b'] (is it nested one level too deep?)
-    """
-    if isinstance(references, str):
-        return [references]
-    if not isinstance(references, (list, tuple)):
-        raise TypeError(
-            f"{name} must be a string or a list of strings ({what}), "
-            f"got {type(references).__name__}: {describe(references)}"
-        )
-    if len(references) == 0:
-        raise ValueError(f"{name} must hold at least one reference, got an empty list{empty_hint}")
-    for i, ref in enumerate(references):
-        check_text(ref, name=f"{name}[{i}]")
-    return list(references)
 
 
 # ------------------------------------------------------------------------------ models

@@ -86,7 +86,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._deprecation import formerly_positional, renamed_arguments
-from .._validation import check_references, check_text, describe
+from .._texts import check_references, check_text
+from .._validation import describe
 from .bleu_stats import check_corpus_layout
 
 __all__ = [

@@ -79,7 +79,8 @@ import string
 from collections import Counter
 
 from .._deprecation import renamed_arguments
-from .._validation import check_choice, check_references
+from .._texts import check_references
+from .._validation import check_choice
 from .bleu_stats import check_corpus_layout
 
 __all__ = [

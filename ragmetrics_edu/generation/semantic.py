@@ -52,8 +52,8 @@ from pathlib import Path
 import numpy as np
 
 from .._deprecation import formerly_positional
-from .._validation import (check_flag, check_layer, check_positive_int, check_texts,
-                           describe)
+from .._texts import check_texts
+from .._validation import check_flag, check_layer, check_positive_int, describe
 
 __all__ = [
     "bertscore",

@@ -50,7 +50,8 @@ from pathlib import Path
 import numpy as np
 
 from .._deprecation import formerly_positional
-from .._validation import check_layer, check_positive_int, check_texts
+from .._texts import check_texts
+from .._validation import check_layer, check_positive_int
 from .minilm import SEMANTIC_HINT, missing_extra_error, default_model_path
 
 DEFAULT_HUB_NAME = "sentence-transformers/all-MiniLM-L6-v2"
