@@ -75,3 +75,49 @@ def check_references(references, *, name="references", what="the references", em
     for i, ref in enumerate(references):
         check_text(ref, name=f"{name}[{i}]")
     return list(references)
+
+
+def cut_repr(value, limit=80):
+    """``repr(value)``, cut to ``limit`` characters and ``...`` if longer."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def check_list(values, *, name, what):
+    """Return ``values`` as a list, or raise a ``TypeError`` naming ``name``.
+
+    Parameters
+    ----------
+    values : iterable
+        The items; one string, bytes, a dict or a value that is not iterable is refused.
+    name : str
+        The argument's name in the message.
+    what : str
+        What ``values`` must be, in the message (``"a list of verdict lists"``).
+    """
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be {what}, got {cut_repr(values)}")
+    return list(values)
+
+
+def check_string_list(values, *, name, what):
+    """Return ``values`` as a list of strings, or raise a ``TypeError`` naming ``name``.
+
+    Parameters
+    ----------
+    values : iterable of str
+        The strings; one string, bytes or a dict is refused (not read item by item).
+    name : str
+        The argument's name in the messages.
+    what : str
+        What ``values`` must be, in the message for one that is not a list
+        (``"a list of entity strings"``).
+
+    >>> check_string_list(("a", "b"), name="passages", what="a list of texts")
+    ['a', 'b']
+    """
+    values = check_list(values, name=name, what=what)
+    for i, v in enumerate(values):
+        if not isinstance(v, str):
+            raise TypeError(f"{name} must hold strings, got {cut_repr(v)} at position {i}")
+    return values

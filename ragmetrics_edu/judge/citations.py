@@ -55,6 +55,7 @@ import re
 from collections import namedtuple
 
 from .._deprecation import formerly_positional
+from .._texts import check_string_list, cut_repr as _describe
 from .._validation import check_count, check_score_or_nan
 
 __all__ = [
@@ -74,11 +75,6 @@ _MARKS = re.compile(r"\s*\[\d+\]")
 #: One statement of an answer: its text without citation marks, and the
 #: numbers it cites (1-based, in order, repeats kept).
 Statement = namedtuple("Statement", "text citations")
-
-
-def _describe(value, limit=80):
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def parse_citations(answer, n_passages=None):
@@ -122,46 +118,6 @@ def parse_citations(answer, n_passages=None):
         text = _MARKS.sub("", sentence).strip()
         statements.append(Statement(text, cited))
     return statements
-
-
-def check_list(values, *, name, what):
-    """Return ``values`` as a list, or raise a ``TypeError`` naming ``name``.
-
-    Parameters
-    ----------
-    values : iterable
-        The items; one string, bytes, a dict or a value that is not iterable is refused.
-    name : str
-        The argument's name in the message.
-    what : str
-        What ``values`` must be, in the message (``"a list of verdict lists"``).
-    """
-    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
-        raise TypeError(f"{name} must be {what}, got {_describe(values)}")
-    return list(values)
-
-
-def check_string_list(values, *, name, what):
-    """Return ``values`` as a list of strings, or raise a ``TypeError`` naming ``name``.
-
-    Parameters
-    ----------
-    values : iterable of str
-        The strings; one string, bytes or a dict is refused (not read item by item).
-    name : str
-        The argument's name in the messages.
-    what : str
-        What ``values`` must be, in the message for one that is not a list
-        (``"a list of entity strings"``).
-
-    >>> check_string_list(("a", "b"), name="passages", what="a list of texts")
-    ['a', 'b']
-    """
-    values = check_list(values, name=name, what=what)
-    for i, v in enumerate(values):
-        if not isinstance(v, str):
-            raise TypeError(f"{name} must hold strings, got {_describe(v)} at position {i}")
-    return values
 
 
 def _passages(passages):

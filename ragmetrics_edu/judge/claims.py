@@ -60,7 +60,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._deprecation import formerly_positional
-from .citations import check_list
+from .._texts import check_list, cut_repr as _describe
 
 __all__ = [
     "atomic_claims",
@@ -74,11 +74,6 @@ __all__ = [
     "FactScore",
     "judge_claims",
 ]
-
-
-def _describe(value, limit=80):
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _claim_list(claims, name="claims"):

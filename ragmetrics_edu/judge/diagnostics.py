@@ -579,7 +579,7 @@ ENTITY_COUNTS = ("unique", "listed")
 
 
 def _entities(values, name):
-    from .citations import check_string_list
+    from .._texts import check_string_list
     return check_string_list(values, name=name, what="a list of entity strings")
 
 

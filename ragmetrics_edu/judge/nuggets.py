@@ -62,7 +62,7 @@ import string
 from .._deprecation import formerly_positional
 from .._validation import check_score_or_nan
 from .base import as_judge
-from .citations import check_list
+from .._texts import check_list
 from .parsing import labelled_choice, format_section, parse_verdict
 
 __all__ = [

@@ -136,6 +136,7 @@ import re
 import numpy as np
 
 from .._deprecation import formerly_positional
+from .._texts import check_string_list
 from .._validation import check_choice, check_k
 
 __all__ = [
@@ -702,13 +703,7 @@ def parse_generated_question(text):
 
 
 def _strings(values, name):
-    if isinstance(values, str):
-        raise TypeError(f"{name} must be a list of strings, not one string")
-    values = list(values)
-    for i, v in enumerate(values):
-        if not isinstance(v, str):
-            raise TypeError(f"{name} must hold strings, got {v!r} at position {i + 1}")
-    return values
+    return check_string_list(values, name=name, what="a list of strings")
 
 
 @formerly_positional("template")

@@ -43,6 +43,7 @@ import warnings
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
+from .._texts import check_list
 from .._validation import check_choice
 from .base import (
     JudgeAuthError,
@@ -260,14 +261,12 @@ def check_prompts(prompts, *, what):
     Parameters
     ----------
     prompts : iterable of str
-        The prompts; one string (or bytes) is refused, not read as its characters.
+        The prompts; one string, bytes or a dict is refused, not read item by item.
     what : str
         What ``prompts`` must be, in the message for one that is not
         (``"a sequence of strings"``).
     """
-    if isinstance(prompts, (str, bytes)) or not hasattr(prompts, "__iter__"):
-        raise TypeError(f"prompts must be {what}, got {repr(prompts)[:80]}")
-    prompts = list(prompts)
+    prompts = check_list(prompts, name="prompts", what=what)
     for i, p in enumerate(prompts):
         if not isinstance(p, str):
             raise TypeError(f"prompts must hold strings, got {repr(p)[:80]} at index {i}")

@@ -326,7 +326,8 @@ def assess_support(judge, answer, passages, *, at_most_citations=1,
     SupportScores(precision=0.5, recall=0.3333333333333333, n_sentences=3, n_cited=2, n_assessed=2)
     """
     from .base import as_judge
-    from .citations import check_string_list, parse_citations
+    from .._texts import check_string_list
+    from .citations import parse_citations
 
     judge = as_judge(judge)
     passages = check_string_list(passages, name="passages",
