@@ -136,6 +136,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._texts import check_string_list, cut_repr as _describe
+
 __all__ = [
     "DIAGNOSTIC_NAMES",
     "DIAGNOSTIC_GROUPS",
@@ -167,11 +169,6 @@ DIAGNOSTIC_GROUPS = {
 
 _LOWER_IS_BETTER = {"noise_sensitivity_in_relevant", "noise_sensitivity_in_irrelevant",
                     "hallucination"}
-
-
-def _describe(value, limit=80):
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _entry(value, name, where):
@@ -579,7 +576,6 @@ ENTITY_COUNTS = ("unique", "listed")
 
 
 def _entities(values, name):
-    from .._texts import check_string_list
     return check_string_list(values, name=name, what="a list of entity strings")
 
 

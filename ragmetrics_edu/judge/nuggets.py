@@ -60,9 +60,9 @@ import math
 import string
 
 from .._deprecation import formerly_positional
+from .._texts import check_list, cut_repr as _describe
 from .._validation import check_score_or_nan
 from .base import as_judge
-from .._texts import check_list
 from .parsing import labelled_choice, format_section, parse_verdict
 
 __all__ = [
@@ -90,11 +90,6 @@ NUGGET_SCORE_NAMES = ("strict_vital_score", "strict_all_score", "vital_score", "
 
 #: The credit of a partially supported nugget in the non-strict scores.
 PARTIAL_CREDIT = 0.5
-
-
-def _describe(value, limit=80):
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _check_nuggets(nuggets, name="nuggets"):

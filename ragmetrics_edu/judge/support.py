@@ -65,6 +65,7 @@ import re
 from collections import namedtuple
 
 from .._deprecation import formerly_positional
+from .._texts import check_string_list, cut_repr as _describe
 
 __all__ = [
     "SUPPORT_LABELS",
@@ -104,11 +105,6 @@ class SupportScores(namedtuple("SupportScores",
         return (f"support precision {self.precision:.4f}, recall {self.recall:.4f} "
                 f"({self.n_sentences} sentences, {self.n_cited} cited, {self.n_assessed} "
                 f"citations assessed)")
-
-
-def _describe(value, limit=80):
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _labels(labels):
@@ -326,7 +322,6 @@ def assess_support(judge, answer, passages, *, at_most_citations=1,
     SupportScores(precision=0.5, recall=0.3333333333333333, n_sentences=3, n_cited=2, n_assessed=2)
     """
     from .base import as_judge
-    from .._texts import check_string_list
     from .citations import parse_citations
 
     judge = as_judge(judge)

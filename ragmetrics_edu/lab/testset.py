@@ -30,6 +30,7 @@ import re
 from collections import Counter, namedtuple
 from dataclasses import dataclass, field
 
+from .._texts import cut_repr as _describe
 from .._deprecation import formerly_positional
 
 __all__ = ["testset_report", "TestSetReport", "retrieval_difficulty", "DEFAULT_NEAR_DUPLICATE"]
@@ -38,11 +39,6 @@ __all__ = ["testset_report", "TestSetReport", "retrieval_difficulty", "DEFAULT_N
 DEFAULT_NEAR_DUPLICATE = 0.9
 
 Pair = namedtuple("Pair", "a b cosine")
-
-
-def _describe(value, limit=80):
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _records(items):
