@@ -15,10 +15,6 @@ import re
 
 from tests._public_api import public_callables
 
-# PENDING: functions whose Parameters section is not written yet (none now).  An entry is
-# removed once its section is written (test_the_pending_entries_are_still_missing says when).
-PENDING = set()
-
 
 def _public_functions():
     """(dotted name without the package, function) of every public function and method."""
@@ -121,12 +117,5 @@ def test_the_reader_finds_a_missing_parameter():
 
 
 def test_every_public_function_of_several_parameters_documents_each_of_them():
-    wrong = [f"{name}: {why}" for name, why in OFFENDERS if name not in PENDING]
-    print(f"{len(wrong)} functions without a full Parameters section "
-          f"({len(PENDING)} pending):", *wrong, sep="\n")
+    wrong = [f"{name}: {why}" for name, why in OFFENDERS]
     assert not wrong, "\n".join(wrong)
-
-
-def test_the_pending_entries_are_still_missing():
-    """An entry of PENDING whose section is now written is removed from the list."""
-    assert PENDING <= {name for name, _ in OFFENDERS}

@@ -60,10 +60,6 @@ OTHER_NAMES = {
                     ("a ranking's relevance grades, in rank order", "rels")),
 }
 
-# Found by the scan and not renamed yet, (function, parameter): why it waits.  Empty:
-# every name follows the table (pick_token's rng, the last one, is now seed).
-PENDING = {}
-
 # A function that returns an interval takes its coverage as ``confidence``; the PPI
 # functions take ppi-python's ``alpha`` (1 - confidence), as their reference names it
 # (tests/crosscheck/test_calibration.py compares the signatures), and ppi_repeated theirs.
@@ -94,7 +90,7 @@ def test_every_public_parameter_uses_the_one_name_of_its_concept():
     wrong = []
     for name, obj in CALLABLES:
         for param in _parameters(obj):
-            if param in OTHER_NAMES and (name, param) not in PENDING:
+            if param in OTHER_NAMES:
                 concept, canonical = OTHER_NAMES[param]
                 wrong.append(f"{name}({param}=...): {concept} is named {canonical}")
     assert not wrong, "\n".join(wrong)
@@ -126,10 +122,8 @@ def test_a_statistic_is_a_number_and_a_method_names_it():
     assert not wrong
 
 
-def test_the_pending_entries_are_still_there():
-    """An entry of PENDING that the code no longer has is removed from the list."""
-    found = {(name, p) for name, obj in CALLABLES for p in _parameters(obj)}
-    assert set(PENDING) <= found
+def test_the_ppi_functions_still_take_alpha():
+    """An entry of PPI_ALPHA that no longer takes alpha leaves the list."""
     assert {name for name, obj in CALLABLES if "alpha" in _parameters(obj)} >= PPI_ALPHA
 
 

@@ -42,6 +42,7 @@ import numpy as np
 
 from .._deprecation import formerly_positional
 from .._scaling import exponent
+from .._texts import cut_repr as _cut
 from .._validation import check_choice, check_min_alpha, check_real, upper_normal_quantile
 
 __all__ = [
@@ -77,11 +78,6 @@ def _values(x, name, min_len=1):
     return array
 
 
-def _cut(x, limit=80):
-    text = repr(x)
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
 def _labelled(Y, Yhat, min_len=1):
     y = _values(Y, "Y", min_len=0)
     yhat = _values(Yhat, "Yhat", min_len=0)
@@ -99,24 +95,22 @@ def _check_alpha(alpha):
     return check_min_alpha(float(alpha))
 
 
-def check_lam(lam, *, must="None (tuned) or a finite number", show=_cut):
+def check_lam(lam):
     """Return PPI's weight ``lam`` as a float (None kept), or raise a ``ValueError``.
 
     Parameters
     ----------
     lam : float or None
-        The weight of the judge's labels; a bool, a non-number, NaN or an infinity is refused.
-    must : str, default "None (tuned) or a finite number"
-        What ``lam`` must be, in the message.
-    show : callable, default a repr cut at 80 characters
-        How the refused value is written in the message.
+        The weight of the judge's labels (None: tuned, PPI++; 1: plain PPI); a bool, a
+        non-number, NaN or an infinity is refused.
     """
     if lam is None:
         return None
     if isinstance(lam, numbers.Real) and not isinstance(lam, bool):
         lam = check_real(lam, name="lam")            # 10**400: named, not an OverflowError
     if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not math.isfinite(lam):
-        raise ValueError(f"lam must be {must}, got {show(lam)}")
+        raise ValueError(f"lam must be None (tuned, PPI++) or a finite number (1: plain PPI), "
+                         f"got {_cut(lam)}")
     return float(lam)
 
 

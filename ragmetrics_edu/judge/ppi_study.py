@@ -176,10 +176,6 @@ def _check_n(n, total):
     return int(n)
 
 
-def _check_lam(lam):
-    return check_lam(lam, must="None (PPI++) or a finite number (1: plain PPI)", show=repr)
-
-
 @formerly_positional("n")
 def ppi_repeated(Y, Yhat, *, n, repeats=200, alpha=0.1, lam=1, seed=0):
     r"""Draw ``repeats`` labelled samples of ``n`` items and compute PPI's interval on each.
@@ -238,7 +234,7 @@ def ppi_repeated(Y, Yhat, *, n, repeats=200, alpha=0.1, lam=1, seed=0):
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
         raise ValueError(f"alpha must be a number strictly between 0 and 1, got {alpha!r}")
     check_min_alpha(alpha)
-    lam_fixed = _check_lam(lam)
+    lam_fixed = check_lam(lam)
     seed = check_seed(seed)
     N = total - n
     # both scaled by one power of two (exact) to a largest magnitude in [0.5, 1): the squares
@@ -319,7 +315,7 @@ def ppi_variance_ratio(Y, Yhat, *, n, lam=1):
     """
     y, yhat = _population(Y, Yhat)
     n = _check_n(n, len(y))
-    lam = lam_given = _check_lam(lam)
+    lam = lam_given = check_lam(lam)
     N = len(y) - n
     if np.all(y == y[0]):
         raise ValueError("the human labels Y are all equal: their variance is 0, so no ratio")
