@@ -665,6 +665,9 @@ def evaluate_files(qrels, run_path, parsed, conv):
     except (Unusual, NotGrouped):
         qrels = read_qrels(qrels_path) if qrels_path is not None else qrels
         run = read_run(run_path)  # an error is named here, with its line
+        if not any(qrels.get(q) for q in run):  # (said as the stream says it, files named)
+            raise _nothing_to_score(run_path, qrels_path, list(run),
+                                    sum(1 for docs in qrels.values() if docs), list(qrels))
         queries = select_queries(qrels, run)
         chunks = dict_chunks(qrels, run, queries.scored, conv.scores,
                              any(m.declaration.judged for m in parsed))
@@ -677,16 +680,21 @@ def evaluate_files(qrels, run_path, parsed, conv):
                             (q for q in columns.qids if q not in judged and q not in in_run))),
         tuple(q for q in columns.qids if q in judged and q not in in_run))
     if not scored:
-        raise ValueError(
-            f"{run_path} shares no query with {qrels_path or 'the qrels'} ({len(seen)} queries in "
-            f"the run, {len(judged)} judged; run ids such as {_some(seen)}, judged ids such as "
-            f"{_some(columns.qids)}): there is nothing to score")
+        raise _nothing_to_score(run_path, qrels_path, seen, len(judged), columns.qids)
 
     def grades_of(qid):
         i = columns.index[qid]
         return columns.grades[columns.starts[i]:columns.starts[i] + columns.sizes[i]].tolist()
 
     return report(scored, values, n_relevant, queries, conv, grades_of)  # 5
+
+
+def _nothing_to_score(run_path, qrels_path, run_ids, n_judged, qrels_ids):
+    """The error of a run file that shares no judged query with the qrels, both named."""
+    return ValueError(
+        f"{run_path} shares no query with {qrels_path or 'the qrels'} ({len(run_ids)} queries in "
+        f"the run, {n_judged} judged; run ids such as {_some(run_ids)}, judged ids such as "
+        f"{_some(list(qrels_ids))}): there is nothing to score")
 
 
 def _some(ids, n=3):
